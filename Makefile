@@ -1,0 +1,66 @@
+# Two entry points, both self-installing on a machine with only Python 3.11+, pip, git and make:
+#   make run   - set up, start the embedded sandbox, execute every flow notebook against it
+#   make test  - set up, then lint, type-check, build the guide strictly and run the tests
+# Re-running is fast: the environment is re-synced only when uv.lock or pyproject.toml change.
+
+PYTHON ?= python3
+TOOLS  := .tools
+UV     := $(shell command -v uv 2>/dev/null || echo $(TOOLS)/bin/uv)
+VENV   := .venv
+STAMP  := $(VENV)/.synced
+RUN    := $(UV) run --frozen --no-sync
+export NO_MKDOCS_2_WARNING := 1
+export UV_PYTHON_DOWNLOADS := never
+
+.PHONY: run test lint typecheck docs docs-gen docs-serve pytest browser lab notebooks bench clean
+
+$(TOOLS)/bin/uv:
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check "uv==0.13.9"
+
+$(STAMP): uv.lock pyproject.toml | $(UV)
+	$(UV) sync --frozen --python $(PYTHON)
+	@touch $@
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(RUN) workbench run
+
+test: $(STAMP) browser lint typecheck docs pytest
+
+lint: $(STAMP)
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+typecheck: $(STAMP)
+	$(RUN) mypy
+
+docs: $(STAMP)
+	@if [ -f mkdocs.yml ]; then $(RUN) mkdocs build --strict --site-dir site; else echo "docs: no mkdocs.yml yet"; fi
+
+docs-serve: $(STAMP)
+	$(RUN) mkdocs serve
+
+pytest: $(STAMP)
+	$(RUN) pytest --cov --cov-report=term $(PYTEST_ARGS)
+
+# Chromium for the browser tests, from the system's packages (never a downloaded browser).
+browser:
+	@bash scripts/ensure-chromium
+
+lab: $(STAMP)
+	$(RUN) workbench lab
+
+notebooks: $(STAMP)
+	$(RUN) workbench run --update-stored
+
+bench: $(STAMP)
+	$(RUN) python -m benchmarks
+
+clean:
+	rm -rf $(VENV) $(TOOLS) site .pytest_cache .mypy_cache .ruff_cache .coverage
+
+# Regenerate the guide's pages that come from code (error table, diagrams, CLI help...).
+docs-gen: $(STAMP)
+	$(RUN) python -m workbench._docgen

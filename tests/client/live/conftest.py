@@ -1,0 +1,66 @@
+"""Live fixtures: the real sandbox over real HTTP on a free 127.0.0.1 port.
+
+The sandbox runs in this process (in-memory SQLite, no rate limit) for the
+whole module run; each test resets the demo merchant's data first.
+``WORKBENCH_TEST_SANDBOX_URL`` points the suite at a sandbox already running
+elsewhere instead (with the default demo keys).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from workbench._client import Client
+from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+
+
+@dataclass(frozen=True)
+class Live:
+    """Where the live sandbox is and the demo merchant's keys."""
+
+    base_url: str
+    api_key: str = DEFAULT_API_KEY
+    secret_key: str = DEFAULT_SECRET_KEY
+
+    def client(self, **kwargs: object) -> Client:
+        return Client(self.api_key, self.secret_key, self.base_url, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def live() -> Iterator[Live]:
+    external = os.environ.get("WORKBENCH_TEST_SANDBOX_URL")
+    if external:
+        yield Live(external.rstrip("/"))
+        return
+    sandbox = pytest.importorskip(
+        "workbench.sandbox", reason="the sandbox package is not on this branch yet"
+    )
+    config = sandbox.SandboxConfig(
+        db_url="sqlite://",
+        api_key=DEFAULT_API_KEY,
+        secret_key=DEFAULT_SECRET_KEY,
+        rate_limit_per_second=0,
+    )
+    with sandbox.SandboxServer(config) as server:
+        yield Live(server.base_url)
+
+
+@pytest.fixture
+def client(live: Live) -> Iterator[Client]:
+    with live.client() as c:
+        c.sandbox.reset()
+        yield c
+
+
+# The fixtures users get from ``pytest_plugins = ["workbench.testing"]``, tested here.
+from workbench.testing import (  # noqa: E402
+    workbench_async_client,
+    workbench_client,
+    workbench_sandbox,
+)
+
+__all__ = ["Live", "workbench_async_client", "workbench_client", "workbench_sandbox"]

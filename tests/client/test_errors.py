@@ -1,0 +1,142 @@
+"""Error mapping: every code of the spec to its class, then the HTTP status as fallback."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.client.conftest import Script, envelope
+from workbench import _exceptions as errors
+from workbench._client import Client
+from workbench._retry import RetryPolicy
+from workbench.spec import ERRORS
+
+_FAMILY = {
+    400: errors.BadRequestError,
+    401: errors.AuthenticationError,
+    402: errors.DeclineError,
+    404: errors.NotFoundError,
+    405: errors.MethodNotAllowedError,
+    409: errors.ConflictError,
+    413: errors.RequestTooLargeError,
+    429: errors.RateLimitError,
+    500: errors.ServerError,
+    503: errors.ServerError,
+}
+
+_EXPECTED = {
+    "SVC-GW-1001": errors.TimestampError,
+    "SVC-GW-1002": errors.SignatureError,
+    "SVC-GW-1003": errors.APIKeyError,
+    "SVC-GW-1004": errors.RateLimitError,
+    "SVC-GW-2001": errors.IdempotencyConflictError,
+    "SVC-GW-2002": errors.RequestInProgressError,
+    "SVC-GW-4000": errors.BadRequestError,
+    "SVC-GW-4004": errors.NotFoundError,
+    "SVC-GW-4005": errors.MethodNotAllowedError,
+    "SVC-GW-4013": errors.RequestTooLargeError,
+    "SVC-GW-5000": errors.ServerError,
+    "SVC-GW-5030": errors.ServerError,
+    "SVC-VAL-4001": errors.InvalidRequestError,
+    "SVC-VAL-4002": errors.RawCardDataError,
+    "SVC-PAY-3001": errors.CardDeclinedError,
+    "SVC-PAY-3002": errors.InsufficientFundsError,
+    "SVC-PAY-3003": errors.ThreeDSecureFailedError,
+    "SVC-PAY-4001": errors.ThreeDSecureAssertionError,
+    "SVC-PAY-4002": errors.RefundAmountError,
+    "SVC-PAY-4090": errors.PaymentStateError,
+    "SVC-SES-4090": errors.SessionStateError,
+    "SVC-SUB-4090": errors.SubscriptionStateError,
+}
+
+
+def test_every_spec_code_has_an_expected_class() -> None:
+    assert set(_EXPECTED) == set(ERRORS)
+
+
+@pytest.mark.parametrize("code", sorted(ERRORS))
+def test_each_code_raises_its_class_with_the_envelope(
+    client: Client, script: Script, code: str
+) -> None:
+    spec = ERRORS[code]
+    script.replies = [envelope(code, spec.http_status, request_id="req-" + code)]
+    with pytest.raises(errors.APIError) as info:
+        client.payments.retrieve("pay_1")
+    err = info.value
+    assert type(err) is _EXPECTED[code]
+    assert isinstance(err, _FAMILY[spec.http_status])
+    assert err.code == code
+    assert err.http_status == spec.http_status
+    assert err.request_id == "req-" + code
+    assert err.message == f"{code} happened"
+    assert err.spec is spec
+    assert err.retryable is spec.retryable
+    assert "req-" + code in str(err)
+    # retried exactly when the spec calls the code retryable
+    assert len(script.requests) == (3 if spec.retryable else 1)
+
+
+@pytest.mark.parametrize("code", sorted(ERRORS))
+def test_retry_decision_agrees_with_the_spec(code: str) -> None:
+    spec = ERRORS[code]
+    response = envelope(code, spec.http_status)
+    assert RetryPolicy.should_retry_response(response, code) is spec.retryable
+
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [
+        (400, errors.BadRequestError),
+        (401, errors.AuthenticationError),
+        (402, errors.DeclineError),
+        (404, errors.NotFoundError),
+        (409, errors.ConflictError),
+        (429, errors.RateLimitError),
+        (502, errors.ServerError),
+        (418, errors.APIError),
+    ],
+)
+def test_unknown_code_falls_back_to_the_status(status: int, cls: type) -> None:
+    response = envelope("SVC-NEW-9999", status)
+    err = errors.make_api_error(response)
+    assert type(err) is cls
+    assert err.code == "SVC-NEW-9999"
+    assert err.spec is None
+
+
+def test_body_without_envelope_uses_header_request_id() -> None:
+    response = httpx.Response(
+        502, text="<html>bad gateway</html>", headers={"X-Request-Id": "req-hdr"}
+    )
+    err = errors.make_api_error(response, retries=2)
+    assert isinstance(err, errors.ServerError)
+    assert err.request_id == "req-hdr"
+    assert err.code == ""
+    assert "bad gateway" in err.message
+    assert err.retries == 2
+    assert "req-hdr" in str(err)
+
+
+def test_envelope_request_id_wins_over_header() -> None:
+    response = httpx.Response(
+        404,
+        json={"code": "SVC-GW-4004", "message": "no such payment", "requestId": "req-body"},
+        headers={"X-Request-Id": "req-hdr"},
+    )
+    err = errors.make_api_error(response)
+    assert err.request_id == "req-body"
+    assert str(err) == "SVC-GW-4004 (HTTP 404): no such payment [request_id=req-body]"
+
+
+def test_connection_errors_are_not_api_errors() -> None:
+    assert not issubclass(errors.APIConnectionError, errors.APIError)
+    assert issubclass(errors.APITimeoutError, errors.APIConnectionError)
+    assert issubclass(errors.APIError, errors.WorkbenchError)
+
+
+def test_the_tree_in_the_docstring_names_every_class() -> None:
+    doc = errors.__doc__ or ""
+    for name in errors.__all__:
+        obj = getattr(errors, name)
+        if isinstance(obj, type):
+            assert name in doc, name

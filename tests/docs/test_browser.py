@@ -1,0 +1,176 @@
+"""Headless Chromium reads the built guide from loopback: no error, no request off the machine."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+from .conftest import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = ROOT / "artifacts" / "screenshots" / "docs"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+LOCAL_SCHEMES = {"data", "blob", "about"}
+RENDERED_DIAGRAMS = (
+    "[...document.querySelectorAll('div.mermaid')]"
+    ".filter(e => e.getBoundingClientRect().height > 50).length"
+)
+
+pytestmark = pytest.mark.browser
+
+# (page path, its main heading)
+PAGES = [
+    ("", "Payments Workbench"),
+    ("reference/", "Reference"),
+    ("concepts/state-machines/", "State machines"),
+    ("concepts/signing/", "Request signing"),
+    ("errors/", "Errors"),
+    ("flows/", "Flows"),
+]
+
+
+def _notebook_pages() -> list[tuple[str, str | None]]:
+    return [(f"notebooks/{p.stem}/", None) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.is_file():
+        print(f"skipping the browser checks: {CHROMIUM} is missing (make browser installs it)")
+        pytest.skip(f"{CHROMIUM} is missing; `make browser` installs it from the system packages")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def _visit(browser: object, url: str, screenshot: Path) -> dict[str, list[str]]:
+    """Open ``url``, wait for the page to settle, and report what went wrong."""
+    from playwright.sync_api import Browser, ConsoleMessage, Request, Response
+
+    assert isinstance(browser, Browser)
+    seen: dict[str, list[str]] = {"console": [], "failed": [], "off_host": [], "status": []}
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            seen["console"].append(message.text)
+
+    def on_request(request: Request) -> None:
+        parts = urlsplit(request.url)
+        if parts.scheme not in LOCAL_SCHEMES and parts.hostname != "127.0.0.1":
+            seen["off_host"].append(request.url)
+
+    def on_failed(request: Request) -> None:
+        seen["failed"].append(f"{request.url}: {request.failure}")
+
+    def on_response(response: Response) -> None:
+        if response.status >= 400:
+            seen["status"].append(f"{response.status} {response.url}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: seen["console"].append(str(error)))
+    page.on("request", on_request)
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+    try:
+        page.goto(url, wait_until="networkidle")
+        heading = page.locator("article.md-content__inner h1").first
+        seen["heading"] = [heading.inner_text(timeout=10_000).rstrip("¶").strip()]
+        if "state-machines" in url:
+            # Material swaps each <pre class="mermaid"> for a <div> holding the drawing in a
+            # closed shadow root: count the swapped, non-empty ones.
+            page.wait_for_function(RENDERED_DIAGRAMS + " >= 4", timeout=20_000)
+            seen["diagrams"] = [str(page.evaluate(RENDERED_DIAGRAMS))]
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(screenshot), full_page=True)
+        if url.rstrip("/").endswith("flows"):
+            for href in page.locator("a[download]").evaluate_all("els => els.map(e => e.href)"):
+                status = page.request.get(href).status
+                if status != 200:
+                    seen["status"].append(f"{status} {href}")
+    finally:
+        context.close()
+    return seen
+
+
+@pytest.mark.parametrize(("path", "heading"), PAGES + _notebook_pages())
+def test_page_renders_locally_without_errors(
+    browser: object, site_url: str, path: str, heading: str | None
+) -> None:
+    name = re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-") or "home"
+    seen = _visit(browser, urljoin(site_url, path), SCREENSHOTS / f"{name}.png")
+    assert seen["off_host"] == [], "requests left the machine"
+    assert seen["failed"] == [], "requests failed"
+    assert seen["status"] == [], "error responses"
+    assert seen["console"] == [], "console errors"
+    assert seen["heading"][0], "no main heading"
+    if heading is not None:
+        assert seen["heading"] == [heading]
+    if "diagrams" in seen:
+        assert seen["diagrams"] == ["4"]
+
+
+def test_palette_toggle_switches_to_dark(browser: object, site_url: str) -> None:
+    from playwright.sync_api import Browser
+
+    assert isinstance(browser, Browser)
+    context = browser.new_context(color_scheme="light")
+    try:
+        page = context.new_page()
+        page.goto(site_url, wait_until="networkidle")
+        body = page.locator("body")
+        assert body.get_attribute("data-md-color-scheme") == "default"
+        page.locator("label.md-header__button[for^='__palette']:visible").first.click()
+        page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
+        assert body.get_attribute("data-md-color-scheme") == "slate"
+        page.screenshot(path=str(SCREENSHOTS / "home-dark.png"))
+    finally:
+        context.close()
+
+
+def test_search_answers_from_the_local_index(browser: object, site_url: str) -> None:
+    from playwright.sync_api import Browser, Request
+
+    assert isinstance(browser, Browser)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    off_host: list[str] = []
+
+    def on_request(request: Request) -> None:
+        parts = urlsplit(request.url)
+        if parts.scheme not in LOCAL_SCHEMES and parts.hostname != "127.0.0.1":
+            off_host.append(request.url)
+
+    try:
+        page = context.new_page()
+        page.on("request", on_request)
+        page.goto(site_url, wait_until="networkidle")
+        search = page.locator("input.md-search__input")
+        search.click()
+        # Material searches on key events, which fill() does not send.
+        page.keyboard.type("kuru", delay=30)
+        results = page.locator("li.md-search-result__item")
+        results.first.wait_for(timeout=10_000)
+        assert "kuruş" in results.first.inner_text().lower()
+        page.screenshot(path=str(SCREENSHOTS / "search.png"))
+    finally:
+        context.close()
+    assert off_host == []

@@ -1,0 +1,79 @@
+"""`mkdocs build --strict` passes and the pages carry what the code says."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.vectors import load_vectors
+from workbench.config import DEFAULT_SECRET_KEY
+from workbench.spec import ERRORS, PAYMENT, REFUND, SESSION, SUBSCRIPTION
+
+from .conftest import ROOT
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_strict_build_passes(build_result: subprocess.CompletedProcess[str]) -> None:
+    log = build_result.stdout + build_result.stderr
+    assert build_result.returncode == 0, log
+    assert "WARNING" not in log, log
+
+
+def test_error_page_lists_every_code(site: Path) -> None:
+    html = (site / "errors" / "index.html").read_text(encoding="utf-8")
+    missing = [code for code in ERRORS if f"<code>{code}</code>" not in html]
+    assert missing == []
+
+
+def test_state_page_has_one_diagram_per_machine(site: Path) -> None:
+    html = (site / "concepts" / "state-machines" / "index.html").read_text(encoding="utf-8")
+    diagrams = re.findall(r'<pre class="mermaid"><code>(.*?)</code></pre>', html, re.S)
+    assert len(diagrams) == 4
+    for machine, diagram in zip((PAYMENT, REFUND, SESSION, SUBSCRIPTION), diagrams, strict=True):
+        assert diagram.startswith("stateDiagram-v2"), machine.name
+        assert diagram.count("--&gt;") == machine.mermaid().count("-->"), machine.name
+
+
+def test_no_page_loads_anything_from_another_host(site: Path) -> None:
+    offenders = []
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for match in re.finditer(
+            r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="([^"]+)"', html
+        ):
+            url = match.group(1)
+            if re.match(r"^(?:https?:)?//", url):
+                offenders.append(f"{page.relative_to(site)}: {url}")
+    assert offenders == []
+
+
+def test_no_secret_key_appears_on_any_page(site: Path) -> None:
+    secrets = {DEFAULT_SECRET_KEY} | {v["secret_key"] for v in load_vectors()}
+    pages = [
+        f"{p.relative_to(site)}: {s}"
+        for p in site.rglob("*.html")
+        for s in secrets
+        if s in p.read_text("utf-8")
+    ]
+    assert pages == []
+
+
+@pytest.mark.skipif(not NOTEBOOKS, reason="notebooks/ holds no notebook yet")
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_published_with_its_outputs(notebook: Path, site: Path) -> None:
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    code = [c for c in data["cells"] if c["cell_type"] == "code"]
+    outputs = [o for c in code for o in c.get("outputs", [])]
+    assert outputs, f"{notebook.name} has no stored outputs: run `make notebooks`"
+    errors = [o.get("ename") for o in outputs if o.get("output_type") == "error"]
+    assert errors == [], f"{notebook.name} stores error outputs"
+    # Stored widget state makes the page fetch the widget manager from a CDN.
+    assert "widgets" not in data.get("metadata", {}), f"{notebook.name} stores widget state"
+    page = site / "notebooks" / notebook.stem
+    assert (page / "index.html").is_file()
+    assert (page / notebook.name).read_bytes() == notebook.read_bytes()

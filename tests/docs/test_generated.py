@@ -1,0 +1,150 @@
+"""The generated pages cannot drift from the code they are generated from."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench import _docgen
+from workbench.spec import ERRORS, PAYMENT
+
+from .conftest import ROOT
+
+REGENERATE = "regenerate with `uv run python -m workbench._docgen` and commit the result"
+
+
+def test_committed_pages_match_the_code() -> None:
+    stale = _docgen.check(ROOT)
+    assert stale == [], f"stale generated files {[str(p) for p in stale]}: {REGENERATE}"
+
+
+def test_error_table_has_one_row_per_code() -> None:
+    table = _docgen.errors_table()
+    rows = [line for line in table.splitlines() if line.startswith("| `SVC-")]
+    assert [row.split("`")[1] for row in rows] == list(ERRORS)
+
+
+def test_state_page_carries_the_machines_diagram_and_every_row() -> None:
+    page = _docgen.state_machine(PAYMENT)
+    assert f"```mermaid\n{PAYMENT.mermaid()}\n```" in page
+    rows = [line for line in page.splitlines() if line.startswith("    | ") and "`" in line]
+    assert len(rows) == len(PAYMENT.transitions)
+
+
+def test_a_vector_the_code_does_not_reproduce_stops_generation(tmp_path: Path) -> None:
+    data = json.loads((ROOT / "tests/data/signing-vectors.json").read_text(encoding="utf-8"))
+    data["vectors"][0]["signature"] = "0" * 64
+    (tmp_path / "tests/data").mkdir(parents=True)
+    (tmp_path / "tests/data/signing-vectors.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="does not reproduce vector"):
+        _docgen.load_vectors(tmp_path)
+
+
+def test_the_worked_example_shows_the_vector_and_its_signature() -> None:
+    vectors = _docgen.load_vectors(ROOT)
+    page = _docgen.signing_example(vectors)
+    charge = vectors["card-charge"]
+    assert charge.canonical in page
+    assert charge.signature in page
+
+
+def test_every_usual_mistake_is_named_by_the_debugger() -> None:
+    page = _docgen.signing_mistakes(_docgen.load_vectors(ROOT))
+    for name in (
+        "empty-body-as-object",
+        "empty-body-as-null",
+        "query-string-included",
+        "lowercase-method",
+        "trailing-slash",
+        "timestamp-with-offset",
+    ):
+        assert f"`{name}`" in page
+
+
+def test_cli_reference_lists_every_command_of_the_group() -> None:
+    import click
+
+    from workbench.cli import main
+
+    page = _docgen.cli_reference()
+    ctx = click.Context(main, info_name="workbench")
+    assert isinstance(main, click.Group)
+    commands = main.list_commands(ctx)
+    assert commands, "the workbench group lists no command"
+    for name in commands:
+        assert f"## `workbench {name}`" in page
+        assert f"Usage: workbench {name} " in page
+
+
+def test_openapi_summary_has_a_row_per_operation() -> None:
+    schema: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {"title": "Sandbox", "version": "1"},
+        "paths": {
+            "/v1/payments/{id}": {"get": {"summary": "Get a payment", "responses": {"200": {}}}},
+            "/v1/payments/card": {
+                "post": {"summary": "Charge", "responses": {"200": {}, "402": {}}}
+            },
+        },
+    }
+    page = _docgen.openapi_summary(schema)
+    assert "2 operations" in page
+    assert "| `GET` | `/v1/payments/{id}` | Get a payment | 200 |" in page
+    assert "| `POST` | `/v1/payments/card` | Charge | 200, 402 |" in page
+
+
+def test_notebooks_are_listed_in_the_nav_and_the_flows_page(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "notebooks").mkdir()
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# Refund in flight\n\nA 202."}]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "notebooks" / "03-refund.ipynb").write_text(json.dumps(notebook))
+    found = _docgen.notebooks(tmp_path)
+    assert [(n.file, n.title, n.summary) for n in found] == [
+        ("03-refund.ipynb", "Refund in flight", "A 202.")
+    ]
+    nav = _docgen.nav_with_notebooks((tmp_path / "mkdocs.yml").read_text(), found)
+    assert "      - notebooks/03-refund.ipynb\n" in nav
+    page = _docgen.flows_page(found)
+    assert "[Refund in flight](../notebooks/03-refund.ipynb)" in page
+    assert 'href="../notebooks/03-refund/03-refund.ipynb" download' in page
+
+
+def test_nav_without_the_generated_block_is_refused() -> None:
+    with pytest.raises(ValueError, match="BEGIN generated notebooks"):
+        _docgen.nav_with_notebooks("nav:\n  - Home: index.md\n", [])
+
+
+def test_check_mode_reports_stale_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _docgen.main(["--check", "--root", str(ROOT)]) == 0
+    for relative in ("mkdocs.yml", "tests/data/signing-vectors.json"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / relative, tmp_path / relative)
+    assert _docgen.main(["--check", "--root", str(tmp_path)]) == 1
+    assert "stale: docs/_generated/errors.md" in capsys.readouterr().out
+    assert _docgen.main(["--root", str(tmp_path)]) == 0
+    assert _docgen.main(["--check", "--root", str(tmp_path)]) == 0
+
+
+def test_openapi_hook_reads_the_factorys_document(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _docgen._openapi_schema("workbench_no_such_module.app:create_app") is None
+    (tmp_path / "fake_sandbox_app.py").write_text(
+        "class App:\n"
+        "    def openapi(self):\n"
+        "        return {'openapi': '3.1.0', 'info': {'title': 'Fake', 'version': '0'},\n"
+        "                'paths': {'/sandbox/fixtures': {'get': {'summary': 'Fixtures',\n"
+        "                                                        'responses': {'200': {}}}}}}\n"
+        "def create_app():\n"
+        "    return App()\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    schema = _docgen._openapi_schema("fake_sandbox_app:create_app")
+    assert schema is not None
+    assert "| `GET` | `/sandbox/fixtures` | Fixtures | 200 |" in _docgen.openapi_summary(schema)

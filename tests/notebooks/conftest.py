@@ -1,0 +1,34 @@
+"""Fixtures of the flow tests: one sandbox on a free 127.0.0.1 port for the module run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from workbench._client import Client
+from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A fresh sandbox (temporary SQLite file) serving for the whole session."""
+    from workbench.sandbox import SandboxConfig, SandboxServer
+
+    db = tmp_path_factory.mktemp("flows-sandbox") / "sandbox.db"
+    config = SandboxConfig(
+        db_url=f"sqlite:///{db}", api_key=DEFAULT_API_KEY, secret_key=DEFAULT_SECRET_KEY
+    )
+    with SandboxServer(config) as server:
+        yield server.base_url
+
+
+@pytest.fixture
+def client(sandbox_url: str) -> Iterator[Client]:
+    """A client of the demo merchant, its data reset first."""
+    with Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, sandbox_url) as c:
+        c.sandbox.reset()
+        yield c

@@ -1,0 +1,93 @@
+"""The subscription, buyer-portal and hosted-checkout flows against a live sandbox.
+
+The subscription endpoints (sandbox part 2) and the hosted pages come with later
+parts of the sandbox; on a sandbox without them these tests skip, saying so.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from workbench import flows
+from workbench._client import Client
+
+
+@pytest.fixture
+def subs_client(client: Client, sandbox_url: str) -> Client:
+    paths = httpx.get(f"{sandbox_url}/openapi.json", timeout=10).json().get("paths", {})
+    if "/v1/subscriptions" not in paths:
+        reason = "this sandbox does not serve /v1/subscriptions yet (sandbox part 2)"
+        print(f"skipping: {reason}")
+        pytest.skip(reason)
+    return client
+
+
+def test_lifecycle_renews_charges_now_and_cancels(subs_client: Client) -> None:
+    run = flows.subscriptions(subs_client, amount=19_900, renewals=2)
+    assert run.outcome["created_status"] == "active"
+    assert run.outcome["charges"] == ["captured", "captured"]
+    assert run.outcome["after_charge_now"] == "active"
+    assert run.outcome["cancel_at_period_end"] is True
+    assert run.outcome["cycle_number"] == 4
+    assert run.outcome["final_status"] == "cancelled"
+    assert "charging" in run.states()
+
+
+def test_trial_comes_first(subs_client: Client) -> None:
+    run = flows.subscriptions(subs_client, trial_days=14, interval_unit="week", renewals=1)
+    assert run.outcome["created_status"] == "trialing"
+    assert run.states()[:2] == ["trialing", "active"]
+
+
+def test_failing_card_goes_past_due(subs_client: Client) -> None:
+    run = flows.subscriptions(subs_client, card_token="tok_test_renewal_fails", renewals=1)
+    assert run.outcome["after_renewals"] == "past_due"
+    assert run.outcome["cycle_number"] == 0
+    assert set(run.outcome["charges"]) == {"declined"}
+    assert run.states()[:2] == ["active", "past_due"]
+
+
+@pytest.mark.parametrize(("at_period_end", "status"), [(True, "active"), (False, "cancelled")])
+def test_portal_as_the_buyer(subs_client: Client, at_period_end: bool, status: str) -> None:
+    run = flows.portal(subs_client, at_period_end=at_period_end)
+    assert run.outcome["status"] == status
+    assert run.outcome["cancel_at_period_end"] is at_period_end
+    assert run.outcome["update_session"] is True
+    assert "merchantName" in run.outcome["public_fields"]
+    assert "customerId" not in run.outcome["public_fields"]
+
+
+@pytest.fixture
+def pages_client(client: Client, sandbox_url: str) -> Client:
+    if httpx.get(f"{sandbox_url}/checkout/static/checkout.css", timeout=10).status_code != 200:
+        reason = "this sandbox does not serve the hosted checkout pages yet"
+        print(f"skipping: {reason}")
+        pytest.skip(reason)
+    return client
+
+
+@pytest.mark.parametrize("mode", ["payment", "qr"])
+def test_checkout_completes_and_the_webhook_arrives(pages_client: Client, mode: str) -> None:
+    run = flows.checkout(pages_client, mode=mode, amount=34_900)
+    assert run.outcome["session_status"] == "active"
+    assert run.outcome["page_status"] == 200
+    assert run.outcome["redirect"] == {"outcome": "success"}
+    assert run.outcome["status"] == "captured"
+    assert run.outcome["webhook"] == "payment.captured"
+    assert run.outcome["again_status"] != 200
+
+
+def test_checkout_decline_goes_back_with_the_code(pages_client: Client) -> None:
+    run = flows.checkout(pages_client, card_token="tok_test_declined")
+    assert run.outcome["redirect"] == {"outcome": "failed", "errorCode": "SVC-PAY-3001"}
+    assert run.outcome["status"] == "declined"
+    assert "webhook" not in run.outcome
+
+
+def test_show_page_is_text_when_headless(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WORKBENCH_INTERACTIVE", raising=False)
+    shown = flows.show_page("http://127.0.0.1:1/checkout/x")
+    assert repr(shown) == "hosted page: http://127.0.0.1:1/checkout/x"
+    monkeypatch.setenv("WORKBENCH_INTERACTIVE", "1")
+    assert type(flows.show_page("http://127.0.0.1:1/checkout/x")).__name__ == "IFrame"

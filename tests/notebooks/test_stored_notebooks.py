@@ -1,0 +1,77 @@
+"""The stored notebooks: no secret, local path or machine name in any output; the nbval rules."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench.config import DEFAULT_SECRET_KEY
+
+from .conftest import ROOT
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+SECRET = re.compile(r"\bsk_[A-Za-z0-9]")
+LOCAL_PATHS = ("/work", "/home", "/root", "/tmp")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _output_texts(notebook: dict[str, Any]) -> list[str]:
+    texts = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            texts.append(json.dumps(output, ensure_ascii=False))
+    return texts
+
+
+def test_there_are_flow_notebooks() -> None:
+    names = [p.stem for p in NOTEBOOKS]
+    for expected in ("01-quickstart-signing", "03-card-3ds", "04-preauthorization",
+                     "05-refunds", "06-subscriptions", "07-buyer-portal",
+                     "08-idempotency-errors"):  # fmt: skip
+        assert expected in names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_outputs_hold_no_secret_path_or_hostname(path: Path) -> None:
+    texts = _output_texts(_load(path))
+    assert texts, "the notebook has no stored outputs: run `make notebooks`"
+    host = socket.gethostname()
+    for text in texts:
+        assert DEFAULT_SECRET_KEY not in text
+        assert not SECRET.search(text), SECRET.search(text)
+        for local in LOCAL_PATHS:
+            assert local not in text, f"local path {local} in an output"
+        if len(host) >= 4 and host != "localhost":
+            assert host not in text, "the machine's name in an output"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_follows_the_nbval_rules(path: Path) -> None:
+    notebook = _load(path)
+    assert "widgets" not in notebook["metadata"], "widget state stored"
+    cells = notebook["cells"]
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            assert "```mermaid" not in source, "a mermaid block loads mermaid from a CDN"
+        else:
+            assert "interact(" not in source
+            assert "execution" not in cell["metadata"], "timings stored"
+            assert not any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+    forms = [i for i, c in enumerate(cells) if "= flow_form(" in "".join(c["source"])]
+    assert len(forms) == 1, "one form per notebook"
+    form = forms[0]
+    assert "nbval-ignore-output" in cells[form]["metadata"].get("tags", [])
+    assert "form.run()" in "".join(cells[form + 1]["source"])
+    asserts = sum("assert " in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert asserts >= 2, "a notebook asserts its outcomes in code"
+    assert "merchant's server" in "".join(cells[-1]["source"])

@@ -1,0 +1,50 @@
+"""``workbench sandbox``: the banner shows the demo secret only when it is the public default."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from workbench.cli import main
+from workbench.config import DEFAULT_SECRET_KEY
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Replace uvicorn.run so the command returns instead of serving forever."""
+    calls: list[dict[str, Any]] = []
+
+    def fake_run(app: object, **kwargs: Any) -> None:
+        calls.append({"app": app, **kwargs})
+        app.state.sandbox.stop()  # type: ignore[attr-defined]
+
+    monkeypatch.setattr("uvicorn.run", fake_run)
+    return calls
+
+
+def test_banner_prints_base_url_and_default_demo_credentials(served: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(
+        main,
+        ["sandbox", "--port", "9999", "--db", "sqlite://"],
+        env={"WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""},
+    )
+    assert result.exit_code == 0, result.output
+    assert "http://127.0.0.1:9999" in result.output
+    assert DEFAULT_SECRET_KEY in result.output
+    assert served[0]["port"] == 9999
+
+
+def test_user_provided_secret_is_masked(served: list[dict[str, Any]]) -> None:
+    secret = "sk_test_my_own_very_secret_value"
+    result = CliRunner().invoke(
+        main,
+        ["sandbox", "--db", "sqlite://"],
+        env={"WORKBENCH_API_KEY": "pk_test_mine_1234", "WORKBENCH_SECRET_KEY": secret},
+    )
+    assert result.exit_code == 0, result.output
+    assert secret not in result.output
+    assert "alue" in result.output
+    sandbox = served[0]["app"].state.sandbox
+    assert sandbox.config.api_key == "pk_test_mine_1234"

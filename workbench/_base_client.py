@@ -1,0 +1,420 @@
+"""The plumbing `Client` and `AsyncClient` share: one call, many attempts.
+
+A *call* is what the caller asked for (charge this card); an *attempt* is one
+HTTP request for it. The body is serialised once per call and the
+Idempotency-Key generated once per call, before the first attempt; each attempt
+is signed afresh by `SigningAuth` with its own X-Timestamp. Everything here is
+free of I/O except the two small retry loops, which differ only by ``await``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+import httpx
+
+from workbench._auth import SigningAuth
+from workbench._exceptions import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    make_api_error,
+)
+from workbench._logs import configure_logging
+from workbench._response import ResponseInfo
+from workbench._retry import RetryPolicy
+from workbench._transport import ShardedAsyncTransport
+from workbench._version import __version__
+from workbench.config import Settings, mask_key
+from workbench.models._base import APIObject
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "AsyncAPIClient",
+    "BaseClient",
+    "CallObserver",
+    "RequestOptions",
+    "SyncAPIClient",
+]
+
+log = logging.getLogger("workbench")
+
+DEFAULT_TIMEOUT = 30.0
+#: Keep as many idle connections as may be open: with httpx's default of 20, a burst
+#: of 50 concurrent calls would close 30 connections after each round and reconnect.
+DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+#: Connection pools an `AsyncClient` spreads its requests over (see `_transport`).
+ASYNC_POOLS = 8
+#: A learnt clock offset smaller than this is noise (the Date header has 1 s resolution).
+_CLOCK_NOISE = timedelta(seconds=2)
+
+ModelT = TypeVar("ModelT", bound=APIObject)
+
+#: Called once per finished call with its response info and decoded JSON body.
+CallObserver = Callable[[ResponseInfo, Any], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestOptions:
+    """One logical call, before any attempt.
+
+    Attributes:
+        method: the HTTP method, uppercase.
+        path: the route path (``/v1/payments/pay_1``).
+        body: the JSON object to send; ``None`` for no body.
+        params: query parameters; ``None`` values are left out.
+        signed: whether to sign (the public routes are not signed).
+        idempotency_key: the caller's key; one is generated for POSTs when ``None``.
+    """
+
+    method: str
+    path: str
+    body: Mapping[str, Any] | None = None
+    params: Mapping[str, Any] | None = None
+    signed: bool = True
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    options: RequestOptions
+    content: bytes | None
+    params: dict[str, str]
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def idempotency_key(self) -> str | None:
+        return self.headers.get("Idempotency-Key")
+
+
+def _serialise(body: Mapping[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class BaseClient:
+    """Settings, signing, retry decisions and response parsing shared by both clients."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        secret_key: str | None,
+        base_url: str | None,
+        timeout: float | httpx.Timeout,
+        max_retries: int,
+        retry_policy: RetryPolicy | None,
+        sync_clock: bool,
+        settings: Settings | None,
+        log_level: str | None,
+    ) -> None:
+        if settings is None:
+            settings = Settings.load(base_url=base_url, api_key=api_key, secret_key=secret_key)
+        self._settings = settings
+        self._auth = SigningAuth(settings.api_key, settings.secret_key)
+        self._timeout = timeout
+        self._retry = retry_policy or RetryPolicy(max_retries=max_retries)
+        self._sync_clock = sync_clock
+        self._observers: list[CallObserver] = []
+        configure_logging(log_level)
+
+    @property
+    def base_url(self) -> str:
+        """The service base address."""
+        return self._settings.base_url
+
+    @property
+    def max_retries(self) -> int:
+        """Retries after the first attempt."""
+        return self._retry.max_retries
+
+    @property
+    def clock_offset(self) -> timedelta:
+        """The correction added to the local clock when stamping requests."""
+        return self._auth.clock_offset
+
+    def add_observer(self, observer: CallObserver) -> None:
+        """Call ``observer(info, body)`` after every finished call (success or API error)."""
+        self._observers.append(observer)
+
+    def remove_observer(self, observer: CallObserver) -> None:
+        """Stop calling ``observer``."""
+        self._observers.remove(observer)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(base_url={self.base_url!r}, "
+            f"api_key={mask_key(self._settings.api_key)!r}, max_retries={self.max_retries})"
+        )
+
+    def _default_headers(self) -> dict[str, str]:
+        return {
+            "Accept": "application/json",
+            "User-Agent": f"payments-workbench-python/{__version__}",
+        }
+
+    def _prepare(self, options: RequestOptions) -> _Call:
+        headers = self._default_headers()
+        content: bytes | None = None
+        if options.body is not None:
+            content = _serialise(options.body)
+            headers["Content-Type"] = "application/json"
+        key = options.idempotency_key
+        if key is None and options.method == "POST":
+            key = str(uuid.uuid4())
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        params = {k: _query_value(v) for k, v in (options.params or {}).items() if v is not None}
+        return _Call(options=options, content=content, params=params, headers=headers)
+
+    def _build_request(self, http: httpx.Client | httpx.AsyncClient, call: _Call) -> httpx.Request:
+        return http.build_request(
+            call.options.method,
+            self.base_url + call.options.path,
+            content=call.content,
+            params=call.params or None,
+            headers=call.headers,
+            timeout=self._timeout,
+        )
+
+    def _auth_for(self, call: _Call) -> httpx.Auth | None:
+        return self._auth if call.options.signed else None
+
+    def _learn_clock(self, response: httpx.Response, code: str) -> bool:
+        """After SVC-GW-1001, adopt the server's clock from ``Date`` if ours is off."""
+        if not self._sync_clock or code != "SVC-GW-1001":
+            return False
+        date = response.headers.get("Date")
+        if not date:
+            return False
+        try:
+            server_now = parsedate_to_datetime(date)
+        except (TypeError, ValueError):
+            return False
+        if server_now.tzinfo is None:
+            server_now = server_now.replace(tzinfo=UTC)
+        offset = server_now - self._auth.clock()
+        if abs(offset - self._auth.clock_offset) < _CLOCK_NOISE:
+            return False
+        log.warning(
+            "local clock is %+.0f s off the server's (Date: %s); stamping requests with the "
+            "server's time from now on and retrying once",
+            -offset.total_seconds(),
+            date,
+        )
+        self._auth.clock_offset = offset
+        return True
+
+    def _retry_delay(
+        self, call: _Call, response: httpx.Response, retries: int
+    ) -> tuple[float | None, str]:
+        """The wait before retrying ``response``, or ``None`` not to retry; and its code."""
+        code = ""
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            code = str(body.get("code") or "")
+        if retries >= self._retry.max_retries:
+            return None, code
+        if not self._retry.should_retry_response(response, code):
+            return None, code
+        return self._retry.delay(retries, response), code
+
+    def _log_attempt(self, call: _Call, response: httpx.Response, attempt: int) -> None:
+        log.debug(
+            "%s %s -> %d request_id=%s idempotency_key=%s attempt=%d",
+            call.options.method,
+            call.options.path,
+            response.status_code,
+            response.headers.get("X-Request-Id"),
+            call.idempotency_key,
+            attempt,
+        )
+
+    def _log_retry(self, call: _Call, retries: int, delay: float, reason: str) -> None:
+        log.info(
+            "retrying %s %s in %.2f s (retry %d of %d, idempotency_key=%s): %s",
+            call.options.method,
+            call.options.path,
+            delay,
+            retries + 1,
+            self._retry.max_retries,
+            call.idempotency_key,
+            reason,
+        )
+
+    def _connection_error(
+        self, exc: httpx.TransportError, request: httpx.Request, retries: int
+    ) -> APIConnectionError:
+        cls = APITimeoutError if isinstance(exc, httpx.TimeoutException) else APIConnectionError
+        what = "timed out" if cls is APITimeoutError else "failed to connect"
+        message = (
+            f"{request.method} {request.url.path} {what} after {retries} retries: "
+            f"{type(exc).__name__}"
+        )
+        return cls(message, request=request, retries=retries)
+
+    def _finish(
+        self, call: _Call, response: httpx.Response, retries: int, cast_to: type[ModelT]
+    ) -> ModelT:
+        """Turn the final response into a result, or raise its typed error."""
+        info = ResponseInfo(
+            method=call.options.method,
+            path=call.options.path,
+            status_code=response.status_code,
+            headers=response.headers,
+            request_id=response.headers.get("X-Request-Id"),
+            idempotency_key=call.idempotency_key,
+            retries=retries,
+            http_response=response,
+        )
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = None
+        self._notify(info, body)
+        if not response.is_success:
+            raise make_api_error(response, retries=retries)
+        if not isinstance(body, dict):
+            raise APIError(
+                code="",
+                message="the response body is not a JSON object",
+                request_id=info.request_id,
+                http_status=response.status_code,
+                response=response,
+                retries=retries,
+            )
+        result = cast_to.model_validate(body)
+        result._response = info
+        return result
+
+    def _notify(self, info: ResponseInfo, body: Any) -> None:
+        for observer in list(self._observers):
+            observer(info, body)
+
+
+class SyncAPIClient(BaseClient):
+    """The blocking retry loop over an `httpx.Client`."""
+
+    def __init__(
+        self,
+        *,
+        http_client: httpx.Client | None,
+        transport: httpx.BaseTransport | None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(
+            timeout=self._timeout,
+            transport=transport,
+            limits=DEFAULT_LIMITS,
+        )
+        self._sleep: Callable[[float], None] = time.sleep
+
+    def request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        """Send one call, retrying as the policy allows, and parse its result."""
+        call = self._prepare(options)
+        retries = 0
+        clock_learnt = False
+        while True:
+            request = self._build_request(self._http, call)
+            try:
+                response = self._http.send(request, auth=self._auth_for(call))
+            except httpx.TransportError as exc:
+                if retries >= self._retry.max_retries:
+                    raise self._connection_error(exc, request, retries) from exc
+                delay = self._retry.delay(retries)
+                self._log_retry(call, retries, delay, type(exc).__name__)
+                self._sleep(delay)
+                retries += 1
+                continue
+            self._log_attempt(call, response, retries + 1)
+            if response.is_success:
+                return self._finish(call, response, retries, cast_to)
+            wait, code = self._retry_delay(call, response, retries)
+            if wait is None:
+                if not clock_learnt and self._learn_clock(response, code):
+                    clock_learnt = True
+                    retries += 1
+                    continue
+                return self._finish(call, response, retries, cast_to)
+            self._log_retry(call, retries, wait, f"HTTP {response.status_code} {code}".strip())
+            self._sleep(wait)
+            retries += 1
+
+    def close(self) -> None:
+        """Close the connections (only those of an `httpx.Client` the client created)."""
+        if self._owns_http:
+            self._http.close()
+
+
+class AsyncAPIClient(BaseClient):
+    """The same retry loop over an `httpx.AsyncClient`."""
+
+    def __init__(
+        self,
+        *,
+        http_client: httpx.AsyncClient | None,
+        transport: httpx.AsyncBaseTransport | None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(
+            timeout=self._timeout,
+            transport=transport or ShardedAsyncTransport.pools(ASYNC_POOLS, DEFAULT_LIMITS),
+        )
+        self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+    async def request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        """Send one call, retrying as the policy allows, and parse its result."""
+        call = self._prepare(options)
+        retries = 0
+        clock_learnt = False
+        while True:
+            request = self._build_request(self._http, call)
+            try:
+                response = await self._http.send(request, auth=self._auth_for(call))
+            except httpx.TransportError as exc:
+                if retries >= self._retry.max_retries:
+                    raise self._connection_error(exc, request, retries) from exc
+                delay = self._retry.delay(retries)
+                self._log_retry(call, retries, delay, type(exc).__name__)
+                await self._sleep(delay)
+                retries += 1
+                continue
+            self._log_attempt(call, response, retries + 1)
+            if response.is_success:
+                return self._finish(call, response, retries, cast_to)
+            wait, code = self._retry_delay(call, response, retries)
+            if wait is None:
+                if not clock_learnt and self._learn_clock(response, code):
+                    clock_learnt = True
+                    retries += 1
+                    continue
+                return self._finish(call, response, retries, cast_to)
+            self._log_retry(call, retries, wait, f"HTTP {response.status_code} {code}".strip())
+            await self._sleep(wait)
+            retries += 1
+
+    async def close(self) -> None:
+        """Close the connections (only those of an `httpx.AsyncClient` the client created)."""
+        if self._owns_http:
+            await self._http.aclose()

@@ -1,0 +1,171 @@
+"""`Client` and `AsyncClient`: the same constructor, the same namespaces, sync or async."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+import httpx
+
+from workbench._base_client import DEFAULT_TIMEOUT, AsyncAPIClient, SyncAPIClient
+from workbench._retry import DEFAULT_MAX_RETRIES, RetryPolicy
+from workbench.config import Settings
+from workbench.resources import (
+    AsyncCards,
+    AsyncPayments,
+    AsyncPortal,
+    AsyncSandbox,
+    AsyncSessions,
+    AsyncSubscriptions,
+    Cards,
+    Payments,
+    Portal,
+    Sandbox,
+    Sessions,
+    Subscriptions,
+)
+
+__all__ = ["AsyncClient", "Client"]
+
+
+class Client(SyncAPIClient):
+    """The blocking client of the payments service.
+
+    Credentials and address come from the arguments, else ``WORKBENCH_*``
+    environment variables, else ``.env``, else the local sandbox's demo
+    defaults. Use it as a context manager, or call `close`.
+
+    Example:
+        >>> with Client() as client:  # doctest: +SKIP
+        ...     charge = client.payments.charge_card(
+        ...         transaction_id="order-1", amount=12_500, card_token="tok_test_success"
+        ...     )
+        ...     charge.status, charge.idempotency_key
+
+    Args:
+        api_key: the public key (``pk_``).
+        secret_key: the secret key (``sk_``), used only to sign.
+        base_url: the service address (default: the local sandbox).
+        timeout: seconds, or an `httpx.Timeout`, per attempt.
+        max_retries: retries after the first attempt (default 2).
+        retry_policy: full control of retries and backoff (overrides ``max_retries``).
+        http_client: an `httpx.Client` of your own (it is not closed by `close`).
+        transport: an httpx transport for the client's own `httpx.Client` (tests).
+        sync_clock: learn the server's clock from ``Date`` after a timestamp rejection.
+        settings: resolved `Settings` (overrides the three credentials arguments).
+        log_level: ``debug``/``info``/``warning``; default reads ``WORKBENCH_LOG``.
+    """
+
+    payments: Payments
+    cards: Cards
+    sessions: Sessions
+    subscriptions: Subscriptions
+    portal: Portal
+    sandbox: Sandbox
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        secret_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_policy: RetryPolicy | None = None,
+        http_client: httpx.Client | None = None,
+        transport: httpx.BaseTransport | None = None,
+        sync_clock: bool = True,
+        settings: Settings | None = None,
+        log_level: str | None = None,
+    ) -> None:
+        super().__init__(
+            http_client=http_client,
+            transport=transport,
+            api_key=api_key,
+            secret_key=secret_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_policy=retry_policy,
+            sync_clock=sync_clock,
+            settings=settings,
+            log_level=log_level,
+        )
+        self.payments = Payments(self)
+        self.cards = Cards(self)
+        self.sessions = Sessions(self)
+        self.subscriptions = Subscriptions(self)
+        self.portal = Portal(self)
+        self.sandbox = Sandbox(self)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncClient(AsyncAPIClient):
+    """The asyncio client: `Client`'s constructor and namespaces, with awaitable methods.
+
+    Example:
+        >>> async with AsyncClient() as client:  # doctest: +SKIP
+        ...     payment = await client.payments.retrieve("pay_123")
+    """
+
+    payments: AsyncPayments
+    cards: AsyncCards
+    sessions: AsyncSessions
+    subscriptions: AsyncSubscriptions
+    portal: AsyncPortal
+    sandbox: AsyncSandbox
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        secret_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_policy: RetryPolicy | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sync_clock: bool = True,
+        settings: Settings | None = None,
+        log_level: str | None = None,
+    ) -> None:
+        super().__init__(
+            http_client=http_client,
+            transport=transport,
+            api_key=api_key,
+            secret_key=secret_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_policy=retry_policy,
+            sync_clock=sync_clock,
+            settings=settings,
+            log_level=log_level,
+        )
+        self.payments = AsyncPayments(self)
+        self.cards = AsyncCards(self)
+        self.sessions = AsyncSessions(self)
+        self.subscriptions = AsyncSubscriptions(self)
+        self.portal = AsyncPortal(self)
+        self.sandbox = AsyncSandbox(self)
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()

@@ -1,0 +1,45 @@
+"""Raw access to the HTTP exchange behind a result: status, headers, ids, retries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import httpx
+
+__all__ = ["ResponseInfo"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseInfo:
+    """What the final attempt of a call got back, and how it got there.
+
+    Attributes:
+        method: the HTTP method.
+        path: the route path requested.
+        status_code: the HTTP status of the final attempt.
+        headers: the response headers.
+        request_id: the ``X-Request-Id`` the service answered with.
+        idempotency_key: the Idempotency-Key sent on every attempt (``None`` for reads).
+        retries: how many retries were taken (0 when the first attempt succeeded).
+        http_response: the underlying `httpx.Response`.
+    """
+
+    method: str
+    path: str
+    status_code: int
+    headers: httpx.Headers = field(repr=False)
+    request_id: str | None
+    idempotency_key: str | None
+    retries: int
+    http_response: httpx.Response = field(repr=False, compare=False)
+
+    @property
+    def replayed(self) -> bool:
+        """Whether the service replayed a stored answer to an earlier call with this key."""
+        value: str = self.headers.get("Idempotent-Replayed", "")
+        return value.lower() == "true"
+
+    @property
+    def attempts(self) -> int:
+        """How many requests were sent for this call."""
+        return self.retries + 1

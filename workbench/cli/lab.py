@@ -1,0 +1,57 @@
+"""``workbench lab``: the sandbox and JupyterLab together, already pointed at each other."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, Settings
+from workbench.flows.checkout import ENV_INTERACTIVE
+
+__all__ = ["lab"]
+
+
+@click.command("lab", context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--notebooks",
+    "folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("notebooks"),
+    show_default=True,
+)
+@click.option("--db", "db_url", default=None, help="Sandbox database URL (default: user data dir).")
+@click.option("--port", default=0, show_default=True, help="Sandbox port (0: a free one).")
+@click.argument("lab_args", nargs=-1, type=click.UNPROCESSED)
+def lab(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) -> None:
+    """Start the local sandbox, then JupyterLab on the notebooks with WORKBENCH_* set.
+
+    Extra arguments go to ``jupyter lab``. Stopping JupyterLab stops the sandbox.
+    """
+    from workbench.sandbox import SandboxConfig, SandboxServer
+
+    settings = Settings.load()
+    config = SandboxConfig(api_key=settings.api_key, secret_key=settings.secret_key)
+    if db_url:
+        config.db_url = db_url
+    with SandboxServer(config, port=port) as server:
+        click.echo(f"Sandbox at {server.base_url}; starting JupyterLab on {folder}/")
+        env = dict(os.environ)
+        env.update(
+            {
+                ENV_BASE_URL: server.base_url,
+                ENV_API_KEY: settings.api_key,
+                ENV_SECRET_KEY: settings.secret_key,
+                ENV_INTERACTIVE: "1",
+            }
+        )
+        command = [sys.executable, "-m", "jupyterlab", str(folder), *lab_args]
+        if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in lab_args:
+            # Containers and CI machines often run as root, which JupyterLab refuses by default.
+            command.append("--allow-root")
+        with contextlib.suppress(KeyboardInterrupt):
+            subprocess.run(command, env=env, check=False)  # noqa: S603 - our own interpreter

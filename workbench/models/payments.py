@@ -1,0 +1,168 @@
+"""Results of the payment and checkout-session endpoints."""
+
+from __future__ import annotations
+
+from workbench.models._base import APIObject, Kurus, UtcDatetime
+
+__all__ = [
+    "CaptureResult",
+    "CardCharge",
+    "CheckoutSession",
+    "Payment",
+    "PublicPaymentStatus",
+    "Refund",
+    "RefundResult",
+    "ThreeDSecureResult",
+    "UpdateCardSession",
+    "VoidResult",
+]
+
+
+class CheckoutSession(APIObject):
+    """A hosted-checkout session (``POST /v1/payments/sessions``)."""
+
+    session_id: str
+    checkout_url: str
+    expires_at: UtcDatetime
+    merchant_id: str | None = None
+    amount: Kurus | None = None
+    currency: str = "TRY"
+    status: str = "active"
+
+
+class UpdateCardSession(APIObject):
+    """A card-update session of the buyer portal: only id, page address and expiry."""
+
+    session_id: str
+    checkout_url: str
+    expires_at: UtcDatetime
+
+
+class CardCharge(APIObject):
+    """The answer to ``POST /v1/payments/card``.
+
+    A charge that needs a 3-D Secure challenge carries ``correlation_id`` and,
+    from the sandbox, the challenge page's ``acs_url``; `requires_action` says so.
+    """
+
+    payment_id: str
+    status: str
+    amount: Kurus
+    currency: str = "TRY"
+    commission: Kurus | None = None
+    net_amount: Kurus | None = None
+    card_mask: str | None = None
+    card_brand: str | None = None
+    card_type: str | None = None
+    installment_count: int | None = None
+    three_d_secure: bool | None = None
+    auth_code: str | None = None
+    correlation_id: str | None = None
+    acs_url: str | None = None
+    created_at: UtcDatetime | None = None
+    completed_at: UtcDatetime | None = None
+
+    @property
+    def requires_action(self) -> bool:
+        """Whether the buyer must pass a 3-D Secure challenge before the payment completes."""
+        return self.status == "pending_3ds" or (
+            self.correlation_id is not None and self.status not in ("captured", "authorized")
+        )
+
+
+class ThreeDSecureResult(APIObject):
+    """The answer to ``POST /v1/payments/{id}/3ds-callback``."""
+
+    id: str
+    status: str
+    amount: Kurus | None = None
+    currency: str = "TRY"
+    commission: Kurus | None = None
+    net_amount: Kurus | None = None
+    auth_code: str | None = None
+    completed_at: UtcDatetime | None = None
+
+
+class CaptureResult(APIObject):
+    """The answer to ``POST /v1/payments/{id}/capture``."""
+
+    id: str
+    status: str
+    amount: Kurus
+    currency: str = "TRY"
+    commission: Kurus | None = None
+    net_amount: Kurus | None = None
+    refundable_amount: Kurus | None = None
+    completed_at: UtcDatetime | None = None
+
+
+class VoidResult(APIObject):
+    """The answer to ``POST /v1/payments/{id}/void``."""
+
+    id: str
+    status: str
+    amount: Kurus
+    currency: str = "TRY"
+
+
+class PublicPaymentStatus(APIObject):
+    """The buyer-safe status of a payment: its id and status, nothing else."""
+
+    payment_id: str
+    status: str
+
+
+class Refund(APIObject):
+    """One refund record (``lastRefund`` of a refund answer)."""
+
+    refund_id: str
+    status: str
+    amount: Kurus
+    bank_refund_id: str | None = None
+    created_at: UtcDatetime | None = None
+    completed_at: UtcDatetime | None = None
+
+
+class RefundResult(APIObject):
+    """The answer to ``POST /v1/payments/{id}/refund``.
+
+    A 202 answer is not an error: the refund is in flight (`in_flight`) and
+    settles later; ask again with the same Idempotency-Key (see
+    ``workbench.tracking.wait_for_refund``) to learn its final state.
+    """
+
+    payment_id: str
+    status: str
+    refund_amount: Kurus | None = None
+    refundable_amount: Kurus | None = None
+    last_refund: Refund | None = None
+
+    @property
+    def in_flight(self) -> bool:
+        """Whether the refund has not settled yet (HTTP 202, or a non-final refund record)."""
+        if self.http_status == 202:
+            return True
+        return self.last_refund is not None and self.last_refund.status != "completed"
+
+
+class Payment(APIObject):
+    """A payment object (``GET /v1/payments/{id}``)."""
+
+    id: str
+    status: str
+    amount: Kurus
+    currency: str = "TRY"
+    merchant_id: str | None = None
+    transaction_id: str | None = None
+    commission: Kurus | None = None
+    net_amount: Kurus | None = None
+    card_mask: str | None = None
+    card_brand: str | None = None
+    card_type: str | None = None
+    bin: str | None = None
+    installment_count: int | None = None
+    three_d_secure: bool | None = None
+    refund_amount: Kurus | None = None
+    refundable_amount: Kurus | None = None
+    created_at: UtcDatetime | None = None
+    completed_at: UtcDatetime | None = None

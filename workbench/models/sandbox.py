@@ -1,0 +1,166 @@
+"""Results of the local sandbox's control routes (``/sandbox/*``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from workbench.models._base import APIObject, UtcDatetime
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "BusinessTime",
+    "ChallengeAnswer",
+    "CustomerFixture",
+    "FailNext",
+    "Latency",
+    "RateLimit",
+    "ReconcilerPass",
+    "ResetResult",
+    "SandboxEvent",
+    "SandboxEventList",
+    "SandboxFixtures",
+    "SavedCard",
+    "SettleResult",
+    "StoreFixture",
+    "TestCard",
+    "WebhookTarget",
+]
+
+
+class StoreFixture(APIObject):
+    """A store of the merchant; ``webhook_secret`` verifies its webhooks (kept out of repr)."""
+
+    id: str
+    name: str | None = None
+    webhook_url: str | None = None
+    webhook_secret: str | None = Field(default=None, repr=False)
+
+
+class SavedCard(APIObject):
+    """A customer's saved card token."""
+
+    token: str
+    default: bool = False
+
+
+class CustomerFixture(APIObject):
+    """A built-in customer and the cards saved for it."""
+
+    id: str
+    name: str | None = None
+    email: str | None = None
+    saved_cards: list[SavedCard] = Field(default_factory=list)
+
+
+class TestCard(APIObject):
+    """A test card token and what it does (its test number is kept out of repr)."""
+
+    __test__ = False  # not a pytest test class
+
+    token: str
+    behaviour: str | None = None
+    brand: str | None = None
+    card_type: str | None = None
+    number: str | None = Field(default=None, repr=False)
+    description: str | None = None
+
+
+class SandboxFixtures(APIObject):
+    """``GET /sandbox/fixtures``: the calling merchant's built-in data."""
+
+    merchant_id: str
+    store_id: str
+    stores: list[StoreFixture] = Field(default_factory=list)
+    customers: list[CustomerFixture] = Field(default_factory=list)
+    test_cards: list[TestCard] = Field(default_factory=list)
+    business_time: UtcDatetime | None = None
+
+    @property
+    def webhook_secret(self) -> str | None:
+        """The webhook secret of the merchant's first store."""
+        return self.stores[0].webhook_secret if self.stores else None
+
+
+class BusinessTime(APIObject):
+    """``POST /sandbox/clock/advance``: the merchant's business time after the move."""
+
+    business_time: UtcDatetime
+
+
+class ReconcilerPass(APIObject):
+    """``POST /sandbox/reconciler/tick``: items processed per kind of work."""
+
+    processed: dict[str, int] = Field(default_factory=dict)
+
+
+class SettleResult(APIObject):
+    """``POST /sandbox/settle``: how many in-flight refunds were settled."""
+
+    settled: int
+
+
+class ResetResult(APIObject):
+    """``POST /sandbox/reset``: rows deleted per table."""
+
+    deleted: dict[str, int] = Field(default_factory=dict)
+
+
+class SandboxEvent(APIObject):
+    """An event the sandbox recorded for the merchant, with its delivery state."""
+
+    id: str
+    type: str
+    created_at: UtcDatetime | None = None
+    merchant_id: str | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+    delivery: dict[str, Any] = Field(default_factory=dict)
+
+
+class SandboxEventList(APIObject):
+    """``GET /sandbox/events``: oldest first."""
+
+    items: list[SandboxEvent]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The events as a DataFrame."""
+        from workbench.frames import to_frame
+
+        return to_frame(self.items)
+
+
+class FailNext(APIObject):
+    """``POST /sandbox/fail-next``: the failure armed for the next request."""
+
+    fail_next: str
+
+
+class Latency(APIObject):
+    """``POST /sandbox/latency``: the simulated latency now in force."""
+
+    latency_ms: int
+
+
+class RateLimit(APIObject):
+    """``POST /sandbox/rate-limit``: the merchant's rate limit now in force."""
+
+    per_second: float | None = None
+    burst: int | None = None
+
+
+class WebhookTarget(APIObject):
+    """``PUT /sandbox/webhook``: the store's webhook URL now."""
+
+    url: str | None = None
+
+
+class ChallengeAnswer(APIObject):
+    """The sandbox ACS's answer to a 3-D Secure challenge: a signed ``pares`` to post back."""
+
+    payment_id: str
+    correlation_id: str
+    pares: str = Field(repr=False)
+    result: str

@@ -1,0 +1,138 @@
+"""Execute the flow notebooks headless, one fresh kernel each, and report per flow.
+
+Used by ``workbench run`` (the README's main command) and by the command that
+regenerates the notebooks' stored outputs. The kernels inherit the environment
+given here, which is how they find the sandbox (``WORKBENCH_*`` variables).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+__all__ = ["FlowResult", "discover", "execute_notebook", "run_flows"]
+
+EXECUTED_DIR = "_executed"
+
+
+@dataclass(frozen=True, slots=True)
+class FlowResult:
+    """The outcome of executing one flow notebook.
+
+    Attributes:
+        name: the notebook's file stem.
+        source: the notebook executed.
+        passed: every cell ran without an error.
+        seconds: wall time of the execution.
+        executed: where the executed copy was written (``None`` if nothing was written).
+        error: the first error, one line, when not passed.
+    """
+
+    name: str
+    source: Path
+    passed: bool
+    seconds: float
+    executed: Path | None
+    error: str | None = None
+
+
+def discover(folder: Path) -> list[Path]:
+    """The flow notebooks in ``folder``, in file-name order (leading numbers set the order)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith(("_", ".")))
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    # nbclient puts the traceback first and "ename: evalue" near the end.
+    for line in reversed(text):
+        if line and not line.startswith((" ", "-", "Cell In")):
+            return line[:300]
+    return type(error).__name__
+
+
+def execute_notebook(
+    source: Path,
+    *,
+    env: Mapping[str, str],
+    output: Path | None,
+    timeout: int = 180,
+    kernel_name: str = "python3",
+) -> FlowResult:
+    """Execute ``source`` in a new kernel that sees ``env``; write the executed copy to ``output``.
+
+    Args:
+        source: the notebook to execute (not modified unless ``output`` is ``source``).
+        env: the kernel's environment.
+        output: where to write the executed notebook, or ``None`` to discard it.
+        timeout: seconds allowed per cell.
+        kernel_name: the Jupyter kernel to start.
+    """
+    notebook = nbformat.read(source, as_version=4)  # type: ignore[no-untyped-call]
+    client = NotebookClient(
+        notebook,
+        timeout=timeout,
+        kernel_name=kernel_name,
+        resources={"metadata": {"path": str(source.parent)}},
+        # Widget state would be stored in the notebook and make nbconvert load the
+        # widget manager from a CDN; per-cell timings are noise in a reviewed file.
+        store_widget_state=False,
+        record_timing=False,
+    )
+    started = time.perf_counter()
+    error: str | None = None
+    try:
+        client.execute(env=dict(env))
+    except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
+        error = _one_line(exc)
+    seconds = time.perf_counter() - started
+    notebook.metadata.pop("widgets", None)
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, output)  # type: ignore[no-untyped-call]
+    return FlowResult(source.stem, source, error is None, seconds, output, error)
+
+
+def run_flows(
+    notebooks: list[Path],
+    *,
+    env: Mapping[str, str] | None = None,
+    output_dir: Path | None,
+    in_place: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> list[FlowResult]:
+    """Execute each notebook in turn and return one result per notebook.
+
+    Args:
+        notebooks: the notebooks, in the order to run them.
+        env: the kernels' environment (default: this process's).
+        output_dir: where executed copies go (needed for ``in_place``).
+        in_place: also overwrite each source that ran through with its executed copy
+            (regenerates stored outputs); a failed one is left as it was.
+        progress: called with a line of text before and after each notebook.
+    """
+    kernel_env = dict(os.environ if env is None else env)
+    results: list[FlowResult] = []
+    for index, source in enumerate(notebooks, start=1):
+        if progress:
+            progress(f"[{index}/{len(notebooks)}] {source.stem} ...")
+        target = output_dir / source.name if output_dir else None
+        result = execute_notebook(source, env=kernel_env, output=target)
+        if in_place and result.passed and target is not None:
+            # Only a notebook that ran through replaces its stored outputs; a failed run
+            # stays in the executed copy for reading.
+            shutil.copyfile(target, source)
+        results.append(result)
+        if progress:
+            word = "passed" if result.passed else f"FAILED: {result.error}"
+            progress(f"[{index}/{len(notebooks)}] {source.stem}: {word} ({result.seconds:.1f} s)")
+    return results

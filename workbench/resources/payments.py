@@ -1,0 +1,272 @@
+"""Card charges, 3-D Secure completion, capture, void, refund and reads of payments."""
+
+from __future__ import annotations
+
+from workbench._base_client import RequestOptions
+from workbench.models import (
+    CaptureResult,
+    CardCharge,
+    Payment,
+    PublicPaymentStatus,
+    RefundResult,
+    ThreeDSecureResult,
+    VoidResult,
+)
+from workbench.resources._base import AsyncResource, SyncResource, compact, kurus, segment, token
+
+__all__ = ["AsyncPayments", "Payments"]
+
+
+def _charge(
+    *,
+    transaction_id: str,
+    amount: int,
+    card_token: str,
+    currency: str,
+    installment_count: int | None,
+    three_d_secure: bool | None,
+    customer_id: str | None,
+    save_card: bool | None,
+    capture: bool | None,
+    idempotency_key: str | None,
+) -> RequestOptions:
+    body = compact(
+        transactionId=transaction_id,
+        amount=kurus(amount),
+        currency=currency,
+        cardToken=token(card_token),
+        installmentCount=installment_count,
+        threeDSecure=three_d_secure,
+        customerId=customer_id,
+        saveCard=save_card,
+        capture=capture,
+    )
+    return RequestOptions("POST", "/v1/payments/card", body, idempotency_key=idempotency_key)
+
+
+def _three_ds(
+    payment_id: str, pares: str, correlation_id: str, idempotency_key: str | None
+) -> RequestOptions:
+    path = f"/v1/payments/{segment(payment_id, 'payment_id')}/3ds-callback"
+    body = {"pares": pares, "correlationId": correlation_id}
+    return RequestOptions("POST", path, body, idempotency_key=idempotency_key)
+
+
+def _action(
+    payment_id: str, action: str, body: dict[str, object], idempotency_key: str | None
+) -> RequestOptions:
+    path = f"/v1/payments/{segment(payment_id, 'payment_id')}/{action}"
+    return RequestOptions("POST", path, body, idempotency_key=idempotency_key)
+
+
+def _refund(
+    payment_id: str, amount: int | None, reason: str | None, idempotency_key: str | None
+) -> RequestOptions:
+    body = compact(amount=None if amount is None else kurus(amount), reason=reason)
+    return _action(payment_id, "refund", body, idempotency_key)
+
+
+def _retrieve(payment_id: str) -> RequestOptions:
+    return RequestOptions("GET", f"/v1/payments/{segment(payment_id, 'payment_id')}")
+
+
+def _public_status(payment_id: str) -> RequestOptions:
+    path = f"/v1/payments/{segment(payment_id, 'payment_id')}/public-status"
+    return RequestOptions("GET", path, signed=False)
+
+
+class Payments(SyncResource):
+    """Card payments."""
+
+    def charge_card(
+        self,
+        *,
+        transaction_id: str,
+        amount: int,
+        card_token: str,
+        currency: str = "TRY",
+        installment_count: int | None = None,
+        three_d_secure: bool | None = None,
+        customer_id: str | None = None,
+        save_card: bool | None = None,
+        capture: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> CardCharge:
+        """Charge a card by its vault token.
+
+        Args:
+            transaction_id: the merchant's transaction id (an idempotency fence by itself).
+            amount: kuruş.
+            card_token: a ``tok_`` vault token; a raw card number is refused before sending.
+            currency: always ``TRY``.
+            installment_count: 1 to 12.
+            three_d_secure: force 3-D Secure (the service's default is true).
+            customer_id: the session-bound customer, for ``save_card``.
+            save_card: attach the card to the customer after capture.
+            capture: ``False`` makes a preauthorization to capture or void later.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Raises:
+            ValueError: ``card_token`` is not a ``tok_`` token.
+            TypeError: ``amount`` is not an ``int``.
+            DeclineError: the card was declined (402).
+        """
+        return self._client.request(
+            _charge(
+                transaction_id=transaction_id,
+                amount=amount,
+                card_token=card_token,
+                currency=currency,
+                installment_count=installment_count,
+                three_d_secure=three_d_secure,
+                customer_id=customer_id,
+                save_card=save_card,
+                capture=capture,
+                idempotency_key=idempotency_key,
+            ),
+            CardCharge,
+        )
+
+    def complete_3ds(
+        self,
+        payment_id: str,
+        *,
+        pares: str,
+        correlation_id: str,
+        idempotency_key: str | None = None,
+    ) -> ThreeDSecureResult:
+        """Complete a 3-D Secure challenge with the ACS's signed assertion (idempotent)."""
+        return self._client.request(
+            _three_ds(payment_id, pares, correlation_id, idempotency_key), ThreeDSecureResult
+        )
+
+    def capture(self, payment_id: str, *, idempotency_key: str | None = None) -> CaptureResult:
+        """Capture a preauthorized payment in full (idempotent once captured)."""
+        return self._client.request(
+            _action(payment_id, "capture", {}, idempotency_key), CaptureResult
+        )
+
+    def void(
+        self, payment_id: str, *, reason: str | None = None, idempotency_key: str | None = None
+    ) -> VoidResult:
+        """Release an uncaptured authorization (idempotent once voided).
+
+        Args:
+            payment_id: the ``pay_`` id.
+            reason: at most 500 characters; carried on the ``payment.voided`` event.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+        """
+        return self._client.request(
+            _action(payment_id, "void", compact(reason=reason), idempotency_key), VoidResult
+        )
+
+    def refund(
+        self,
+        payment_id: str,
+        *,
+        amount: int | None = None,
+        reason: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> RefundResult:
+        """Refund a captured payment, in full (no ``amount``) or in part.
+
+        A 202 answer returns normally with ``result.in_flight`` true; call again with
+        ``idempotency_key=result.idempotency_key`` (or use
+        ``workbench.tracking.wait_for_refund``) to learn when it settles.
+        """
+        return self._client.request(
+            _refund(payment_id, amount, reason, idempotency_key), RefundResult
+        )
+
+    def retrieve(self, payment_id: str) -> Payment:
+        """Read a payment."""
+        return self._client.request(_retrieve(payment_id), Payment)
+
+    def public_status(self, payment_id: str) -> PublicPaymentStatus:
+        """The buyer-safe status of a payment; sent without a signature."""
+        return self._client.request(_public_status(payment_id), PublicPaymentStatus)
+
+
+class AsyncPayments(AsyncResource):
+    """Card payments (async); see `Payments` for each method's documentation."""
+
+    async def charge_card(
+        self,
+        *,
+        transaction_id: str,
+        amount: int,
+        card_token: str,
+        currency: str = "TRY",
+        installment_count: int | None = None,
+        three_d_secure: bool | None = None,
+        customer_id: str | None = None,
+        save_card: bool | None = None,
+        capture: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> CardCharge:
+        """Charge a card by its vault token; see `Payments.charge_card`."""
+        return await self._client.request(
+            _charge(
+                transaction_id=transaction_id,
+                amount=amount,
+                card_token=card_token,
+                currency=currency,
+                installment_count=installment_count,
+                three_d_secure=three_d_secure,
+                customer_id=customer_id,
+                save_card=save_card,
+                capture=capture,
+                idempotency_key=idempotency_key,
+            ),
+            CardCharge,
+        )
+
+    async def complete_3ds(
+        self,
+        payment_id: str,
+        *,
+        pares: str,
+        correlation_id: str,
+        idempotency_key: str | None = None,
+    ) -> ThreeDSecureResult:
+        """Complete a 3-D Secure challenge; see `Payments.complete_3ds`."""
+        return await self._client.request(
+            _three_ds(payment_id, pares, correlation_id, idempotency_key), ThreeDSecureResult
+        )
+
+    async def capture(
+        self, payment_id: str, *, idempotency_key: str | None = None
+    ) -> CaptureResult:
+        """Capture a preauthorized payment in full; see `Payments.capture`."""
+        return await self._client.request(
+            _action(payment_id, "capture", {}, idempotency_key), CaptureResult
+        )
+
+    async def void(
+        self, payment_id: str, *, reason: str | None = None, idempotency_key: str | None = None
+    ) -> VoidResult:
+        """Release an uncaptured authorization; see `Payments.void`."""
+        return await self._client.request(
+            _action(payment_id, "void", compact(reason=reason), idempotency_key), VoidResult
+        )
+
+    async def refund(
+        self,
+        payment_id: str,
+        *,
+        amount: int | None = None,
+        reason: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> RefundResult:
+        """Refund a captured payment; see `Payments.refund`."""
+        return await self._client.request(
+            _refund(payment_id, amount, reason, idempotency_key), RefundResult
+        )
+
+    async def retrieve(self, payment_id: str) -> Payment:
+        """Read a payment."""
+        return await self._client.request(_retrieve(payment_id), Payment)
+
+    async def public_status(self, payment_id: str) -> PublicPaymentStatus:
+        """The buyer-safe status of a payment; sent without a signature."""
+        return await self._client.request(_public_status(payment_id), PublicPaymentStatus)

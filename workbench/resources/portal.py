@@ -1,0 +1,92 @@
+"""The buyer portal: ``/v1/public/subscriptions/{hash}``, sent without a signature.
+
+The subscription's ``publicHash`` is the bearer; these calls are what a
+buyer-facing page makes, and they need no merchant keys.
+"""
+
+from __future__ import annotations
+
+from workbench._base_client import RequestOptions
+from workbench.models import PublicCancellation, PublicSubscription, UpdateCardSession
+from workbench.resources._base import AsyncResource, SyncResource, compact, segment
+
+__all__ = ["AsyncPortal", "Portal"]
+
+
+def _path(public_hash: str, tail: str = "") -> str:
+    return f"/v1/public/subscriptions/{segment(public_hash, 'public_hash')}{tail}"
+
+
+def _cancel(public_hash: str, at_period_end: bool | None, key: str | None) -> RequestOptions:
+    body = compact(atPeriodEnd=at_period_end)
+    return RequestOptions(
+        "POST", _path(public_hash, "/cancel"), body, signed=False, idempotency_key=key
+    )
+
+
+def _update_card(public_hash: str, key: str | None) -> RequestOptions:
+    return RequestOptions(
+        "POST",
+        _path(public_hash, "/update-card-session"),
+        {},
+        signed=False,
+        idempotency_key=key,
+    )
+
+
+class Portal(SyncResource):
+    """The buyer portal of a subscription."""
+
+    def retrieve(self, public_hash: str) -> PublicSubscription:
+        """The buyer's view of the subscription."""
+        return self._client.request(
+            RequestOptions("GET", _path(public_hash), signed=False), PublicSubscription
+        )
+
+    def cancel(
+        self,
+        public_hash: str,
+        *,
+        at_period_end: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublicCancellation:
+        """Cancel as the buyer; the service's default is at the end of the period."""
+        return self._client.request(
+            _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation
+        )
+
+    def update_card_session(
+        self, public_hash: str, *, idempotency_key: str | None = None
+    ) -> UpdateCardSession:
+        """Open a ``card_update_only`` checkout session for the buyer."""
+        return self._client.request(_update_card(public_hash, idempotency_key), UpdateCardSession)
+
+
+class AsyncPortal(AsyncResource):
+    """The buyer portal of a subscription (async)."""
+
+    async def retrieve(self, public_hash: str) -> PublicSubscription:
+        """The buyer's view of the subscription."""
+        return await self._client.request(
+            RequestOptions("GET", _path(public_hash), signed=False), PublicSubscription
+        )
+
+    async def cancel(
+        self,
+        public_hash: str,
+        *,
+        at_period_end: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> PublicCancellation:
+        """Cancel as the buyer; the service's default is at the end of the period."""
+        return await self._client.request(
+            _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation
+        )
+
+    async def update_card_session(
+        self, public_hash: str, *, idempotency_key: str | None = None
+    ) -> UpdateCardSession:
+        """Open a ``card_update_only`` checkout session for the buyer."""
+        return await self._client.request(
+            _update_card(public_hash, idempotency_key), UpdateCardSession
+        )

@@ -1,0 +1,354 @@
+"""Recurring subscriptions on saved cards."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from workbench._base_client import RequestOptions
+from workbench._pagination import AsyncPager, SyncPager
+from workbench.models import (
+    ChargeReceipt,
+    Subscription,
+    SubscriptionCancellation,
+    SubscriptionChargeList,
+    SubscriptionPage,
+    SubscriptionUpdate,
+)
+from workbench.resources._base import (
+    AsyncResource,
+    SyncResource,
+    compact,
+    kurus,
+    segment,
+    timestamp,
+    token,
+)
+
+__all__ = ["AsyncSubscriptions", "Subscriptions"]
+
+_BASE = "/v1/subscriptions"
+
+
+def _create(
+    *,
+    store_id: str,
+    customer_id: str,
+    amount_minor: int,
+    interval_count: int,
+    interval_unit: str,
+    currency: str,
+    card_token: str | None,
+    trial_end_at: datetime | str | None,
+    generate_invoices: bool | None,
+    description: str | None,
+    idempotency_key: str | None,
+) -> RequestOptions:
+    body = compact(
+        storeId=store_id,
+        customerId=customer_id,
+        amountMinor=kurus(amount_minor, "amount_minor"),
+        currency=currency,
+        intervalCount=interval_count,
+        intervalUnit=interval_unit,
+        cardToken=None if card_token is None else token(card_token),
+        trialEndAt=timestamp(trial_end_at),
+        generateInvoices=generate_invoices,
+        description=description,
+    )
+    return RequestOptions("POST", _BASE, body, idempotency_key=idempotency_key)
+
+
+def _list(filters: dict[str, Any], cursor: str | None) -> RequestOptions:
+    return RequestOptions("GET", _BASE, params={**filters, "cursor": cursor})
+
+
+def _filters(
+    store_id: str | None,
+    customer_id: str | None,
+    status: str | None,
+    limit: int | None,
+    created_from: datetime | str | None,
+    created_to: datetime | str | None,
+) -> dict[str, Any]:
+    if limit is not None and limit < 1:
+        raise ValueError("limit must be >= 1")
+    return {
+        "storeId": store_id,
+        "customerId": customer_id,
+        "status": status,
+        "limit": limit,
+        "from": timestamp(created_from),
+        "to": timestamp(created_to),
+    }
+
+
+def _path(subscription_id: str, tail: str = "") -> str:
+    return f"{_BASE}/{segment(subscription_id, 'subscription_id')}{tail}"
+
+
+def _post(
+    subscription_id: str, tail: str, body: dict[str, Any], idempotency_key: str | None
+) -> RequestOptions:
+    return RequestOptions(
+        "POST", _path(subscription_id, tail), body, idempotency_key=idempotency_key
+    )
+
+
+def _cancel(
+    subscription_id: str, at_period_end: bool, reason: str | None, idempotency_key: str | None
+) -> RequestOptions:
+    body = compact(atPeriodEnd=at_period_end, reason=reason)
+    return _post(subscription_id, "/cancel", body, idempotency_key)
+
+
+class Subscriptions(SyncResource):
+    """Recurring subscriptions."""
+
+    def create(
+        self,
+        *,
+        store_id: str,
+        customer_id: str,
+        amount_minor: int,
+        interval_count: int,
+        interval_unit: str,
+        currency: str = "TRY",
+        card_token: str | None = None,
+        trial_end_at: datetime | str | None = None,
+        generate_invoices: bool | None = None,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Subscription:
+        """Create a subscription; the result carries the buyer portal's ``public_hash``.
+
+        Args:
+            store_id: the ``sto_`` store.
+            customer_id: the ``cus_`` customer.
+            amount_minor: kuruş per cycle.
+            interval_count: interval units per cycle.
+            interval_unit: ``day``, ``week``, ``month`` or ``year``.
+            currency: always ``TRY``.
+            card_token: a ``tok_`` token; the customer's default card if omitted.
+            trial_end_at: an aware datetime (or ``Z`` text) ending a trial.
+            generate_invoices: invoice each renewal.
+            description: free text.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+        """
+        return self._client.request(
+            _create(
+                store_id=store_id,
+                customer_id=customer_id,
+                amount_minor=amount_minor,
+                interval_count=interval_count,
+                interval_unit=interval_unit,
+                currency=currency,
+                card_token=card_token,
+                trial_end_at=trial_end_at,
+                generate_invoices=generate_invoices,
+                description=description,
+                idempotency_key=idempotency_key,
+            ),
+            Subscription,
+        )
+
+    def list(
+        self,
+        *,
+        store_id: str | None = None,
+        customer_id: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+        created_from: datetime | str | None = None,
+        created_to: datetime | str | None = None,
+        max_items: int | None = None,
+    ) -> SyncPager[Subscription]:
+        """Every matching subscription, fetched page by page as you iterate.
+
+        Args:
+            store_id: only this store's.
+            customer_id: only this customer's.
+            status: only those in this status.
+            limit: the page size asked of the service.
+            created_from: the ``from`` filter.
+            created_to: the ``to`` filter.
+            max_items: stop after this many items.
+        """
+        filters = _filters(store_id, customer_id, status, limit, created_from, created_to)
+        return SyncPager(lambda cursor: self.list_page(filters, cursor), max_items=max_items)
+
+    def list_page(self, filters: dict[str, Any], cursor: str | None = None) -> SubscriptionPage:
+        """One page of the listing, for those who handle cursors themselves."""
+        return self._client.request(_list(filters, cursor), SubscriptionPage)
+
+    def retrieve(self, subscription_id: str) -> Subscription:
+        """Read a subscription."""
+        return self._client.request(RequestOptions("GET", _path(subscription_id)), Subscription)
+
+    def charges(self, subscription_id: str) -> SubscriptionChargeList:
+        """The charges made for a subscription."""
+        return self._client.request(
+            RequestOptions("GET", _path(subscription_id, "/charges")), SubscriptionChargeList
+        )
+
+    def cancel(
+        self,
+        subscription_id: str,
+        *,
+        at_period_end: bool,
+        reason: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> SubscriptionCancellation:
+        """Cancel now (``at_period_end=False``) or when the paid period ends."""
+        return self._client.request(
+            _cancel(subscription_id, at_period_end, reason, idempotency_key),
+            SubscriptionCancellation,
+        )
+
+    def pause(
+        self, subscription_id: str, *, idempotency_key: str | None = None
+    ) -> SubscriptionUpdate:
+        """Pause an active or trialing subscription."""
+        return self._client.request(
+            _post(subscription_id, "/pause", {}, idempotency_key), SubscriptionUpdate
+        )
+
+    def resume(
+        self, subscription_id: str, *, idempotency_key: str | None = None
+    ) -> SubscriptionUpdate:
+        """Resume a paused subscription; the next reconciler tick charges it."""
+        return self._client.request(
+            _post(subscription_id, "/resume", {}, idempotency_key), SubscriptionUpdate
+        )
+
+    def retry(
+        self, subscription_id: str, *, idempotency_key: str | None = None
+    ) -> SubscriptionUpdate:
+        """Ask for a past-due subscription's charge to be retried on the next tick."""
+        return self._client.request(
+            _post(subscription_id, "/retry", {}, idempotency_key), SubscriptionUpdate
+        )
+
+    def charge_now(
+        self, subscription_id: str, *, idempotency_key: str | None = None
+    ) -> ChargeReceipt:
+        """Queue an immediate charge; poll until the status leaves ``charging``."""
+        return self._client.request(
+            _post(subscription_id, "/charge-now", {}, idempotency_key), ChargeReceipt
+        )
+
+
+class AsyncSubscriptions(AsyncResource):
+    """Recurring subscriptions (async); see `Subscriptions` for each method's documentation."""
+
+    async def create(
+        self,
+        *,
+        store_id: str,
+        customer_id: str,
+        amount_minor: int,
+        interval_count: int,
+        interval_unit: str,
+        currency: str = "TRY",
+        card_token: str | None = None,
+        trial_end_at: datetime | str | None = None,
+        generate_invoices: bool | None = None,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Subscription:
+        """Create a subscription; see `Subscriptions.create`."""
+        return await self._client.request(
+            _create(
+                store_id=store_id,
+                customer_id=customer_id,
+                amount_minor=amount_minor,
+                interval_count=interval_count,
+                interval_unit=interval_unit,
+                currency=currency,
+                card_token=card_token,
+                trial_end_at=trial_end_at,
+                generate_invoices=generate_invoices,
+                description=description,
+                idempotency_key=idempotency_key,
+            ),
+            Subscription,
+        )
+
+    def list(
+        self,
+        *,
+        store_id: str | None = None,
+        customer_id: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+        created_from: datetime | str | None = None,
+        created_to: datetime | str | None = None,
+        max_items: int | None = None,
+    ) -> AsyncPager[Subscription]:
+        """Every matching subscription: ``async for sub in client.subscriptions.list()``."""
+        filters = _filters(store_id, customer_id, status, limit, created_from, created_to)
+        return AsyncPager(lambda cursor: self.list_page(filters, cursor), max_items=max_items)
+
+    async def list_page(
+        self, filters: dict[str, Any], cursor: str | None = None
+    ) -> SubscriptionPage:
+        """One page of the listing, for those who handle cursors themselves."""
+        return await self._client.request(_list(filters, cursor), SubscriptionPage)
+
+    async def retrieve(self, subscription_id: str) -> Subscription:
+        """Read a subscription."""
+        return await self._client.request(
+            RequestOptions("GET", _path(subscription_id)), Subscription
+        )
+
+    async def charges(self, subscription_id: str) -> SubscriptionChargeList:
+        """The charges made for a subscription."""
+        return await self._client.request(
+            RequestOptions("GET", _path(subscription_id, "/charges")), SubscriptionChargeList
+        )
+
+    async def cancel(
+        self,
+        subscription_id: str,
+        *,
+        at_period_end: bool,
+        reason: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> SubscriptionCancellation:
+        """Cancel now or at period end; see `Subscriptions.cancel`."""
+        return await self._client.request(
+            _cancel(subscription_id, at_period_end, reason, idempotency_key),
+            SubscriptionCancellation,
+        )
+
+    async def pause(
+        self, subscription_id: str, *, idempotency_key: str | None = None
+    ) -> SubscriptionUpdate:
+        """Pause an active or trialing subscription."""
+        return await self._client.request(
+            _post(subscription_id, "/pause", {}, idempotency_key), SubscriptionUpdate
+        )
+
+    async def resume(
+        self, subscription_id: str, *, idempotency_key: str | None = None
+    ) -> SubscriptionUpdate:
+        """Resume a paused subscription."""
+        return await self._client.request(
+            _post(subscription_id, "/resume", {}, idempotency_key), SubscriptionUpdate
+        )
+
+    async def retry(
+        self, subscription_id: str, *, idempotency_key: str | None = None
+    ) -> SubscriptionUpdate:
+        """Ask for a past-due subscription's charge to be retried."""
+        return await self._client.request(
+            _post(subscription_id, "/retry", {}, idempotency_key), SubscriptionUpdate
+        )
+
+    async def charge_now(
+        self, subscription_id: str, *, idempotency_key: str | None = None
+    ) -> ChargeReceipt:
+        """Queue an immediate charge."""
+        return await self._client.request(
+            _post(subscription_id, "/charge-now", {}, idempotency_key), ChargeReceipt
+        )

@@ -1,0 +1,118 @@
+"""The ASGI app factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from workbench._version import __version__
+from workbench.sandbox.auth import AuthMiddleware
+from workbench.sandbox.config import SandboxConfig
+from workbench.sandbox.errors import install_error_handlers
+from workbench.sandbox.requestid import RequestIdMiddleware
+from workbench.sandbox.routes import (
+    acs_router,
+    control_router,
+    payments_router,
+    portal_router,
+    sessions_router,
+    subscriptions_router,
+    tokens_router,
+)
+from workbench.sandbox.runtime import Sandbox
+
+__all__ = ["create_app"]
+
+_SECURITY_SCHEMES = {
+    "ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
+    "Signature": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Signature",
+        "description": "HMAC-SHA256 of the canonical string, lowercase hex",
+    },
+    "Timestamp": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Timestamp",
+        "description": "ISO 8601 UTC ending in Z, within 5 minutes",
+    },
+}
+
+
+def create_app(
+    config: SandboxConfig | None = None,
+    *,
+    routers: Iterable[APIRouter] = (),
+    public_routes: Iterable[tuple[str, str]] = (),
+) -> FastAPI:
+    """Build a sandbox app: tables and fixtures are created now, background work on startup.
+
+    Args:
+        config: how to run (default: `SandboxConfig()`, an SQLite file in the user data dir).
+        routers: extra routers (subscriptions, hosted checkout pages) to include.
+        public_routes: extra ``(method or "*", path regex)`` pairs needing no signature.
+
+    Returns:
+        The app; ``app.state.sandbox`` is its `Sandbox`.
+    """
+    sandbox = Sandbox(config or SandboxConfig())
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        sandbox.start()
+        try:
+            yield
+        finally:
+            sandbox.stop()
+
+    app = FastAPI(
+        title="Payments Workbench sandbox",
+        version=__version__,
+        description="A stateful local emulator of the payments service interface.",
+        redirect_slashes=False,
+        lifespan=lifespan,
+    )
+    app.router.redirect_slashes = False
+    app.state.sandbox = sandbox
+    install_error_handlers(app)
+    for router in (
+        sessions_router,
+        payments_router,
+        tokens_router,
+        control_router,
+        acs_router,
+        subscriptions_router,
+        portal_router,
+        *routers,
+    ):
+        app.include_router(router)
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
+            components = schema.setdefault("components", {})
+            components["securitySchemes"] = _SECURITY_SCHEMES
+            # Validation failures are 400 in the envelope here, never FastAPI's 422.
+            for item in schema.get("paths", {}).values():
+                for operation in item.values():
+                    operation.get("responses", {}).pop("422", None)
+            for name in ("HTTPValidationError", "ValidationError"):
+                components.get("schemas", {}).pop(name, None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    app.add_middleware(AuthMiddleware, sandbox=sandbox, public_routes=tuple(public_routes))
+    app.add_middleware(RequestIdMiddleware)
+    return app

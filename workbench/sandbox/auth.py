@@ -1,0 +1,239 @@
+"""Pure ASGI middleware: read the body once, verify the signature, then the per-key gates.
+
+Order: body size (SVC-GW-4013), public route exemption, X-Api-Key (SVC-GW-1003),
+timestamp and signature through `workbench.signing.verify` (SVC-GW-1001 / 1002, the
+wall clock, constant-time comparison), then, outside ``/sandbox/`` control routes:
+rate limit (SVC-GW-1004 with Retry-After), a pending fail-next, simulated latency.
+The route sees the same body bytes the signature covered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import anyio.to_thread
+import sqlalchemy as sa
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from workbench.sandbox import db as tables
+from workbench.sandbox.context import Caller
+from workbench.sandbox.errors import error_response
+from workbench.signing import SignatureMismatch, TimestampInvalid, body_sha256, verify
+from workbench.spec import limits
+
+if TYPE_CHECKING:
+    from workbench.sandbox.runtime import Sandbox
+
+__all__ = ["DEFAULT_PUBLIC_ROUTES", "AuthMiddleware", "KeyRecord"]
+
+#: Routes that take no signature: (method or "*", path regex).
+DEFAULT_PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (
+    ("GET", r"^/v1/payments/[^/]+/public-status$"),
+    ("*", r"^/v1/public/"),
+    ("*", r"^/checkout(/|$)"),
+    ("*", r"^/sandbox/acs/"),
+    ("GET", r"^/(openapi\.json|docs|redoc|healthz)$"),
+    ("GET", r"^/docs/"),
+    ("GET", r"^/static/"),
+)
+
+
+class KeyRecord:
+    """An API key row and its merchant's control switches."""
+
+    __slots__ = (
+        "api_key",
+        "fail_next",
+        "latency_ms",
+        "merchant_id",
+        "revoked",
+        "secret_key",
+        "store_id",
+    )
+
+    def __init__(self, row: tables.AnyRow) -> None:
+        self.api_key = str(row.api_key)
+        self.secret_key = str(row.secret_key)
+        self.merchant_id = str(row.merchant_id)
+        self.store_id = str(row.store_id)
+        self.revoked = bool(row.revoked)
+        self.fail_next = row.fail_next if row.fail_next is None else str(row.fail_next)
+        self.latency_ms = int(str(row.latency_ms))
+
+    def __repr__(self) -> str:
+        return f"KeyRecord(merchant_id={self.merchant_id!r}, revoked={self.revoked})"
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limits.MAX_BODY_BYTES:
+            raise _BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+class AuthMiddleware:
+    """Authenticate signed requests; leave public routes alone.
+
+    Args:
+        app: the wrapped application.
+        sandbox: the running sandbox (keys, rate limiter, control switches).
+        public_routes: extra (method, path regex) pairs that need no signature.
+    """
+
+    def __init__(
+        self, app: ASGIApp, sandbox: Sandbox, public_routes: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        self.app = app
+        self.sandbox = sandbox
+        self.public = [
+            (method, re.compile(pattern))
+            for method, pattern in (*DEFAULT_PUBLIC_ROUTES, *public_routes)
+        ]
+
+    def _is_public(self, method: str, path: str) -> bool:
+        return any(m in ("*", method) and rx.search(path) for m, rx in self.public)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state = scope.setdefault("state", {})
+        rid = str(state.get("request_id", ""))
+        declared = Headers(scope=scope).get("content-length", "")
+        try:
+            if declared.isdigit() and int(declared) > limits.MAX_BODY_BYTES:
+                raise _BodyTooLarge
+            body = await _read_body(receive)
+        except _BodyTooLarge:
+            message = f"request body is larger than {limits.MAX_BODY_BYTES} bytes"
+            await error_response("SVC-GW-4013", message, rid)(scope, receive, send)
+            return
+        state["raw_body"] = body
+        if body and "content-type" not in Headers(scope=scope):
+            # The spec says bodies are JSON; a client that omits the header still means it.
+            scope["headers"] = [*scope["headers"], (b"content-type", b"application/json")]
+        digest = body_sha256(body)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        method = str(scope["method"])
+        raw_path = scope.get("raw_path")
+        path = raw_path.decode("latin-1") if raw_path else str(scope["path"])
+        if self._is_public(method, str(scope["path"])):
+            await self.app(scope, replay, send)
+            return
+        headers = Headers(scope=scope)
+        failure = await self._authenticate(headers, method, path, body, rid)
+        if isinstance(failure, tuple):
+            code, message, extra = failure
+            await error_response(code, message, rid, extra)(scope, receive, send)
+            return
+        record = failure
+        state["caller"] = Caller(record.api_key, record.merchant_id, record.store_id, rid, digest)
+        if not str(scope["path"]).startswith("/sandbox/"):
+            gate = await self._gates(record)
+            if gate is not None:
+                code, message, extra = gate
+                await error_response(code, message, rid, extra)(scope, receive, send)
+                return
+        await self.app(scope, replay, send)
+
+    async def _authenticate(
+        self, headers: Headers, method: str, path: str, body: bytes, rid: str
+    ) -> KeyRecord | tuple[str, str, dict[str, str]]:
+        api_key = headers.get("x-api-key")
+        if not api_key:
+            return "SVC-GW-1003", "X-Api-Key is missing", {}
+        record = await anyio.to_thread.run_sync(self._lookup, api_key)
+        if record is None:
+            return "SVC-GW-1003", "X-Api-Key is not a key of this environment", {}
+        if record.revoked:
+            return "SVC-GW-1003", "X-Api-Key has been revoked", {}
+        try:
+            verify(
+                record.secret_key,
+                signature=headers.get("x-signature"),
+                timestamp=headers.get("x-timestamp"),
+                method=method,
+                path=path,
+                body=body,
+            )
+        except TimestampInvalid as exc:
+            return "SVC-GW-1001", str(exc), {}
+        except SignatureMismatch:
+            return (
+                "SVC-GW-1002",
+                "X-Signature does not match the canonical string "
+                "(timestamp, method, path without query, body SHA-256)",
+                {},
+            )
+        return record
+
+    def _lookup(self, api_key: str) -> KeyRecord | None:
+        keys, merchants = tables.api_keys, tables.merchants
+        query = (
+            sa.select(
+                keys.c.api_key,
+                keys.c.secret_key,
+                keys.c.merchant_id,
+                keys.c.store_id,
+                keys.c.revoked,
+                merchants.c.fail_next,
+                merchants.c.latency_ms,
+            )
+            .join(merchants, merchants.c.id == keys.c.merchant_id)
+            .where(keys.c.api_key == api_key)
+        )
+        with self.sandbox.db.read() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else KeyRecord(row)
+
+    async def _gates(self, record: KeyRecord) -> tuple[str, str, dict[str, str]] | None:
+        wait = self.sandbox.limiter.check(record.merchant_id, record.api_key)
+        if wait is not None:
+            retry = self.sandbox.limiter.retry_after(wait)
+            return "SVC-GW-1004", "rate limit exceeded for this API key", {"Retry-After": retry}
+        if record.fail_next is not None:
+            mode = await anyio.to_thread.run_sync(
+                self.sandbox.consume_fail_next, record.merchant_id, record.fail_next
+            )
+            if mode is not None:
+                return await self._fail(mode)
+        delay = record.latency_ms + self.sandbox.config.latency_ms
+        if delay > 0:
+            await asyncio.sleep(delay / 1000)
+        return None
+
+    @staticmethod
+    async def _fail(mode: str) -> tuple[str, str, dict[str, str]]:
+        if mode == "429":
+            return "SVC-GW-1004", "rate limited (sandbox fail-next)", {"Retry-After": "1"}
+        if mode.startswith("timeout"):
+            seconds = float(mode.partition(":")[2] or "10")
+            await asyncio.sleep(seconds)
+            return "SVC-GW-5030", "timed out (sandbox fail-next)", {}
+        return "SVC-GW-5000", "internal error (sandbox fail-next)", {}

@@ -1,0 +1,220 @@
+"""Test cards: the ``tok_test_*`` tokens, the card numbers that tokenize to them, and PAN checks.
+
+| token | card number | behaviour |
+|---|---|---|
+| ``tok_test_success`` | 4242 4242 4242 4242 | approved; frictionless when 3DS is on |
+| ``tok_test_3ds_challenge`` | 4000 0000 0000 3220 | challenge; passes with code ``123456`` |
+| ``tok_test_3ds_fail`` | 4000 0084 0000 1629 | challenge that always fails |
+| ``tok_test_insufficient_funds`` | 4000 0000 0000 9995 | declined, SVC-PAY-3002 |
+| ``tok_test_declined`` | 4000 0000 0000 0002 | declined, SVC-PAY-3001 |
+| ``tok_test_refund_async`` | 5200 8282 8282 8210 | approved; refunds answer 202 and settle later |
+| ``tok_test_renewal_fails`` | 4000 0000 0000 0341 | approved directly; every renewal fails |
+
+Any other Luhn-valid number tokenizes as an approved card.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from workbench.sandbox import db as tables
+
+__all__ = [
+    "CHALLENGE_CODE",
+    "TEST_CARDS",
+    "TestCard",
+    "find_token",
+    "looks_like_pan",
+    "luhn_ok",
+    "mask",
+    "seed_test_tokens",
+    "tokenize",
+]
+
+#: The one-time code that passes a ``tok_test_3ds_challenge`` challenge.
+CHALLENGE_CODE = "123456"
+
+
+@dataclass(frozen=True, slots=True)
+class TestCard:
+    """A test card: its token, number, and how the sandbox treats it."""
+
+    token: str
+    number: str
+    behaviour: str
+    brand: str
+    card_type: str
+    description: str
+
+    @property
+    def bin(self) -> str:
+        """The first six digits."""
+        return self.number[:6]
+
+    @property
+    def last4(self) -> str:
+        """The last four digits."""
+        return self.number[-4:]
+
+
+TEST_CARDS: tuple[TestCard, ...] = (
+    TestCard(
+        "tok_test_success",
+        "4242424242424242",
+        "success",
+        "visa",
+        "credit",
+        "approved; frictionless when 3DS is on",
+    ),
+    TestCard(
+        "tok_test_3ds_challenge",
+        "4000000000003220",
+        "3ds_challenge",
+        "visa",
+        "credit",
+        f"3DS challenge that passes with code {CHALLENGE_CODE}",
+    ),
+    TestCard(
+        "tok_test_3ds_fail",
+        "4000008400001629",
+        "3ds_fail",
+        "visa",
+        "credit",
+        "3DS challenge that always fails",
+    ),
+    TestCard(
+        "tok_test_insufficient_funds",
+        "4000000000009995",
+        "insufficient_funds",
+        "visa",
+        "debit",
+        "declined: insufficient funds (SVC-PAY-3002)",
+    ),
+    TestCard(
+        "tok_test_declined",
+        "4000000000000002",
+        "declined",
+        "visa",
+        "credit",
+        "declined by the issuer (SVC-PAY-3001)",
+    ),
+    TestCard(
+        "tok_test_refund_async",
+        "5200828282828210",
+        "refund_async",
+        "mastercard",
+        "debit",
+        "approved; its refunds answer 202 and settle later",
+    ),
+    TestCard(
+        "tok_test_renewal_fails",
+        "4000000000000341",
+        "renewal_fails",
+        "visa",
+        "credit",
+        "approved when charged directly; every subscription renewal fails",
+    ),
+)
+
+_BY_NUMBER = {card.number: card for card in TEST_CARDS}
+_DIGIT_RUN = re.compile(r"(?:\d[ -]?){12,19}")
+
+
+def luhn_ok(number: str) -> bool:
+    """Whether a digit string passes the Luhn check."""
+    total = 0
+    for index, char in enumerate(reversed(number)):
+        digit = int(char)
+        if index % 2:
+            digit = digit * 2 - 9 if digit > 4 else digit * 2
+        total += digit
+    return total % 10 == 0
+
+
+def looks_like_pan(text: str) -> bool:
+    """Whether ``text`` contains something shaped like a card number (12-19 digits)."""
+    return _DIGIT_RUN.search(text) is not None
+
+
+def seed_test_tokens(conn: sa.Connection, now: datetime) -> None:
+    """Insert the built-in ``tok_test_*`` tokens (shared by every merchant) if missing."""
+    present = set(conn.execute(sa.select(tables.card_tokens.c.token)).scalars())
+    for card in TEST_CARDS:
+        if card.token in present:
+            continue
+        conn.execute(
+            sa.insert(tables.card_tokens).values(
+                token=card.token,
+                merchant_id=None,
+                behaviour=card.behaviour,
+                brand=card.brand,
+                card_type=card.card_type,
+                bin=card.bin,
+                last4=card.last4,
+                created_at=now,
+            )
+        )
+
+
+def find_token(conn: sa.Connection, merchant_id: str, token: str) -> tables.AnyRow | None:
+    """The token's record if this merchant may use it (built-in or its own)."""
+    table = tables.card_tokens
+    query = sa.select(table).where(
+        table.c.token == token,
+        sa.or_(table.c.merchant_id.is_(None), table.c.merchant_id == merchant_id),
+    )
+    return conn.execute(query).first()
+
+
+def _brand(number: str) -> str:
+    if number.startswith("4"):
+        return "visa"
+    if number[:2] in ("51", "52", "53", "54", "55") or "2221" <= number[:4] <= "2720":
+        return "mastercard"
+    if number[:2] in ("34", "37"):
+        return "amex"
+    if number.startswith("9792"):
+        return "troy"
+    return "unknown"
+
+
+def tokenize(conn: sa.Connection, merchant_id: str, number: str, now: datetime) -> dict[str, str]:
+    """Store a card number as a fresh ``tok_`` token of this merchant; the number is not kept.
+
+    The caller has already checked ``number`` is 12-19 digits passing Luhn.
+    """
+    known = _BY_NUMBER.get(number)
+    behaviour = known.behaviour if known else "success"
+    brand = known.brand if known else _brand(number)
+    card_type = known.card_type if known else "credit"
+    token = f"tok_{secrets.token_hex(12)}"
+    conn.execute(
+        sa.insert(tables.card_tokens).values(
+            token=token,
+            merchant_id=merchant_id,
+            behaviour=behaviour,
+            brand=brand,
+            card_type=card_type,
+            bin=number[:6],
+            last4=number[-4:],
+            created_at=now,
+        )
+    )
+    return {
+        "token": token,
+        "cardMask": mask(number[:6], number[-4:], len(number)),
+        "cardBrand": brand,
+        "cardType": card_type,
+        "bin": number[:6],
+        "last4": number[-4:],
+    }
+
+
+def mask(bin_: str, last4: str, length: int = 16) -> str:
+    """``411111******1111``: first six, masked middle, last four."""
+    return f"{bin_}{'*' * max(length - 10, 2)}{last4}"

@@ -1,0 +1,50 @@
+"""Time: the wall clock (signatures), the per-merchant business clock, and formatting.
+
+Each merchant has its own business clock, an offset from the wall clock kept in the
+database, so one test suite advancing time does not move another's. The signature
+skew check never looks at it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+
+from workbench.sandbox import db as tables
+
+__all__ = ["business_now", "iso", "set_business_time", "wall_now"]
+
+
+def wall_now() -> datetime:
+    """The real time, aware UTC."""
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime | None) -> str | None:
+    """Format an aware time as ``YYYY-MM-DDTHH:MM:SSZ`` (``None`` stays ``None``)."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def business_now(conn: sa.Connection, merchant_id: str) -> datetime:
+    """The merchant's business time: the wall clock plus its stored offset."""
+    offset = conn.execute(
+        sa.select(tables.merchants.c.clock_offset_us).where(tables.merchants.c.id == merchant_id)
+    ).scalar_one()
+    return wall_now() + timedelta(microseconds=int(offset))
+
+
+def set_business_time(conn: sa.Connection, merchant_id: str, moment: datetime) -> None:
+    """Move the merchant's business clock so that it reads ``moment`` now (never backwards)."""
+    current = business_now(conn, merchant_id)
+    if moment <= current:
+        return
+    delta = moment - wall_now()
+    offset = delta // timedelta(microseconds=1)
+    conn.execute(
+        sa.update(tables.merchants)
+        .where(tables.merchants.c.id == merchant_id)
+        .values(clock_offset_us=offset)
+    )

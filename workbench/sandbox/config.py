@@ -1,0 +1,76 @@
+"""The sandbox's configuration: passed in, never read from the environment here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, mask_key, mask_secret
+
+__all__ = ["SandboxConfig", "default_db_url"]
+
+
+def default_db_url() -> str:
+    """An SQLite file under the user's data directory (created on demand)."""
+    directory = Path(platformdirs.user_data_dir("payments-workbench", appauthor=False))
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / 'sandbox.db'}"
+
+
+@dataclass(slots=True)
+class SandboxConfig:
+    """How one sandbox instance runs.
+
+    Attributes:
+        db_url: SQLAlchemy URL. ``sqlite://`` or ``sqlite:///:memory:`` is one in-memory
+            database shared by every thread; ``postgresql+psycopg://...`` for a shared sandbox.
+        api_key: the demo merchant's public key.
+        secret_key: the demo merchant's secret key (kept out of ``repr``).
+        public_base_url: the address clients reach the sandbox at (default: taken from each
+            request's Host), used for the ACS address.
+        checkout_base_url: where hosted checkout pages live (default: ``public_base_url``);
+            a session's ``checkoutUrl`` is ``<checkout_base_url>/checkout/<sessionId>``.
+        rate_limit_per_second: sustained requests per second per API key (0 turns it off).
+        rate_limit_burst: requests a key may send at once before the limit bites.
+        latency_ms: simulated latency added to every signed response (all merchants).
+        run_reconciler_in_background: run the reconciler on a thread while serving.
+        reconciler_interval_seconds: pause between background reconciler passes.
+        refund_settle_seconds: business time an in-flight refund takes to settle.
+        threeds_timeout_seconds: business time after which an unfinished challenge fails.
+        webhook_timeout_seconds: how long one webhook delivery attempt may take.
+        webhook_max_attempts: delivery attempts before an event is marked failed.
+    """
+
+    db_url: str = field(default_factory=default_db_url)
+    api_key: str = DEFAULT_API_KEY
+    secret_key: str = field(default=DEFAULT_SECRET_KEY, repr=False)
+    public_base_url: str | None = None
+    checkout_base_url: str | None = None
+    rate_limit_per_second: float = 200.0
+    rate_limit_burst: int = 400
+    latency_ms: int = 0
+    run_reconciler_in_background: bool = True
+    reconciler_interval_seconds: float = 0.5
+    refund_settle_seconds: int = 60
+    threeds_timeout_seconds: int = 15 * 60
+    webhook_timeout_seconds: float = 5.0
+    webhook_max_attempts: int = 5
+
+    @property
+    def uses_default_keys(self) -> bool:
+        """Whether the demo merchant runs on the built-in (public) demo key pair."""
+        return self.api_key == DEFAULT_API_KEY and self.secret_key == DEFAULT_SECRET_KEY
+
+    def describe_credentials(self) -> str:
+        """The demo credentials for a banner: the secret only when it is the public default."""
+        secret = self.secret_key if self.uses_default_keys else mask_secret(self.secret_key)
+        key = self.api_key if self.uses_default_keys else mask_key(self.api_key)
+        return f"api key {key}, secret key {secret}"
+
+    def __repr__(self) -> str:
+        return (
+            f"SandboxConfig(db_url={self.db_url!r}, api_key={mask_key(self.api_key)!r}, "
+            f"secret_key={mask_secret(self.secret_key)!r})"
+        )

@@ -1,0 +1,53 @@
+"""What a route knows about its request: the running sandbox and the authenticated caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fastapi import Request
+
+from workbench.sandbox.errors import ApiError, request_id_of
+
+if TYPE_CHECKING:
+    from workbench.sandbox.runtime import Sandbox
+
+__all__ = ["Caller", "caller_of", "sandbox_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The merchant a signed request authenticated as.
+
+    Attributes:
+        api_key: the public key it signed with.
+        merchant_id: its merchant.
+        store_id: the store the key belongs to.
+        request_id: this request's id.
+        body_sha256: hash of the raw body (the idempotency fingerprint).
+    """
+
+    api_key: str
+    merchant_id: str
+    store_id: str
+    request_id: str
+    body_sha256: str
+
+
+def sandbox_of(request: Request) -> Sandbox:
+    """The `Sandbox` serving this app (a FastAPI dependency)."""
+    sandbox: Sandbox = request.app.state.sandbox
+    return sandbox
+
+
+def caller_of(request: Request) -> Caller:
+    """The authenticated caller (a FastAPI dependency); public routes have none."""
+    caller = (request.scope.get("state") or {}).get("caller")
+    if not isinstance(caller, Caller):
+        raise ApiError("SVC-GW-1003", "X-Api-Key is missing")
+    return caller
+
+
+def request_id(request: Request) -> str:
+    """This request's id (a FastAPI dependency)."""
+    return request_id_of(request.scope)

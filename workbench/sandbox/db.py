@@ -1,0 +1,395 @@
+"""Storage: the tables and the engine (SQLite in WAL mode, or PostgreSQL).
+
+Every write runs in one transaction through `Database.write`. On SQLite that
+transaction starts with ``BEGIN IMMEDIATE`` (a deferred transaction that later
+upgrades to a write fails at once, whatever ``busy_timeout`` says) and is
+serialised inside the process by a lock; on PostgreSQL rows are locked with
+``SELECT ... FOR UPDATE`` by the services. A unique-constraint race is retried.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import StaticPool
+
+__all__ = [
+    "AnyRow",
+    "Database",
+    "UTCDateTime",
+    "api_keys",
+    "card_tokens",
+    "customers",
+    "event_deliveries",
+    "events",
+    "idempotency_records",
+    "leases",
+    "merchants",
+    "meta",
+    "metadata",
+    "payments",
+    "refunds",
+    "saved_cards",
+    "sessions",
+    "stores",
+]
+
+T = TypeVar("T")
+#: A result row of any shape.
+AnyRow = sa.Row[*tuple[Any, ...]]
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """Aware UTC datetimes, stored naive in UTC so SQLite and PostgreSQL agree."""
+
+    impl = sa.DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+metadata = sa.MetaData()
+
+
+def _id(name: str = "id") -> sa.Column[str]:
+    return sa.Column(name, sa.String(64), primary_key=True)
+
+
+def _merchant() -> sa.Column[str]:
+    return sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id"), nullable=False)
+
+
+meta = sa.Table(
+    "meta", metadata, sa.Column("key", sa.String(64), primary_key=True), sa.Column("value", sa.Text)
+)
+
+merchants = sa.Table(
+    "merchants",
+    metadata,
+    _id(),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("clock_offset_us", sa.BigInteger, nullable=False, default=0),
+    sa.Column("fail_next", sa.String(32)),
+    sa.Column("latency_ms", sa.Integer, nullable=False, default=0),
+)
+
+stores = sa.Table(
+    "stores",
+    metadata,
+    _id(),
+    _merchant(),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("webhook_url", sa.Text),
+    sa.Column("webhook_secret", sa.String(128), nullable=False),
+)
+
+api_keys = sa.Table(
+    "api_keys",
+    metadata,
+    sa.Column("api_key", sa.String(128), primary_key=True),
+    sa.Column("secret_key", sa.String(256), nullable=False),
+    _merchant(),
+    sa.Column("store_id", sa.String(64), sa.ForeignKey("stores.id"), nullable=False),
+    sa.Column("revoked", sa.Boolean, nullable=False, default=False),
+)
+
+customers = sa.Table(
+    "customers",
+    metadata,
+    _id(),
+    _merchant(),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("email", sa.String(200)),
+)
+
+card_tokens = sa.Table(
+    "card_tokens",
+    metadata,
+    sa.Column("token", sa.String(80), primary_key=True),
+    # NULL for the built-in test tokens, which every merchant may use.
+    sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id")),
+    sa.Column("behaviour", sa.String(40), nullable=False),
+    sa.Column("brand", sa.String(40), nullable=False),
+    sa.Column("card_type", sa.String(40), nullable=False),
+    sa.Column("bin", sa.String(6), nullable=False),
+    sa.Column("last4", sa.String(4), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+saved_cards = sa.Table(
+    "saved_cards",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    _merchant(),
+    sa.Column("customer_id", sa.String(64), sa.ForeignKey("customers.id"), nullable=False),
+    sa.Column("token", sa.String(80), nullable=False),
+    sa.Column("is_default", sa.Boolean, nullable=False, default=False),
+    sa.UniqueConstraint("customer_id", "token"),
+)
+
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    _id(),
+    _merchant(),
+    sa.Column("store_id", sa.String(64), nullable=False),
+    sa.Column("transaction_id", sa.String(64)),
+    sa.Column("fingerprint", sa.String(64)),
+    sa.Column("mode", sa.String(20), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("currency", sa.String(3), nullable=False),
+    sa.Column("description", sa.Text),
+    sa.Column("return_url", sa.Text, nullable=False),
+    sa.Column("callback_url", sa.Text),
+    sa.Column("installment_enabled", sa.Boolean, nullable=False, default=False),
+    sa.Column("customer_id", sa.String(64)),
+    sa.Column("subscription_id", sa.String(64)),
+    sa.Column("splits", sa.JSON),
+    sa.Column("checkout_url", sa.Text, nullable=False),
+    sa.Column("payment_id", sa.String(64)),
+    sa.Column("response_body", sa.LargeBinary),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
+    sa.Column("completed_at", UTCDateTime),
+    sa.UniqueConstraint("merchant_id", "transaction_id"),
+)
+
+payments = sa.Table(
+    "payments",
+    metadata,
+    _id(),
+    _merchant(),
+    sa.Column("store_id", sa.String(64), nullable=False),
+    sa.Column("transaction_id", sa.String(64), nullable=False),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("currency", sa.String(3), nullable=False),
+    sa.Column("commission", sa.BigInteger, nullable=False),
+    sa.Column("net_amount", sa.BigInteger, nullable=False),
+    sa.Column("card_token", sa.String(80), nullable=False),
+    sa.Column("behaviour", sa.String(40), nullable=False),
+    sa.Column("card_mask", sa.String(19), nullable=False),
+    sa.Column("card_brand", sa.String(40), nullable=False),
+    sa.Column("card_type", sa.String(40), nullable=False),
+    sa.Column("bin", sa.String(6), nullable=False),
+    sa.Column("installment_count", sa.Integer, nullable=False),
+    sa.Column("three_d_secure", sa.Boolean, nullable=False),
+    sa.Column("capture", sa.Boolean, nullable=False),
+    sa.Column("auth_code", sa.String(12)),
+    sa.Column("correlation_id", sa.String(64)),
+    sa.Column("customer_id", sa.String(64)),
+    sa.Column("save_card", sa.Boolean, nullable=False, default=False),
+    sa.Column("callback_url", sa.Text),
+    sa.Column("refunded_amount", sa.BigInteger, nullable=False, default=0),
+    sa.Column("pending_refund_amount", sa.BigInteger, nullable=False, default=0),
+    sa.Column("void_reason", sa.String(500)),
+    sa.Column("decline_code", sa.String(20)),
+    sa.Column("response_status", sa.Integer, nullable=False),
+    sa.Column("response_body", sa.LargeBinary, nullable=False),
+    sa.Column("threeds_status", sa.Integer),
+    sa.Column("threeds_body", sa.LargeBinary),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("completed_at", UTCDateTime),
+    sa.UniqueConstraint("merchant_id", "transaction_id"),
+)
+
+refunds = sa.Table(
+    "refunds",
+    metadata,
+    _id(),
+    _merchant(),
+    sa.Column("payment_id", sa.String(64), sa.ForeignKey("payments.id"), nullable=False),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("reason", sa.String(500)),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("bank_refund_id", sa.String(64)),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("settle_at", UTCDateTime),
+    sa.Column("completed_at", UTCDateTime),
+)
+
+idempotency_records = sa.Table(
+    "idempotency_records",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("api_key", sa.String(128), nullable=False),
+    sa.Column("endpoint", sa.Text, nullable=False),
+    sa.Column("key", sa.String(255), nullable=False),
+    _merchant(),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("state", sa.String(12), nullable=False),
+    sa.Column("locked_until", UTCDateTime, nullable=False),
+    sa.Column("status_code", sa.Integer),
+    sa.Column("body", sa.LargeBinary),
+    sa.Column("request_id", sa.String(64)),
+    # A provisional (202) answer: the kind and id of the object whose state to report.
+    sa.Column("provisional_kind", sa.String(20)),
+    sa.Column("provisional_id", sa.String(64)),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("api_key", "endpoint", "key"),
+)
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", sa.String(64), nullable=False, unique=True),
+    _merchant(),
+    sa.Column("store_id", sa.String(64), nullable=False),
+    sa.Column("type", sa.String(60), nullable=False),
+    sa.Column("payload", sa.LargeBinary, nullable=False),
+    sa.Column("target_url", sa.Text),
+    sa.Column("delivery_state", sa.String(20), nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False, default=0),
+    sa.Column("next_attempt_at", UTCDateTime),
+    sa.Column("last_error", sa.String(300)),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("delivered_at", UTCDateTime),
+)
+
+event_deliveries = sa.Table(
+    "event_deliveries",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("event_id", sa.String(64), sa.ForeignKey("events.id"), nullable=False),
+    _merchant(),
+    sa.Column("attempt", sa.Integer, nullable=False),
+    sa.Column("attempted_at", UTCDateTime, nullable=False),
+    sa.Column("status_code", sa.Integer),
+    sa.Column("error", sa.String(300)),
+)
+
+leases = sa.Table(
+    "leases",
+    metadata,
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("holder", sa.String(64), nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
+)
+
+
+class Database:
+    """One engine and the transaction helpers every service uses.
+
+    Args:
+        url: an SQLAlchemy URL; ``sqlite://`` and ``sqlite:///:memory:`` give one in-memory
+            database shared across threads.
+    """
+
+    def __init__(self, url: str) -> None:
+        parsed = make_url(url)
+        self.url = url
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        self.is_memory = self.is_sqlite and parsed.database in (None, "", ":memory:")
+        kwargs: dict[str, Any] = {}
+        if self.is_memory:
+            kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
+        elif self.is_sqlite:
+            kwargs = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+        else:
+            kwargs = {"pool_size": 10, "max_overflow": 30, "pool_pre_ping": True}
+        self.engine = sa.create_engine(url, **kwargs)
+        # SQLite has one writer; the in-memory database is one connection. Serialising
+        # here is cheaper than spinning on busy_timeout.
+        self._write_lock = threading.RLock()
+        self._memory_lock = threading.RLock()
+        if self.is_sqlite:
+            self._install_sqlite_hooks()
+
+    def _install_sqlite_hooks(self) -> None:
+        memory = self.is_memory
+
+        @sa.event.listens_for(self.engine, "connect")
+        def _connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+            cursor = dbapi_conn.cursor()
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        @sa.event.listens_for(self.engine, "begin")
+        def _begin(conn: sa.Connection) -> None:
+            immediate = conn.get_execution_options().get("sqlite_immediate", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    def create_all(self) -> None:
+        """Create every table that does not exist yet."""
+        with self._memory_guard():
+            metadata.create_all(self.engine)
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    @contextmanager
+    def _memory_guard(self) -> Iterator[None]:
+        if self.is_memory:
+            with self._memory_lock:
+                yield
+        else:
+            yield
+
+    @contextmanager
+    def read(self) -> Iterator[sa.Connection]:
+        """A read-only transaction."""
+        with self._memory_guard(), self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def write(self) -> Iterator[sa.Connection]:
+        """A write transaction: committed on success, rolled back on any exception."""
+        if self.is_sqlite:
+            with (
+                self._write_lock,
+                self._memory_guard(),
+                self.engine.connect().execution_options(sqlite_immediate=True) as conn,
+                conn.begin(),
+            ):
+                yield conn
+        else:
+            with self.engine.connect() as conn, conn.begin():
+                yield conn
+
+    def transact(self, work: Callable[[sa.Connection], T], *, attempts: int = 4) -> T:
+        """Run ``work`` in a write transaction, retrying when a concurrent insert wins a race.
+
+        A unique-constraint violation means another request created the same object
+        first; running ``work`` again lets it find that object and answer accordingly.
+        """
+        for attempt in range(attempts):
+            try:
+                with self.write() as conn:
+                    return work(conn)
+            except sa.exc.IntegrityError:
+                if attempt == attempts - 1:
+                    raise
+            except sa.exc.OperationalError as exc:
+                # PostgreSQL deadlock / serialization failure: safe to run again.
+                code = getattr(exc.orig, "sqlstate", None)
+                if code not in ("40001", "40P01") or attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def get_meta(self, conn: sa.Connection, key: str) -> str | None:
+        """A value of the ``meta`` table."""
+        return conn.execute(sa.select(meta.c.value).where(meta.c.key == key)).scalar_one_or_none()

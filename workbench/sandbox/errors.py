@@ -1,0 +1,141 @@
+"""The error envelope ``{"code", "message", "requestId"}`` and the handlers that produce it.
+
+Every failure leaves the sandbox in this envelope with the status `workbench.spec.ERRORS`
+gives its code: validation errors name the field, never echo the value sent (it may be
+a card number), and an unexpected exception becomes SVC-GW-5000 without a trace.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from workbench.spec import ERRORS
+
+__all__ = [
+    "ApiError",
+    "envelope_bytes",
+    "error_response",
+    "install_error_handlers",
+    "request_id_of",
+    "validation_message",
+]
+
+logger = logging.getLogger("workbench.sandbox")
+
+
+class ApiError(Exception):
+    """An answer in the error envelope; its HTTP status comes from the code's spec row.
+
+    Args:
+        code: a code of `workbench.spec.ERRORS`.
+        message: what went wrong, for a human; never a secret or a card number.
+        headers: extra response headers (``Retry-After``...).
+    """
+
+    def __init__(self, code: str, message: str, *, headers: Mapping[str, str] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = ERRORS[code].http_status
+        self.headers = dict(headers or {})
+
+
+def request_id_of(scope: Mapping[str, Any]) -> str:
+    """The request id the request-id middleware put in the scope (or ``""``)."""
+    state = scope.get("state") or {}
+    return str(state.get("request_id", ""))
+
+
+def envelope_bytes(code: str, message: str, request_id: str) -> bytes:
+    """The serialised envelope."""
+    body = {"code": code, "message": message, "requestId": request_id}
+    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+
+def error_response(
+    code: str, message: str, request_id: str, headers: Mapping[str, str] | None = None
+) -> Response:
+    """A JSON response carrying the envelope with the code's HTTP status."""
+    all_headers = {"X-Request-Id": request_id, **(headers or {})}
+    return Response(
+        envelope_bytes(code, message, request_id),
+        status_code=ERRORS[code].http_status,
+        media_type="application/json",
+        headers=all_headers,
+    )
+
+
+def _field_name(loc: Sequence[int | str]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+_TYPE_HINTS = {
+    "extra_forbidden": "unknown field",
+    "missing": "required field is missing",
+}
+
+
+def validation_message(errors: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """Turn pydantic errors into (code, message) naming every offending field.
+
+    A body that is not JSON, or not a JSON object, is SVC-GW-4000; anything else is
+    SVC-VAL-4001. The input values are left out on purpose.
+    """
+    for err in errors:
+        loc = tuple(err.get("loc", ()))
+        if err.get("type") == "json_invalid":
+            return "SVC-GW-4000", "request body is not valid JSON"
+        if loc in (("body",), ()) and err.get("type") in ("model_attributes_type", "dict_type"):
+            return "SVC-GW-4000", "request body must be a JSON object"
+        if loc == ("body",) and err.get("type") == "missing":
+            return "SVC-GW-4000", "request body is required (send {} when there are no fields)"
+    parts = []
+    for err in errors:
+        field = _field_name(err.get("loc", ()))
+        kind = str(err.get("type", ""))
+        text = _TYPE_HINTS.get(kind) or str(err.get("msg", "invalid value"))
+        if kind.startswith("value_error"):
+            text = text.removeprefix("Value error, ")
+        parts.append(f"{field}: {text}")
+    return "SVC-VAL-4001", "; ".join(parts)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Route every failure FastAPI or Starlette can raise into the envelope."""
+
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_response(exc.code, exc.message, request_id_of(request.scope), exc.headers)
+
+    async def invalid(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        code, message = validation_message(exc.errors())
+        return error_response(code, message, request_id_of(request.scope))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        rid = request_id_of(request.scope)
+        if exc.status_code == 405:
+            return error_response("SVC-GW-4005", "method not allowed on this route", rid)
+        if exc.status_code == 404:
+            return error_response("SVC-GW-4004", "no such route", rid)
+        return error_response("SVC-GW-4000", str(exc.detail), rid)
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        rid = request_id_of(request.scope)
+        logger.error("unhandled %s on %s (request %s)", type(exc).__name__, request.url.path, rid)
+        return error_response("SVC-GW-5000", "internal error; quote the requestId", rid)
+
+    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(Exception, unexpected)

@@ -1,0 +1,186 @@
+"""Idempotency: claim, replay, conflict; keyed on (API key, method + path, Idempotency-Key).
+
+1. No record: a ``pending`` claim is committed, the work runs, and its `Reply` is
+   stored *in the same transaction* as the work's own writes, so a crash leaves
+   either nothing or both.
+2. Same key, same body hash, finished: the stored status, body and X-Request-Id are
+   returned verbatim. A *provisional* answer (a 202 refund) is not final: the
+   object's current state is reported, and its first final answer is stored.
+3. Same key, another body: SVC-GW-2001. Still pending: SVC-GW-2002 (retryable).
+4. An `ApiError` (validation, state conflict, not found) is not recorded: the claim
+   is released, so the caller may fix the request and retry with the same key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import sqlalchemy as sa
+
+from workbench.sandbox import db as tables
+from workbench.sandbox.clock import wall_now
+from workbench.sandbox.context import Caller
+from workbench.sandbox.errors import ApiError
+from workbench.sandbox.replies import Reply
+from workbench.spec import limits
+
+if TYPE_CHECKING:
+    from workbench.sandbox.runtime import Sandbox
+
+__all__ = ["PROVISIONAL", "IdempotencyPurgeWork", "Work", "run_idempotent"]
+
+Work = Callable[[sa.Connection], Reply]
+#: kind -> function rebuilding a provisional reply from the object's current state.
+PROVISIONAL: dict[str, Callable[[sa.Connection, str, str], Reply]] = {}
+
+_KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
+#: A claim older than this whose request never finished (a crash) may be taken over.
+_CLAIM_SECONDS = 60
+
+_T = tables.idempotency_records
+
+
+def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> tables.AnyRow | None:
+    query = sa.select(_T).where(
+        _T.c.api_key == caller.api_key, _T.c.endpoint == endpoint, _T.c.key == key
+    )
+    return conn.execute(query.with_for_update()).first()
+
+
+def _claim(
+    conn: sa.Connection, caller: Caller, endpoint: str, key: str
+) -> Reply | tuple[str, None] | tuple[None, int]:
+    """``(None, record id)`` when claimed, a `Reply` to send, or ``(code, None)`` on conflict."""
+    now = wall_now()
+    row = _find(conn, caller, endpoint, key)
+    if row is not None and row.expires_at <= now:
+        conn.execute(sa.delete(_T).where(_T.c.id == row.id))
+        row = None
+    if row is None:
+        result = conn.execute(
+            sa.insert(_T).values(
+                api_key=caller.api_key,
+                endpoint=endpoint,
+                key=key,
+                merchant_id=caller.merchant_id,
+                fingerprint=caller.body_sha256,
+                state="pending",
+                locked_until=now + timedelta(seconds=_CLAIM_SECONDS),
+                created_at=now,
+                expires_at=now + timedelta(seconds=limits.IDEMPOTENCY_TTL_SECONDS),
+            )
+        )
+        pk = result.inserted_primary_key
+        assert pk is not None
+        return None, int(pk[0])
+    if row.fingerprint != caller.body_sha256:
+        return "SVC-GW-2001", None
+    if row.state == "pending":
+        if row.locked_until > now:
+            return "SVC-GW-2002", None
+        conn.execute(
+            sa.update(_T)
+            .where(_T.c.id == row.id)
+            .values(locked_until=now + timedelta(seconds=_CLAIM_SECONDS))
+        )
+        return None, int(row.id)
+    if row.provisional_kind:
+        return _refresh(conn, caller, row)
+    reply = Reply(int(row.status_code), bytes(row.body))
+    reply.headers["X-Request-Id"] = str(row.request_id)
+    reply.headers["Idempotent-Replayed"] = "true"
+    return reply
+
+
+def _refresh(conn: sa.Connection, caller: Caller, row: tables.AnyRow) -> Reply:
+    rebuild = PROVISIONAL[str(row.provisional_kind)]
+    reply = rebuild(conn, str(row.provisional_kind), str(row.provisional_id))
+    if reply.provisional is None:
+        _store(conn, int(str(row.id)), reply, caller.request_id)
+    return reply
+
+
+def _store(conn: sa.Connection, record_id: int, reply: Reply, request_id: str) -> None:
+    kind, ident = reply.provisional or (None, None)
+    conn.execute(
+        sa.update(_T)
+        .where(_T.c.id == record_id)
+        .values(
+            state="done",
+            status_code=reply.status,
+            body=reply.body,
+            request_id=request_id,
+            provisional_kind=kind,
+            provisional_id=ident,
+        )
+    )
+
+
+def _release(sandbox: Sandbox, record_id: int) -> None:
+    with sandbox.db.write() as conn:
+        conn.execute(sa.delete(_T).where(_T.c.id == record_id, _T.c.state == "pending"))
+
+
+def run_idempotent(
+    sandbox: Sandbox, caller: Caller, method: str, path: str, key: str | None, work: Work
+) -> Reply:
+    """Run ``work`` once per (key, endpoint, body); see the module docstring.
+
+    Without a key the work simply runs in one transaction (retried on a lost insert
+    race, which is how a ``transactionId`` fence answers a concurrent duplicate).
+
+    Raises:
+        ApiError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
+            whatever ``work`` raised.
+    """
+    if key is None:
+        return sandbox.db.transact(work)
+    if not _KEY_RE.match(key):
+        raise ApiError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
+    endpoint = f"{method} {path}"
+    claimed = sandbox.db.transact(lambda conn: _claim(conn, caller, endpoint, key))
+    if isinstance(claimed, Reply):
+        return claimed
+    code, record_id = claimed
+    if code is not None:
+        message = (
+            "Idempotency-Key was used with a different payload"
+            if code == "SVC-GW-2001"
+            else "a request with this Idempotency-Key is still in progress; retry shortly"
+        )
+        raise ApiError(
+            code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None
+        )
+    assert record_id is not None
+
+    def work_and_store(conn: sa.Connection) -> Reply:
+        reply = work(conn)
+        _store(conn, record_id, reply, caller.request_id)
+        return reply
+
+    try:
+        return sandbox.db.transact(work_and_store)
+    except BaseException:
+        _release(sandbox, record_id)
+        raise
+
+
+class IdempotencyPurgeWork:
+    """Reconciler work: forget records older than 24 hours (wall clock, never "due")."""
+
+    name = "idempotency_purge"
+
+    def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
+        """Never drives a clock advance: the cache lifetime is wall-clock time."""
+        return None
+
+    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+        """Delete the merchant's expired records."""
+        with sandbox.db.write() as conn:
+            result = conn.execute(
+                sa.delete(_T).where(_T.c.merchant_id == merchant_id, _T.c.expires_at <= wall_now())
+            )
+        return int(result.rowcount)

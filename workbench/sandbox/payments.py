@@ -1,0 +1,462 @@
+"""Payments: card charge, 3-D Secure completion, capture, void, retrieval, public status.
+
+Each function runs inside the caller's write transaction, locks the payment row it
+changes, applies `workbench.spec.PAYMENT`, and records the events it causes.
+
+Commission: 2.49 % of the amount for a single payment plus 0.75 percentage point per
+additional installment, rounded half up to whole kuruş; ``netAmount = amount -
+commission``. It is fixed when the payment is created (integer arithmetic only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from pydantic import BaseModel
+
+from workbench.sandbox import acs, cards, events
+from workbench.sandbox import db as tables
+from workbench.sandbox.clock import business_now, iso
+from workbench.sandbox.context import Caller
+from workbench.sandbox.errors import ApiError
+from workbench.sandbox.ids import new_id, new_uuid
+from workbench.sandbox.replies import Reply, error_reply
+from workbench.sandbox.schemas import ChargeRequest, ThreeDSCallbackRequest, VoidRequest
+from workbench.spec import PAYMENT, IdPrefix
+
+if TYPE_CHECKING:
+    from workbench.sandbox.runtime import Sandbox
+
+__all__ = [
+    "ThreeDSExpiryWork",
+    "capture",
+    "charge",
+    "commission_for",
+    "fingerprint",
+    "get_payment",
+    "payment_object",
+    "public_status",
+    "threeds_callback",
+    "void",
+]
+
+_P = tables.payments
+_TOKEN_RE = re.compile(r"^tok_[A-Za-z0-9_]{1,76}$")
+_DECLINES = {
+    "declined": ("SVC-PAY-3001", "the issuer declined the card"),
+    "insufficient_funds": ("SVC-PAY-3002", "the card has insufficient funds"),
+}
+Row = tables.AnyRow
+
+
+def commission_for(amount: int, installments: int) -> int:
+    """The commission in kuruş (see the module docstring)."""
+    basis_points = 249 + 75 * (installments - 1)
+    return (amount * basis_points + 5_000) // 10_000
+
+
+def fingerprint(model: BaseModel) -> str:
+    """A hash of a request's meaning (field values), for the ``transactionId`` fence."""
+    canonical = json.dumps(model.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def load(conn: sa.Connection, merchant_id: str, payment_id: str) -> Row:
+    """The merchant's payment, locked for update.
+
+    Raises:
+        ApiError: SVC-GW-4004 when it does not exist *for this merchant* (never 403).
+    """
+    query = sa.select(_P).where(_P.c.id == payment_id, _P.c.merchant_id == merchant_id)
+    row = conn.execute(query.with_for_update()).first()
+    if row is None:
+        raise ApiError("SVC-GW-4004", "no such payment for this merchant")
+    return row
+
+
+def _charge_body(row: Row | dict[str, Any], acs_url: str | None = None) -> dict[str, Any]:
+    r = row if isinstance(row, dict) else row._asdict()
+    body: dict[str, Any] = {
+        "paymentId": r["id"],
+        "status": r["status"],
+        "amount": r["amount"],
+        "currency": r["currency"],
+        "commission": r["commission"],
+        "netAmount": r["net_amount"],
+        "cardMask": r["card_mask"],
+        "cardBrand": r["card_brand"],
+        "cardType": r["card_type"],
+        "installmentCount": r["installment_count"],
+        "threeDSecure": r["three_d_secure"],
+        "authCode": r["auth_code"],
+        "createdAt": iso(r["created_at"]),
+        "completedAt": iso(r["completed_at"]),
+    }
+    if r["status"] == "pending_3ds":
+        body["correlationId"] = r["correlation_id"]
+        body["acsUrl"] = acs_url
+    return body
+
+
+def refundable(row: Row) -> int:
+    """What may still be refunded: captured amount minus completed *and* in-flight refunds."""
+    if row.status != "captured":
+        return 0
+    return int(row.amount - row.refunded_amount - row.pending_refund_amount)
+
+
+def payment_object(row: Row) -> dict[str, Any]:
+    """The spec's payment object."""
+    return {
+        "id": row.id,
+        "merchantId": row.merchant_id,
+        "transactionId": row.transaction_id,
+        "status": row.status,
+        "amount": row.amount,
+        "currency": row.currency,
+        "commission": row.commission,
+        "netAmount": row.net_amount,
+        "cardMask": row.card_mask,
+        "cardBrand": row.card_brand,
+        "cardType": row.card_type,
+        "bin": row.bin,
+        "installmentCount": row.installment_count,
+        "threeDSecure": row.three_d_secure,
+        "refundAmount": row.refunded_amount,
+        "refundableAmount": refundable(row),
+        "createdAt": iso(row.created_at),
+        "completedAt": iso(row.completed_at),
+    }
+
+
+def _check_token(token: str) -> None:
+    if cards.looks_like_pan(token):
+        raise ApiError(
+            "SVC-VAL-4002",
+            "cardToken: raw card numbers are never accepted; tokenize the card first "
+            "(POST /v1/cards/tokens) and send the tok_ token",
+        )
+    if not _TOKEN_RE.match(token):
+        raise ApiError("SVC-VAL-4001", "cardToken: must be a vault token starting with tok_")
+
+
+def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) -> bool:
+    c = tables.customers
+    query = sa.select(c.c.id).where(c.c.id == customer_id, c.c.merchant_id == merchant_id)
+    return conn.execute(query).first() is not None
+
+
+def _emit(
+    conn: sa.Connection, row: Row | dict[str, Any], type: str, now: datetime, **extra: Any
+) -> None:
+    r = row if isinstance(row, dict) else row._asdict()
+    data = {
+        "paymentId": r["id"],
+        "transactionId": r["transaction_id"],
+        "status": r["status"],
+        "amount": r["amount"],
+        "currency": r["currency"],
+        **extra,
+    }
+    events.emit(
+        conn,
+        merchant_id=r["merchant_id"],
+        store_id=r["store_id"],
+        type=type,
+        data=data,
+        now=now,
+        target_url=r["callback_url"],
+    )
+
+
+def _session_callback(conn: sa.Connection, merchant_id: str, transaction_id: str) -> Row | None:
+    s = tables.sessions
+    query = sa.select(s.c.callback_url, s.c.customer_id).where(
+        s.c.merchant_id == merchant_id, s.c.transaction_id == transaction_id
+    )
+    return conn.execute(query).first()
+
+
+def _save_card(conn: sa.Connection, row: Row | dict[str, Any]) -> None:
+    """Attach the card to the customer if asked and the customer is the session's."""
+    r = row if isinstance(row, dict) else row._asdict()
+    if not r["save_card"] or not r["customer_id"]:
+        return
+    session = _session_callback(conn, r["merchant_id"], r["transaction_id"])
+    if session is None or session.customer_id != r["customer_id"]:
+        return
+    saved = tables.saved_cards
+    exists = conn.execute(
+        sa.select(saved.c.id).where(
+            saved.c.customer_id == r["customer_id"], saved.c.token == r["card_token"]
+        )
+    ).first()
+    if exists is None:
+        conn.execute(
+            sa.insert(saved).values(
+                merchant_id=r["merchant_id"],
+                customer_id=r["customer_id"],
+                token=r["card_token"],
+                is_default=False,
+            )
+        )
+
+
+def charge(
+    conn: sa.Connection, sandbox: Sandbox, caller: Caller, req: ChargeRequest, base_url: str
+) -> Reply:
+    """POST /v1/payments/card: 201 with the new payment, or the fence's replay."""
+    _check_token(req.cardToken)
+    digest = fingerprint(req)
+    existing = conn.execute(
+        sa.select(_P)
+        .where(_P.c.merchant_id == caller.merchant_id, _P.c.transaction_id == req.transactionId)
+        .with_for_update()
+    ).first()
+    if existing is not None:
+        if existing.fingerprint != digest:
+            raise ApiError(
+                "SVC-GW-2001",
+                "transactionId was already used for a charge with a different payload",
+            )
+        status = 200 if existing.response_status < 300 else existing.response_status
+        return Reply(status, bytes(existing.response_body))
+    card = cards.find_token(conn, caller.merchant_id, req.cardToken)
+    if card is None:
+        raise ApiError("SVC-VAL-4001", "cardToken: no such token for this merchant")
+    if req.customerId is not None and not _customer_exists(
+        conn, caller.merchant_id, req.customerId
+    ):
+        raise ApiError("SVC-VAL-4001", "customerId: no such customer for this merchant")
+    if card.card_type == "debit" and req.installmentCount > 1:
+        raise ApiError("SVC-VAL-4001", "installmentCount: debit cards take a single installment")
+    now = business_now(conn, caller.merchant_id)
+    payment_id = new_id(IdPrefix.PAYMENT)
+    commission = commission_for(req.amount, req.installmentCount)
+    session = _session_callback(conn, caller.merchant_id, req.transactionId)
+    row: dict[str, Any] = {
+        "id": payment_id,
+        "merchant_id": caller.merchant_id,
+        "store_id": caller.store_id,
+        "transaction_id": req.transactionId,
+        "fingerprint": digest,
+        "amount": req.amount,
+        "currency": req.currency,
+        "commission": commission,
+        "net_amount": req.amount - commission,
+        "card_token": card.token,
+        "behaviour": card.behaviour,
+        "card_mask": cards.mask(card.bin, card.last4),
+        "card_brand": card.brand,
+        "card_type": card.card_type,
+        "bin": card.bin,
+        "installment_count": req.installmentCount,
+        "three_d_secure": req.threeDSecure,
+        "capture": req.capture,
+        "auth_code": None,
+        "correlation_id": None,
+        "customer_id": req.customerId,
+        "save_card": req.saveCard,
+        "callback_url": session.callback_url if session is not None else None,
+        "refunded_amount": 0,
+        "pending_refund_amount": 0,
+        "created_at": now,
+        "completed_at": None,
+    }
+    acs_url = None
+    if card.behaviour in _DECLINES:
+        code, message = _DECLINES[card.behaviour]
+        row.update(status="declined", decline_code=code)
+        reply = error_reply(code, message, caller.request_id)
+        event = "payment.declined"
+    elif card.behaviour in ("3ds_challenge", "3ds_fail") and req.threeDSecure:
+        row.update(status="pending_3ds", correlation_id=new_uuid())
+        acs_url = f"{base_url}/sandbox/acs/{payment_id}?correlationId={row['correlation_id']}"
+        reply = Reply.json(201, _charge_body(row, acs_url))
+        event = "payment.3ds_pending"
+    else:
+        status = "captured" if req.capture else "authorized"
+        row.update(status=status, auth_code=f"{secrets.randbelow(10**6):06d}", completed_at=now)
+        reply = Reply.json(201, _charge_body(row))
+        event = f"payment.{status}"
+    assert row["status"] in PAYMENT.targets(None, "charge")
+    row.update(response_status=reply.status, response_body=reply.body)
+    conn.execute(sa.insert(_P).values(**row))
+    if row["status"] == "captured":
+        _save_card(conn, row)
+    _emit(conn, row, event, now)
+    return reply
+
+
+def threeds_callback(
+    conn: sa.Connection,
+    sandbox: Sandbox,
+    caller: Caller,
+    payment_id: str,
+    req: ThreeDSCallbackRequest,
+) -> Reply:
+    """POST /v1/payments/{id}/3ds-callback: verify the signed pares, finish the charge."""
+    row = load(conn, caller.merchant_id, payment_id)
+    claims = acs.read_pares(sandbox.acs_secret, req.pares)
+    if claims is None:
+        raise ApiError("SVC-PAY-4001", "pares: not a genuine ACS assertion")
+    if (
+        claims.get("paymentId") != payment_id
+        or claims.get("correlationId") != req.correlationId
+        or row.correlation_id != req.correlationId
+    ):
+        raise ApiError("SVC-PAY-4001", "pares/correlationId: do not belong to this payment")
+    if row.threeds_body is not None:
+        return Reply(int(row.threeds_status), bytes(row.threeds_body))
+    if row.status != "pending_3ds":
+        raise ApiError("SVC-PAY-4090", f"payment is {row.status}; no 3-D Secure challenge pending")
+    now = business_now(conn, caller.merchant_id)
+    values: dict[str, Any]
+    if claims.get("result") == "Y":
+        status = "captured" if row.capture else "authorized"
+        values = {
+            "status": status,
+            "auth_code": f"{secrets.randbelow(10**6):06d}",
+            "completed_at": now,
+        }
+        merged = {**row._asdict(), **values}
+        reply = Reply.json(
+            200,
+            {
+                "id": payment_id,
+                "status": status,
+                "amount": row.amount,
+                "currency": row.currency,
+                "commission": row.commission,
+                "netAmount": row.net_amount,
+                "authCode": values["auth_code"],
+                "completedAt": iso(now),
+            },
+        )
+        event = f"payment.{status}"
+    else:
+        values = {"status": "failed", "decline_code": "SVC-PAY-3003"}
+        merged = {**row._asdict(), **values}
+        reply = error_reply(
+            "SVC-PAY-3003", "the buyer failed the 3-D Secure challenge", caller.request_id
+        )
+        event = "payment.failed"
+    values.update(threeds_status=reply.status, threeds_body=reply.body)
+    conn.execute(sa.update(_P).where(_P.c.id == payment_id).values(**values))
+    if merged["status"] == "captured":
+        _save_card(conn, merged)
+    _emit(conn, merged, event, now)
+    return reply
+
+
+def _capture_body(row: Row) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "status": row.status,
+        "amount": row.amount,
+        "currency": row.currency,
+        "commission": row.commission,
+        "netAmount": row.net_amount,
+        "refundableAmount": refundable(row),
+        "completedAt": iso(row.completed_at),
+    }
+
+
+def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
+    """POST /v1/payments/{id}/capture: full amount; a repeat on a captured payment is a no-op."""
+    row = load(conn, caller.merchant_id, payment_id)
+    if row.status == "authorized":
+        now = business_now(conn, caller.merchant_id)
+        conn.execute(
+            sa.update(_P).where(_P.c.id == payment_id).values(status="captured", completed_at=now)
+        )
+        row = load(conn, caller.merchant_id, payment_id)
+        _save_card(conn, row)
+        _emit(conn, row, "payment.captured", now)
+    elif row.status != "captured":
+        raise ApiError(
+            "SVC-PAY-4090", f"payment is {row.status}; only an authorized payment can be captured"
+        )
+    return Reply.json(200, _capture_body(row))
+
+
+def void(conn: sa.Connection, caller: Caller, payment_id: str, req: VoidRequest) -> Reply:
+    """POST /v1/payments/{id}/void: release an authorization; a repeat is a no-op."""
+    row = load(conn, caller.merchant_id, payment_id)
+    if row.status == "authorized":
+        now = business_now(conn, caller.merchant_id)
+        conn.execute(
+            sa.update(_P)
+            .where(_P.c.id == payment_id)
+            .values(status="voided", void_reason=req.reason)
+        )
+        row = load(conn, caller.merchant_id, payment_id)
+        _emit(conn, row, "payment.voided", now, reason=req.reason)
+    elif row.status != "voided":
+        raise ApiError(
+            "SVC-PAY-4090", f"payment is {row.status}; only an authorized payment can be voided"
+        )
+    body = {"id": row.id, "status": row.status, "amount": row.amount, "currency": row.currency}
+    return Reply.json(200, body)
+
+
+def get_payment(conn: sa.Connection, caller: Caller, payment_id: str) -> dict[str, Any]:
+    """GET /v1/payments/{id}."""
+    return payment_object(load(conn, caller.merchant_id, payment_id))
+
+
+def public_status(conn: sa.Connection, payment_id: str) -> dict[str, Any]:
+    """GET /v1/payments/{id}/public-status: the id is the bearer; only id and status."""
+    row = conn.execute(sa.select(_P.c.id, _P.c.status).where(_P.c.id == payment_id)).first()
+    if row is None:
+        raise ApiError("SVC-GW-4004", "no such payment")
+    return {"paymentId": row.id, "status": row.status}
+
+
+class ThreeDSExpiryWork:
+    """Reconciler work: a challenge left unfinished past the timeout fails."""
+
+    name = "threeds_expiry"
+
+    def __init__(self, timeout_seconds: int) -> None:
+        self.timeout = timedelta(seconds=timeout_seconds)
+
+    def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
+        """Creation time of the oldest pending challenge plus the timeout."""
+        oldest = conn.execute(
+            sa.select(sa.func.min(_P.c.created_at)).where(
+                _P.c.merchant_id == merchant_id, _P.c.status == "pending_3ds"
+            )
+        ).scalar_one_or_none()
+        return None if oldest is None else oldest + self.timeout
+
+    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+        """Fail every challenge older than the timeout."""
+        with sandbox.db.write() as conn:
+            rows = conn.execute(
+                sa.select(_P).where(
+                    _P.c.merchant_id == merchant_id,
+                    _P.c.status == "pending_3ds",
+                    _P.c.created_at <= now - self.timeout,
+                )
+            ).all()
+            for row in rows:
+                conn.execute(
+                    sa.update(_P)
+                    .where(_P.c.id == row.id, _P.c.status == "pending_3ds")
+                    .values(status="failed", decline_code="SVC-PAY-3003")
+                )
+                _emit(
+                    conn,
+                    {**row._asdict(), "status": "failed"},
+                    "payment.failed",
+                    now,
+                    reason="3-D Secure challenge timed out",
+                )
+        return len(rows)

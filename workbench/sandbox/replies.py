@@ -1,0 +1,61 @@
+"""`Reply`: what a domain service answers, before it becomes an HTTP response.
+
+A service returns a `Reply` for every outcome it records (a created payment, a
+decline it stored), so the idempotency layer can keep and replay it verbatim; it
+raises `workbench.sandbox.errors.ApiError` for what it refuses without recording.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.responses import Response
+
+from workbench.spec import ERRORS
+
+__all__ = ["Reply", "dumps", "error_reply"]
+
+
+def dumps(payload: Any) -> bytes:
+    """Compact UTF-8 JSON."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass(slots=True)
+class Reply:
+    """An HTTP status and a JSON body.
+
+    Attributes:
+        status: the HTTP status.
+        body: the serialised JSON body.
+        provisional: ``(kind, id)`` when the answer is not final (a 202 refund): a retry
+            under the same Idempotency-Key reports the object's current state instead.
+        headers: extra response headers.
+    """
+
+    status: int
+    body: bytes
+    provisional: tuple[str, str] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def json(cls, status: int, payload: Any, provisional: tuple[str, str] | None = None) -> Reply:
+        """A reply from a JSON-able payload."""
+        return cls(status, dumps(payload), provisional)
+
+    def to_response(self, request_id: str, *, replayed: bool = False) -> Response:
+        """The Starlette response, echoing ``request_id``."""
+        headers = {"X-Request-Id": request_id, **self.headers}
+        if replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(
+            self.body, status_code=self.status, media_type="application/json", headers=headers
+        )
+
+
+def error_reply(code: str, message: str, request_id: str) -> Reply:
+    """An envelope the service records as its answer (a decline is final, not a failure)."""
+    payload = {"code": code, "message": message, "requestId": request_id}
+    return Reply.json(ERRORS[code].http_status, payload)

@@ -1,0 +1,159 @@
+"""Routes: the sandbox-only controls under ``/sandbox/``; signed, scoped to the caller."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import Field
+from starlette.responses import Response
+
+from workbench.sandbox import control, events, refunds
+from workbench.sandbox import db as tables
+from workbench.sandbox.clock import iso
+from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.replies import Reply
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED
+from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.schemas import StrictRequest, Url
+
+__all__ = ["router"]
+
+router = APIRouter(
+    prefix="/sandbox", tags=["sandbox-control"], redirect_slashes=False, responses=ERROR_RESPONSES
+)
+_EXTRA: dict[str, Any] = {"openapi_extra": {"security": SIGNED}}
+
+SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
+CallerDep = Annotated[Caller, Depends(caller_of)]
+
+
+_Strict = StrictRequest
+
+
+class AdvanceRequest(_Strict):
+    """How far to move the business clock."""
+
+    seconds: Annotated[int, Field(ge=0, le=10 * 366 * 24 * 3600)]
+
+
+class FailNextRequest(_Strict):
+    """How the next request of this merchant should fail."""
+
+    mode: Literal["429", "500", "timeout"]
+    seconds: Annotated[int, Field(ge=1, le=120)] = 10
+
+
+class LatencyRequest(_Strict):
+    """Simulated latency added to every response of this merchant."""
+
+    milliseconds: Annotated[int, Field(ge=0, le=30_000)]
+
+
+class RateLimitRequest(_Strict):
+    """This merchant's rate limit (``perSecond`` null: back to the default)."""
+
+    perSecond: Annotated[float, Field(ge=0, le=100_000)] | None
+    burst: Annotated[int, Field(ge=1, le=100_000)] = 1
+
+
+class WebhookRequest(_Strict):
+    """The store's webhook URL (null to remove)."""
+
+    url: Url | None
+
+
+def _ok(caller: Caller, payload: Any) -> Response:
+    return Reply.json(200, payload).to_response(caller.request_id)
+
+
+@router.get("/fixtures", summary="Merchant, store, customers, saved cards, test cards", **_EXTRA)
+def fixtures(sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """The calling merchant's built-in data."""
+    with sandbox.db.read() as conn:
+        return _ok(caller, control.fixtures_view(conn, caller.merchant_id))
+
+
+@router.post("/clock/advance", summary="Advance the business clock", **_EXTRA)
+def advance(body: AdvanceRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """Runs the reconciler work that falls due, in order; returns the new business time."""
+    moment = sandbox.reconciler.advance(caller.merchant_id, body.seconds)
+    return _ok(caller, {"businessTime": iso(moment)})
+
+
+@router.post("/reconciler/tick", summary="Run one reconciler pass now", **_EXTRA)
+def tick(sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """Items processed per kind of work."""
+    return _ok(caller, {"processed": sandbox.reconciler.tick(caller.merchant_id)})
+
+
+@router.post("/settle", summary="Settle every in-flight refund now", **_EXTRA)
+def settle(sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """Then deliver due webhooks."""
+    count = refunds.settle_all(sandbox, caller.merchant_id)
+    sandbox.reconciler.tick(caller.merchant_id)
+    return _ok(caller, {"settled": count})
+
+
+@router.post("/reset", summary="Delete this merchant's objects and restore fixtures", **_EXTRA)
+def reset(sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """Counts of deleted rows per table."""
+    with sandbox.db.write() as conn:
+        deleted = control.reset_merchant(conn, caller.merchant_id)
+    sandbox.limiter.override(caller.merchant_id, None, None)
+    return _ok(caller, {"deleted": deleted})
+
+
+@router.get("/events", summary="Events of this merchant, with delivery state", **_EXTRA)
+def list_events(
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    type: Annotated[str | None, Query(max_length=60, pattern=r"^[a-z0-9_.]+$")] = None,
+) -> Response:
+    """Oldest first."""
+    with sandbox.db.read() as conn:
+        return _ok(caller, {"items": events.list_events(conn, caller.merchant_id, type)})
+
+
+@router.post("/fail-next", summary="Make the next request fail (429, 500, timeout)", **_EXTRA)
+def fail_next(body: FailNextRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """Applies to the next non-control request of this merchant, once."""
+    mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
+    with sandbox.db.write() as conn:
+        conn.execute(
+            tables.merchants.update()
+            .where(tables.merchants.c.id == caller.merchant_id)
+            .values(fail_next=mode)
+        )
+    return _ok(caller, {"failNext": body.mode})
+
+
+@router.post("/latency", summary="Add simulated latency to every response", **_EXTRA)
+def latency(body: LatencyRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """0 turns it off."""
+    with sandbox.db.write() as conn:
+        conn.execute(
+            tables.merchants.update()
+            .where(tables.merchants.c.id == caller.merchant_id)
+            .values(latency_ms=body.milliseconds)
+        )
+    return _ok(caller, {"latencyMs": body.milliseconds})
+
+
+@router.post("/rate-limit", summary="Set this merchant's rate limit", **_EXTRA)
+def rate_limit(body: RateLimitRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """In this process; ``perSecond`` null restores the configured default."""
+    sandbox.limiter.override(caller.merchant_id, body.perSecond, body.burst)
+    return _ok(caller, {"perSecond": body.perSecond, "burst": body.burst})
+
+
+@router.put("/webhook", summary="Set the store's webhook URL", **_EXTRA)
+def webhook(body: WebhookRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """Events created from now on go there."""
+    with sandbox.db.write() as conn:
+        conn.execute(
+            tables.stores.update()
+            .where(tables.stores.c.id == caller.store_id)
+            .values(webhook_url=body.url)
+        )
+    return _ok(caller, {"url": body.url})

@@ -1,0 +1,75 @@
+"""Routes: the buyer portal under /v1/public/subscriptions/{hash}; the hash is the bearer."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from starlette.responses import Response
+
+from workbench.sandbox.context import sandbox_of
+from workbench.sandbox.errors import request_id_of
+from workbench.sandbox.replies import Reply
+from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url, checkout_base
+from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.subscriptions import service
+from workbench.sandbox.subscriptions.schemas import (
+    EmptyRequest,
+    PublicCancelRequest,
+    PublicCancelResponse,
+    PublicView,
+    UpdateCardSession,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["buyer portal"], redirect_slashes=False)
+
+SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
+
+
+@router.get(
+    "/v1/public/subscriptions/{hash}",
+    response_model=PublicView,
+    responses=PUBLIC_ERRORS,
+    summary="Buyer portal: the public view (no signature)",
+)
+def view(hash: str, request: Request, sandbox: SandboxDep) -> Response:
+    """Only the public fields; 404 for an unknown hash."""
+    with sandbox.db.read() as conn:
+        payload = service.public_get(conn, hash)
+    return Reply.json(200, payload).to_response(request_id_of(request.scope))
+
+
+@router.post(
+    "/v1/public/subscriptions/{hash}/cancel",
+    response_model=PublicCancelResponse,
+    responses=PUBLIC_ERRORS,
+    summary="Buyer portal: cancel (atPeriodEnd defaults to true)",
+)
+def cancel(
+    hash: str, request: Request, sandbox: SandboxDep, body: PublicCancelRequest | None = None
+) -> Response:
+    """publicHash, status, cancelAtPeriodEnd."""
+    req = body or PublicCancelRequest()
+    reply = sandbox.db.transact(lambda conn: service.public_cancel(conn, hash, req))
+    return reply.to_response(request_id_of(request.scope))
+
+
+@router.post(
+    "/v1/public/subscriptions/{hash}/update-card-session",
+    status_code=201,
+    response_model=UpdateCardSession,
+    responses=PUBLIC_ERRORS,
+    summary="Buyer portal: a card_update_only checkout session",
+)
+def update_card_session(
+    hash: str, request: Request, sandbox: SandboxDep, body: EmptyRequest | None = None
+) -> Response:
+    """sessionId, checkoutUrl, expiresAt only."""
+    checkout = checkout_base(request, sandbox)
+    portal = base_url(request, sandbox)
+    reply = sandbox.db.transact(
+        lambda conn: service.update_card_session(conn, hash, checkout, portal)
+    )
+    return reply.to_response(request_id_of(request.scope))

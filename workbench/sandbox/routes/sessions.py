@@ -1,0 +1,50 @@
+"""Routes: hosted-checkout session creation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header, Request
+from starlette.responses import Response
+
+from workbench.sandbox import sessions
+from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.idempotency import run_idempotent
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
+from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.schemas import SessionRequest, SessionResponse
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["sessions"], redirect_slashes=False)
+
+
+@router.post(
+    "/v1/payments/sessions",
+    status_code=201,
+    response_model=SessionResponse,
+    responses={
+        **ERROR_RESPONSES,
+        200: {"model": SessionResponse, "description": "The transactionId fence's answer"},
+    },
+    openapi_extra={"security": SIGNED},
+    summary="Create a hosted-checkout session",
+)
+def create_session(
+    body: SessionRequest,
+    request: Request,
+    sandbox: Annotated[Sandbox, Depends(sandbox_of)],
+    caller: Annotated[Caller, Depends(caller_of)],
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)] = None,
+) -> Response:
+    """201 with the session; the same transactionId and payload again answers 200 with it."""
+    base = checkout_base(request, sandbox)
+    reply = run_idempotent(
+        sandbox,
+        caller,
+        "POST",
+        raw_path(request),
+        idempotency_key,
+        lambda conn: sessions.create_session(conn, caller, body, base),
+    )
+    return reply.to_response(caller.request_id)

@@ -1,0 +1,112 @@
+"""`SandboxServer`: the sandbox on a real port, in a background thread (tests, notebooks)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from types import TracebackType
+
+import uvicorn
+from fastapi import FastAPI
+
+from workbench.sandbox.app import create_app
+from workbench.sandbox.config import SandboxConfig
+from workbench.sandbox.runtime import Sandbox
+
+__all__ = ["SandboxServer"]
+
+
+class SandboxServer:
+    """Serve a sandbox with uvicorn on ``host:port`` (0: a free port) in a thread.
+
+    Use as a context manager, or call `start` and `stop`::
+
+        with SandboxServer(SandboxConfig(db_url="sqlite://")) as server:
+            httpx.get(server.base_url + "/openapi.json")
+
+    Args:
+        config: the sandbox configuration (default: `SandboxConfig()`).
+        host: interface to bind.
+        port: port to bind; 0 picks a free one.
+        app: an app already built by `create_app` (default: built from ``config``).
+    """
+
+    def __init__(
+        self,
+        config: SandboxConfig | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        app: FastAPI | None = None,
+    ) -> None:
+        self.config = config or SandboxConfig()
+        self.host = host
+        self.port = port
+        self.app = app if app is not None else create_app(self.config)
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """The running `Sandbox` (clock, reconciler, database)."""
+        sandbox: Sandbox = self.app.state.sandbox
+        return sandbox
+
+    @property
+    def base_url(self) -> str:
+        """``http://host:port`` of the running server."""
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 20.0) -> SandboxServer:
+        """Bind, start serving, and wait until requests are accepted."""
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets it sees as TCP;
+        # without it every keep-alive response waits ~40 ms for a delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=5,
+        )
+        server = uvicorn.Server(config)
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="sandbox-server", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                sock.close()
+                raise RuntimeError("the sandbox server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread (and the app's background work) to end."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> SandboxServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"SandboxServer(base_url={self.base_url!r}, config={self.config!r})"

@@ -1,0 +1,412 @@
+"""The reconciler's subscription work: renewals, trial ends, retries, period-end cancels.
+
+A charge runs in three steps, each its own transaction, so a server stopped at any
+point finishes the cycle exactly once after a restart:
+
+1. **claim**: for each due subscription a ``subscription_charges`` row is inserted in
+   state ``processing`` with a fresh card-charge ``transactionId``, and the
+   subscription points at it (``claim_id``) so no second claim is made.
+2. **charge**: the saved card is charged under that ``transactionId``. The payment is
+   looked up by it first (the fence of the card charge), so a resumed claim never
+   charges twice; the row moves to ``charged``.
+3. **finish**: the outcome moves the subscription (cycle, next charge, status), the
+   lifecycle events are recorded and the row becomes ``done``.
+
+Rows left ``processing`` or ``charged`` are due at once: the next pass resumes them
+before claiming anything new.
+
+Retry schedule of a ``past_due`` subscription: 1, 3 and 5 days after the first failed
+charge (`RETRY_OFFSETS`); a failed charge with no scheduled retry left makes it
+``expired``. A charge at the scheduled period boundary keeps the anchor; any other
+successful charge (charge-now, resume, a retry) starts a new period at that moment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from workbench.sandbox import cards, events
+from workbench.sandbox import db as tables
+from workbench.sandbox.clock import iso
+from workbench.sandbox.ids import new_id
+from workbench.sandbox.payments import commission_for
+from workbench.sandbox.replies import dumps
+from workbench.sandbox.subscriptions.schedule import after
+from workbench.sandbox.subscriptions.service import emit
+from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
+from workbench.spec import ERRORS, SUBSCRIPTION, IdPrefix
+
+if TYPE_CHECKING:
+    from workbench.sandbox.runtime import Sandbox
+
+__all__ = ["RETRY_OFFSETS", "RenewalWork", "charge_saved_card"]
+
+_S = subscriptions
+_C = subscription_charges
+_P = tables.payments
+Row = tables.AnyRow
+#: When a past_due subscription is retried, counted from its first failed charge.
+RETRY_OFFSETS = (timedelta(days=1), timedelta(days=3), timedelta(days=5))
+#: Card behaviours whose merchant-initiated (renewal) charges are declined, with the code.
+_RENEWAL_DECLINES = {
+    "renewal_fails": "SVC-PAY-3001",
+    "declined": "SVC-PAY-3001",
+    "insufficient_funds": "SVC-PAY-3002",
+}
+_CHARGEABLE = ("active", "trialing", "past_due", "charging")
+
+
+def charge_saved_card(
+    conn: sa.Connection, sub: Row, transaction_id: str, now: datetime
+) -> tuple[str, str]:
+    """Charge the subscription's card once per ``transactionId``; ``(paymentId, status)``.
+
+    A merchant-initiated charge: no 3-D Secure, captured at once, or ``declined``
+    (every renewal on ``tok_test_renewal_fails`` is). A payment already recorded under
+    ``transactionId`` is returned unchanged (the fence).
+    """
+    existing = conn.execute(
+        sa.select(_P.c.id, _P.c.status).where(
+            _P.c.merchant_id == sub.merchant_id, _P.c.transaction_id == transaction_id
+        )
+    ).first()
+    if existing is not None:
+        return str(existing.id), str(existing.status)
+    card = cards.find_token(conn, sub.merchant_id, sub.card_token)
+    behaviour = card.behaviour if card is not None else "declined"
+    decline = _RENEWAL_DECLINES.get(behaviour)
+    payment_id = new_id(IdPrefix.PAYMENT)
+    amount = int(sub.amount_minor)
+    commission = commission_for(amount, 1)
+    status = "declined" if decline else "captured"
+    auth_code = None if decline else f"{secrets.randbelow(10**6):06d}"
+    body: dict[str, Any] = (
+        {"code": decline, "message": ERRORS[decline].cause, "requestId": ""}
+        if decline
+        else {"paymentId": payment_id, "status": status, "amount": amount, "currency": "TRY"}
+    )
+    conn.execute(
+        sa.insert(_P).values(
+            id=payment_id,
+            merchant_id=sub.merchant_id,
+            store_id=sub.store_id,
+            transaction_id=transaction_id,
+            fingerprint=hashlib.sha256(transaction_id.encode()).hexdigest(),
+            status=status,
+            amount=amount,
+            currency=sub.currency,
+            commission=commission,
+            net_amount=amount - commission,
+            card_token=sub.card_token,
+            behaviour=behaviour,
+            card_mask=cards.mask(card.bin, card.last4) if card else "******",
+            card_brand=sub.card_brand,
+            card_type=card.card_type if card else "credit",
+            bin=card.bin if card else "000000",
+            installment_count=1,
+            three_d_secure=False,
+            capture=True,
+            auth_code=auth_code,
+            customer_id=sub.customer_id,
+            save_card=False,
+            refunded_amount=0,
+            pending_refund_amount=0,
+            decline_code=decline,
+            response_status=ERRORS[decline].http_status if decline else 201,
+            response_body=dumps(body),
+            created_at=now,
+            completed_at=None if decline else now,
+        )
+    )
+    events.emit(
+        conn,
+        merchant_id=sub.merchant_id,
+        store_id=sub.store_id,
+        type=f"payment.{status}",
+        now=now,
+        data={
+            "paymentId": payment_id,
+            "transactionId": transaction_id,
+            "status": status,
+            "amount": amount,
+            "currency": sub.currency,
+            "subscriptionId": sub.id,
+        },
+    )
+    return payment_id, status
+
+
+def _kind(sub: Row) -> str:
+    if sub.status == "trialing":
+        return "trial_end"
+    if sub.status == "charging":
+        return "charge_now"
+    if sub.status == "past_due":
+        return "retry"
+    scheduled = after(sub.anchor_at, sub.interval_unit, sub.interval_count, sub.periods)
+    return "renewal" if sub.next_charge_at == scheduled else "immediate"
+
+
+class RenewalWork:
+    """Reconciler work for subscriptions (see the module docstring).
+
+    Args:
+        batch_size: subscriptions claimed per transaction.
+    """
+
+    name = "subscriptions"
+
+    def __init__(self, batch_size: int = 200) -> None:
+        self.batch_size = batch_size
+
+    def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
+        """The earliest of: a charge left unfinished, a due charge, a trial-end notice."""
+        candidates = [
+            conn.execute(
+                sa.select(sa.func.min(_C.c.due_at)).where(
+                    _C.c.merchant_id == merchant_id, _C.c.state.in_(("processing", "charged"))
+                )
+            ).scalar_one_or_none(),
+            conn.execute(
+                sa.select(sa.func.min(_S.c.next_charge_at)).where(
+                    _S.c.merchant_id == merchant_id, _S.c.next_charge_at.is_not(None)
+                )
+            ).scalar_one_or_none(),
+            conn.execute(
+                sa.select(sa.func.min(_S.c.trial_notice_at)).where(
+                    _S.c.merchant_id == merchant_id, _S.c.trial_notice_at.is_not(None)
+                )
+            ).scalar_one_or_none(),
+        ]
+        present = [c for c in candidates if c is not None]
+        return min(present) if present else None
+
+    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+        """Resume unfinished charges, send trial notices, then claim, charge and finish
+        every subscription due by ``now`` (repeatedly, so missed cycles catch up)."""
+        done = self.send_trial_notices(sandbox, merchant_id, now)
+        while True:
+            unfinished = self.unfinished_claims(sandbox, merchant_id)
+            if not unfinished:
+                break
+            self.charge_claims(sandbox, merchant_id, unfinished, now)
+            done += self.finish_claims(sandbox, merchant_id, unfinished, now)
+        for _ in range(100_000):
+            settled, claimed = self.claim_due(sandbox, merchant_id, now)
+            if not claimed and not settled:
+                break
+            done += settled
+            if claimed:
+                self.charge_claims(sandbox, merchant_id, claimed, now)
+                done += self.finish_claims(sandbox, merchant_id, claimed, now)
+        return done
+
+    def send_trial_notices(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+        """``subscription.trial_will_end`` for every trial whose notice time has come."""
+        with sandbox.db.write() as conn:
+            rows = conn.execute(
+                sa.select(_S)
+                .where(_S.c.merchant_id == merchant_id, _S.c.trial_notice_at <= now)
+                .with_for_update()
+            ).all()
+            for row in rows:
+                conn.execute(sa.update(_S).where(_S.c.id == row.id).values(trial_notice_at=None))
+                emit(
+                    conn, row, "subscription.trial_will_end", now, trialEndAt=iso(row.trial_end_at)
+                )
+        return len(rows)
+
+    def unfinished_claims(self, sandbox: Sandbox, merchant_id: str) -> list[int]:
+        """Claims a stopped pass left behind (``processing`` or ``charged``), oldest first."""
+        with sandbox.db.read() as conn:
+            return [
+                int(i)
+                for i in conn.execute(
+                    sa.select(_C.c.id)
+                    .where(
+                        _C.c.merchant_id == merchant_id,
+                        _C.c.state.in_(("processing", "charged")),
+                    )
+                    .order_by(_C.c.id)
+                    .limit(self.batch_size)
+                ).scalars()
+            ]
+
+    def claim_due(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> tuple[int, list[int]]:
+        """Step 1. Returns (subscriptions settled without a charge, claimed charge ids)."""
+        settled = 0
+        claimed: list[int] = []
+        with sandbox.db.write() as conn:
+            query = (
+                sa.select(_S)
+                .where(
+                    _S.c.merchant_id == merchant_id,
+                    _S.c.next_charge_at <= now,
+                    _S.c.claim_id.is_(None),
+                )
+                # The due index's own order: no sort of every due row per batch.
+                .order_by(_S.c.next_charge_at)
+                .limit(self.batch_size)
+            )
+            query = query.with_for_update(skip_locked=True)
+            for sub in conn.execute(query).all():
+                if sub.status not in _CHARGEABLE:
+                    conn.execute(sa.update(_S).where(_S.c.id == sub.id).values(next_charge_at=None))
+                    settled += 1
+                    continue
+                if sub.cancel_at_period_end and sub.status in ("active", "trialing"):
+                    self._end_period(conn, sub, now)
+                    settled += 1
+                    continue
+                attempt = int(sub.attempts) + 1
+                result = conn.execute(
+                    sa.insert(_C).values(
+                        merchant_id=merchant_id,
+                        subscription_id=sub.id,
+                        cycle_number=int(sub.cycle_number) + 1,
+                        transaction_id=f"{sub.id}-{attempt}",
+                        kind=_kind(sub),
+                        state="processing",
+                        amount_minor=sub.amount_minor,
+                        due_at=sub.next_charge_at,
+                    )
+                )
+                pk = result.inserted_primary_key
+                assert pk is not None
+                claimed.append(int(pk[0]))
+                conn.execute(
+                    sa.update(_S)
+                    .where(_S.c.id == sub.id)
+                    .values(claim_id=int(pk[0]), attempts=attempt)
+                )
+        return settled, claimed
+
+    @staticmethod
+    def _end_period(conn: sa.Connection, sub: Row, now: datetime) -> None:
+        assert "cancelled" in SUBSCRIPTION.targets(sub.status, "period_end_cancel")
+        conn.execute(
+            sa.update(_S)
+            .where(_S.c.id == sub.id)
+            .values(status="cancelled", next_charge_at=None, trial_notice_at=None, ended_at=now)
+        )
+        row = conn.execute(sa.select(_S).where(_S.c.id == sub.id)).one()
+        emit(conn, row, "subscription.cancelled", now, reason="period_end")
+
+    def charge_claims(
+        self, sandbox: Sandbox, merchant_id: str, claim_ids: list[int], now: datetime
+    ) -> None:
+        """Step 2: charge each ``processing`` claim's card under its transactionId."""
+        with sandbox.db.write() as conn:
+            rows = conn.execute(
+                sa.select(_C)
+                .where(_C.c.id.in_(claim_ids), _C.c.state == "processing")
+                .order_by(_C.c.id)
+            ).all()
+            for claim in rows:
+                sub = conn.execute(sa.select(_S).where(_S.c.id == claim.subscription_id)).one()
+                payment_id, status = charge_saved_card(conn, sub, claim.transaction_id, now)
+                conn.execute(
+                    sa.update(_C)
+                    .where(_C.c.id == claim.id)
+                    .values(
+                        state="charged",
+                        payment_id=payment_id,
+                        payment_status=status,
+                        charged_at=now,
+                    )
+                )
+
+    def finish_claims(
+        self, sandbox: Sandbox, merchant_id: str, claim_ids: list[int], now: datetime
+    ) -> int:
+        """Step 3: apply each charged claim's outcome to its subscription."""
+        with sandbox.db.write() as conn:
+            rows = conn.execute(
+                sa.select(_C)
+                .where(_C.c.id.in_(claim_ids), _C.c.state == "charged")
+                .order_by(_C.c.id)
+            ).all()
+            for claim in rows:
+                sub = conn.execute(
+                    sa.select(_S).where(_S.c.id == claim.subscription_id).with_for_update()
+                ).one()
+                if claim.payment_status == "captured":
+                    self._succeeded(conn, sub, claim, now)
+                else:
+                    self._failed(conn, sub, claim, now)
+                conn.execute(sa.update(_C).where(_C.c.id == claim.id).values(state="done"))
+        return len(rows)
+
+    @staticmethod
+    def _apply(conn: sa.Connection, sub: Row, **values: Any) -> Row:
+        conn.execute(sa.update(_S).where(_S.c.id == sub.id).values(claim_id=None, **values))
+        return conn.execute(sa.select(_S).where(_S.c.id == sub.id)).one()
+
+    def _succeeded(self, conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
+        unit, count = sub.interval_unit, sub.interval_count
+        if claim.kind == "renewal":
+            anchor, periods = sub.anchor_at, int(sub.periods) + 1
+        elif claim.kind == "trial_end":
+            anchor, periods = claim.due_at, 1
+        else:
+            anchor, periods = now.replace(microsecond=0), 1
+        values: dict[str, Any] = {
+            "cycle_number": int(sub.cycle_number) + 1,
+            "anchor_at": anchor,
+            "periods": periods,
+        }
+        if sub.status in _CHARGEABLE:
+            action = {
+                "trialing": "trial_end",
+                "charging": "charge_succeeded",
+                "past_due": "retry_succeeded",
+            }.get(sub.status, "renew")
+            assert "active" in SUBSCRIPTION.targets(sub.status, action)
+            values.update(
+                status="active",
+                next_charge_at=after(anchor, unit, count, periods),
+                past_due_since=None,
+                trial_notice_at=None,
+            )
+        row = self._apply(conn, sub, **values)
+        emit(
+            conn,
+            row,
+            "subscription.renewed",
+            now,
+            paymentId=claim.payment_id,
+            chargeKind=claim.kind,
+            generateInvoice=bool(row.generate_invoices),
+        )
+
+    def _failed(self, conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
+        extra = {"paymentId": claim.payment_id, "chargeKind": claim.kind}
+        if sub.status not in _CHARGEABLE:
+            row = self._apply(conn, sub)
+            emit(conn, row, "subscription.renewal_failed", now, **extra)
+            return
+        since = sub.past_due_since or now.replace(microsecond=0)
+        retries = [since + offset for offset in RETRY_OFFSETS if since + offset > now]
+        if sub.past_due_since is not None and not retries:
+            action = "retries_exhausted" if sub.status == "past_due" else "charge_failed"
+            assert "expired" in SUBSCRIPTION.targets(sub.status, action)
+            row = self._apply(conn, sub, status="expired", next_charge_at=None, ended_at=now)
+            emit(conn, row, "subscription.renewal_failed", now, **extra)
+            emit(conn, row, "subscription.expired", now, reason="retries_exhausted")
+            return
+        row = self._apply(
+            conn,
+            sub,
+            status="past_due",
+            past_due_since=since,
+            next_charge_at=retries[0],
+            trial_notice_at=None,
+        )
+        emit(conn, row, "subscription.renewal_failed", now, **extra)
+        if sub.status != "past_due":
+            emit(conn, row, "subscription.past_due", now, retrySchedule=[iso(r) for r in retries])

@@ -1,0 +1,486 @@
+"""Subscriptions: creation, the list, reads, and every caller action on the state machine.
+
+Each function runs inside the caller's write (or read) transaction, locks the row it
+changes, checks `workbench.spec.SUBSCRIPTION` and records the events it causes. An
+action the table does not allow from the current status is SVC-SUB-4090, naming the
+status and the actions it does allow. The reconciler's side is `renewals`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+
+from workbench.sandbox import cards, events, sessions
+from workbench.sandbox import db as tables
+from workbench.sandbox.clock import business_now, iso
+from workbench.sandbox.context import Caller
+from workbench.sandbox.errors import ApiError
+from workbench.sandbox.ids import new_id
+from workbench.sandbox.replies import Reply
+from workbench.sandbox.schemas import SessionRequest
+from workbench.sandbox.subscriptions import cursor as cursors
+from workbench.sandbox.subscriptions import views
+from workbench.sandbox.subscriptions.schedule import after
+from workbench.sandbox.subscriptions.schemas import (
+    CancelRequest,
+    PublicCancelRequest,
+    SubscriptionRequest,
+)
+from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
+from workbench.spec import SUBSCRIPTION, IdPrefix
+
+__all__ = [
+    "MAX_TRIAL_DAYS",
+    "TRIAL_NOTICE",
+    "ListFilters",
+    "cancel",
+    "charge_now",
+    "charges",
+    "create",
+    "emit",
+    "get",
+    "hash_digest",
+    "list_page",
+    "load",
+    "parse_instant",
+    "pause",
+    "public_cancel",
+    "public_get",
+    "replace_card",
+    "resume",
+    "retry",
+    "update_card_session",
+]
+
+_S = subscriptions
+_C = subscription_charges
+Row = tables.AnyRow
+#: How long before a trial ends its ``subscription.trial_will_end`` event is sent.
+TRIAL_NOTICE = timedelta(days=3)
+#: The latest a trial may end, counted from creation.
+MAX_TRIAL_DAYS = 730
+_INSTANT_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+
+
+def hash_digest(public_hash: str) -> str:
+    """What the table keeps of a publicHash (the bearer itself is never stored)."""
+    return hashlib.sha256(public_hash.encode("utf-8")).hexdigest()
+
+
+def parse_instant(field: str, text: str) -> datetime:
+    """An ISO 8601 UTC timestamp ending in ``Z`` (``2027-01-31T10:00:00Z``).
+
+    Raises:
+        ApiError: SVC-VAL-4001 naming ``field`` for any other shape.
+    """
+    if not _INSTANT_RE.match(text):
+        raise ApiError(
+            "SVC-VAL-4001", f"{field}: must be an ISO 8601 UTC timestamp like 2027-01-31T10:00:00Z"
+        )
+    try:
+        return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
+    except ValueError:
+        raise ApiError("SVC-VAL-4001", f"{field}: not a real date and time") from None
+
+
+def emit(
+    conn: sa.Connection, row: Row | dict[str, Any], type: str, now: datetime, **extra: Any
+) -> str:
+    """Record a ``subscription.*`` event for the subscription's store."""
+    r = row if isinstance(row, dict) else row._asdict()
+    return events.emit(
+        conn,
+        merchant_id=r["merchant_id"],
+        store_id=r["store_id"],
+        type=type,
+        data=views.event_data(r, **extra),
+        now=now,
+    )
+
+
+def load(conn: sa.Connection, merchant_id: str, subscription_id: str) -> Row:
+    """The merchant's subscription, locked for update.
+
+    Raises:
+        ApiError: SVC-GW-4004 when it does not exist *for this merchant*.
+    """
+    row = conn.execute(
+        sa.select(_S)
+        .where(_S.c.id == subscription_id, _S.c.merchant_id == merchant_id)
+        .with_for_update()
+    ).first()
+    if row is None:
+        raise ApiError("SVC-GW-4004", "no such subscription for this merchant")
+    return row
+
+
+def _by_hash(conn: sa.Connection, public_hash: str, *, lock: bool = False) -> Row:
+    query = sa.select(_S).where(_S.c.public_hash_sha256 == hash_digest(public_hash))
+    row = conn.execute(query.with_for_update() if lock else query).first()
+    if row is None:
+        raise ApiError("SVC-GW-4004", "no such subscription link")
+    return row
+
+
+def _require(row: Row, action: str) -> None:
+    if SUBSCRIPTION.allows(row.status, action):
+        return
+    allowed = ", ".join(SUBSCRIPTION.actions(row.status)) or "none"
+    raise ApiError(
+        "SVC-SUB-4090",
+        f"subscription is {row.status}; {action.replace('_', '-')} is not allowed "
+        f"(allowed: {allowed})",
+    )
+
+
+def _update(conn: sa.Connection, row: Row, **values: Any) -> Row:
+    conn.execute(sa.update(_S).where(_S.c.id == row.id).values(**values))
+    return conn.execute(sa.select(_S).where(_S.c.id == row.id)).one()
+
+
+def _card_of(conn: sa.Connection, caller_merchant: str, customer_id: str, token: str | None) -> Row:
+    if token is None:
+        saved = tables.saved_cards
+        token = conn.execute(
+            sa.select(saved.c.token)
+            .where(saved.c.customer_id == customer_id, saved.c.merchant_id == caller_merchant)
+            .order_by(saved.c.is_default.desc(), saved.c.id)
+        ).scalar()
+        if token is None:
+            raise ApiError(
+                "SVC-VAL-4001", "cardToken: the customer has no saved card; send a cardToken"
+            )
+    if cards.looks_like_pan(token):
+        raise ApiError(
+            "SVC-VAL-4002",
+            "cardToken: raw card numbers are never accepted; send a tok_ vault token",
+        )
+    if not token.startswith("tok_"):
+        raise ApiError("SVC-VAL-4001", "cardToken: must be a vault token starting with tok_")
+    card = cards.find_token(conn, caller_merchant, token)
+    if card is None:
+        raise ApiError("SVC-VAL-4001", "cardToken: no such token for this merchant")
+    return card
+
+
+def create(conn: sa.Connection, caller: Caller, req: SubscriptionRequest) -> Reply:
+    """POST /v1/subscriptions: 201 with the subscription, its publicHash included."""
+    st, cu = tables.stores, tables.customers
+    if (
+        conn.execute(
+            sa.select(st.c.id).where(st.c.id == req.storeId, st.c.merchant_id == caller.merchant_id)
+        ).first()
+        is None
+    ):
+        raise ApiError("SVC-VAL-4001", "storeId: no such store for this merchant")
+    if (
+        conn.execute(
+            sa.select(cu.c.id).where(
+                cu.c.id == req.customerId, cu.c.merchant_id == caller.merchant_id
+            )
+        ).first()
+        is None
+    ):
+        raise ApiError("SVC-VAL-4001", "customerId: no such customer for this merchant")
+    card = _card_of(conn, caller.merchant_id, req.customerId, req.cardToken)
+    now = business_now(conn, caller.merchant_id).replace(microsecond=0)
+    trial_end = None
+    if req.trialEndAt is not None:
+        trial_end = parse_instant("trialEndAt", req.trialEndAt)
+        if trial_end <= now:
+            raise ApiError("SVC-VAL-4001", f"trialEndAt: must be after now ({iso(now)})")
+        if trial_end > now + timedelta(days=MAX_TRIAL_DAYS):
+            raise ApiError("SVC-VAL-4001", f"trialEndAt: at most {MAX_TRIAL_DAYS} days ahead")
+    public_hash = secrets.token_urlsafe(24)
+    status = "trialing" if trial_end is not None else "active"
+    assert status in SUBSCRIPTION.targets(None, "create")
+    values: dict[str, Any] = {
+        "id": new_id(IdPrefix.SUBSCRIPTION),
+        "merchant_id": caller.merchant_id,
+        "store_id": req.storeId,
+        "customer_id": req.customerId,
+        "public_hash_sha256": hash_digest(public_hash),
+        "status": status,
+        "amount_minor": req.amountMinor,
+        "currency": req.currency,
+        "interval_count": req.intervalCount,
+        "interval_unit": req.intervalUnit,
+        "cycle_number": 0,
+        "anchor_at": trial_end or now,
+        "periods": 0 if trial_end else 1,
+        "next_charge_at": trial_end or after(now, req.intervalUnit, req.intervalCount, 1),
+        "trial_end_at": trial_end,
+        "trial_notice_at": max(now, trial_end - TRIAL_NOTICE) if trial_end else None,
+        "attempts": 0,
+        "card_token": card.token,
+        "card_last4": card.last4,
+        "card_brand": card.brand,
+        "cancel_at_period_end": False,
+        "generate_invoices": req.generateInvoices,
+        "description": req.description,
+        "created_at": now,
+    }
+    conn.execute(sa.insert(_S).values(**values))
+    row = conn.execute(sa.select(_S).where(_S.c.id == values["id"])).one()
+    emit(conn, row, "subscription.created", now)
+    return Reply.json(201, views.full(row, public_hash))
+
+
+@dataclass(frozen=True, slots=True)
+class ListFilters:
+    """The list's filters; ``from_`` inclusive and ``to`` exclusive on ``createdAt``."""
+
+    storeId: str | None = None
+    customerId: str | None = None
+    status: str | None = None
+    from_: str | None = None
+    to: str | None = None
+
+    def scope(self) -> str:
+        """A canonical string of the filters, which a cursor is bound to."""
+        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+
+
+def list_page(
+    conn: sa.Connection,
+    merchant_id: str,
+    filters: ListFilters,
+    limit: int,
+    cursor: str | None,
+    secret: bytes,
+) -> dict[str, Any]:
+    """GET /v1/subscriptions: one page in creation order, keyset-paginated.
+
+    ``secret`` is the cursor secret (`cursor.ensure_secret`).
+    """
+    scope = filters.scope()
+    query = sa.select(_S).where(_S.c.merchant_id == merchant_id)
+    if cursor is not None:
+        query = query.where(_S.c.seq > cursors.decode(secret, merchant_id, scope, cursor))
+    if filters.storeId is not None:
+        query = query.where(_S.c.store_id == filters.storeId)
+    if filters.customerId is not None:
+        query = query.where(_S.c.customer_id == filters.customerId)
+    if filters.status is not None:
+        query = query.where(_S.c.status == filters.status)
+    if filters.from_ is not None:
+        query = query.where(_S.c.created_at >= parse_instant("from", filters.from_))
+    if filters.to is not None:
+        query = query.where(_S.c.created_at < parse_instant("to", filters.to))
+    rows = conn.execute(query.order_by(_S.c.seq).limit(limit + 1)).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = cursors.encode(secret, merchant_id, scope, int(rows[-1].seq)) if more else None
+    return {"items": [views.list_item(r) for r in rows], "nextCursor": next_cursor}
+
+
+def get(conn: sa.Connection, caller: Caller, subscription_id: str) -> dict[str, Any]:
+    """GET /v1/subscriptions/{id} (no publicHash)."""
+    return views.full(load(conn, caller.merchant_id, subscription_id))
+
+
+def charges(conn: sa.Connection, caller: Caller, subscription_id: str) -> dict[str, Any]:
+    """GET /v1/subscriptions/{id}/charges: every attempt that reached the card, oldest first."""
+    load(conn, caller.merchant_id, subscription_id)
+    rows = conn.execute(
+        sa.select(_C)
+        .where(_C.c.subscription_id == subscription_id, _C.c.payment_id.is_not(None))
+        .order_by(_C.c.id)
+    ).all()
+    return {"items": [views.charge_item(r) for r in rows]}
+
+
+def _cancel(
+    conn: sa.Connection, row: Row, action: str, at_period_end: bool, reason: str | None
+) -> Row:
+    _require(row, action)
+    now = business_now(conn, row.merchant_id)
+    if at_period_end and row.status in ("active", "trialing"):
+        assert row.status in SUBSCRIPTION.targets(row.status, action)
+        row = _update(conn, row, cancel_at_period_end=True, cancel_reason=reason)
+        emit(conn, row, "subscription.cancel_scheduled", now, reason=reason)
+        return row
+    assert "cancelled" in SUBSCRIPTION.targets(row.status, action)
+    row = _update(
+        conn,
+        row,
+        status="cancelled",
+        next_charge_at=None,
+        trial_notice_at=None,
+        cancel_reason=reason,
+        ended_at=now,
+    )
+    emit(conn, row, "subscription.cancelled", now, reason=reason)
+    return row
+
+
+def cancel(conn: sa.Connection, caller: Caller, subscription_id: str, req: CancelRequest) -> Reply:
+    """POST /v1/subscriptions/{id}/cancel."""
+    row = _cancel(
+        conn, load(conn, caller.merchant_id, subscription_id), "cancel", req.atPeriodEnd, req.reason
+    )
+    body = {"id": row.id, "status": row.status, "cancelAtPeriodEnd": row.cancel_at_period_end}
+    return Reply.json(200, body)
+
+
+def pause(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
+    """POST /v1/subscriptions/{id}/pause: the reconciler leaves it alone until resumed."""
+    row = load(conn, caller.merchant_id, subscription_id)
+    _require(row, "pause")
+    now = business_now(conn, row.merchant_id)
+    row = _update(conn, row, status="paused", next_charge_at=None, trial_notice_at=None)
+    emit(conn, row, "subscription.paused", now)
+    return Reply.json(200, {"id": row.id, "status": row.status})
+
+
+def resume(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
+    """POST /v1/subscriptions/{id}/resume: active, charged on the next reconciler tick."""
+    row = load(conn, caller.merchant_id, subscription_id)
+    _require(row, "resume")
+    now = business_now(conn, row.merchant_id)
+    row = _update(conn, row, status="active", next_charge_at=now, trial_end_at=None)
+    emit(conn, row, "subscription.resumed", now)
+    return Reply.json(200, {"id": row.id, "status": row.status})
+
+
+def retry(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
+    """POST /v1/subscriptions/{id}/retry: ``nextChargeAt`` becomes now."""
+    row = load(conn, caller.merchant_id, subscription_id)
+    _require(row, "retry")
+    now = business_now(conn, row.merchant_id)
+    row = _update(conn, row, next_charge_at=now)
+    body = {"id": row.id, "status": row.status, "nextChargeAt": iso(row.next_charge_at)}
+    return Reply.json(200, body)
+
+
+def charge_now(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
+    """POST /v1/subscriptions/{id}/charge-now: ``charging`` until the next tick charges it."""
+    row = load(conn, caller.merchant_id, subscription_id)
+    _require(row, "charge_now")
+    now = business_now(conn, row.merchant_id)
+    row = _update(conn, row, status="charging", next_charge_at=now, trial_notice_at=None)
+    body = {
+        "status": "queuing",
+        "subscriptionId": row.id,
+        "expectedAt": iso(now),
+        "checkAt": f"/v1/subscriptions/{row.id}",
+    }
+    return Reply.json(202, body)
+
+
+def public_get(conn: sa.Connection, public_hash: str) -> dict[str, Any]:
+    """GET /v1/public/subscriptions/{hash}: the public view."""
+    row = _by_hash(conn, public_hash)
+    name = conn.execute(
+        sa.select(tables.merchants.c.name).where(tables.merchants.c.id == row.merchant_id)
+    ).scalar_one()
+    return views.public_view(row, public_hash, str(name))
+
+
+def public_cancel(conn: sa.Connection, public_hash: str, req: PublicCancelRequest) -> Reply:
+    """POST /v1/public/subscriptions/{hash}/cancel (``atPeriodEnd`` defaults to true)."""
+    row = _cancel(
+        conn, _by_hash(conn, public_hash, lock=True), "public_cancel", req.atPeriodEnd, None
+    )
+    body = {
+        "publicHash": public_hash,
+        "status": row.status,
+        "cancelAtPeriodEnd": row.cancel_at_period_end,
+    }
+    return Reply.json(200, body)
+
+
+def update_card_session(
+    conn: sa.Connection, public_hash: str, checkout_base: str, portal_base: str
+) -> Reply:
+    """POST /v1/public/subscriptions/{hash}/update-card-session: a ``card_update_only``
+    checkout session bound to the subscription; only sessionId, checkoutUrl, expiresAt."""
+    row = _by_hash(conn, public_hash)
+    if row.status in SUBSCRIPTION.terminal:
+        raise ApiError("SVC-SUB-4090", f"subscription is {row.status}; its card cannot change")
+    caller = Caller(
+        api_key="portal",
+        merchant_id=row.merchant_id,
+        store_id=row.store_id,
+        request_id="",
+        body_sha256="",
+    )
+    request = SessionRequest.model_validate(
+        {
+            "transactionId": f"cardupd_{secrets.token_hex(16)}",
+            "currency": "TRY",
+            "returnUrl": f"{portal_base.rstrip('/')}/v1/public/subscriptions/{public_hash}",
+            "customerId": row.customer_id,
+            "mode": "card_update_only",
+            "description": "Update the card of a subscription",
+        }
+    )
+    reply = sessions.create_session(conn, caller, request, checkout_base, subscription_id=row.id)
+    full = json.loads(reply.body)
+    body = {k: full[k] for k in ("sessionId", "checkoutUrl", "expiresAt")}
+    return Reply.json(201, body)
+
+
+def replace_card(conn: sa.Connection, subscription_id: str, card_token: str) -> Row:
+    """Put a new card on a subscription (the hosted ``card_update_only`` page calls this).
+
+    The card is also saved to the customer. A ``past_due`` subscription is retried on
+    the next reconciler tick. Emits ``subscription.card_updated``.
+
+    Args:
+        conn: the caller's write transaction.
+        subscription_id: the session's ``subscription_id``.
+        card_token: a ``tok_`` token the subscription's merchant may use.
+
+    Returns:
+        The updated subscription row.
+
+    Raises:
+        ApiError: SVC-GW-4004 (no such subscription), SVC-VAL-4001 / 4002 (bad token),
+            SVC-SUB-4090 (cancelled or expired).
+    """
+    found = conn.execute(
+        sa.select(_S.c.merchant_id).where(_S.c.id == subscription_id)
+    ).scalar_one_or_none()
+    if found is None:
+        raise ApiError("SVC-GW-4004", "no such subscription")
+    row = load(conn, str(found), subscription_id)
+    if row.status in SUBSCRIPTION.terminal:
+        raise ApiError("SVC-SUB-4090", f"subscription is {row.status}; its card cannot change")
+    card = _card_of(conn, row.merchant_id, row.customer_id, card_token)
+    now = business_now(conn, row.merchant_id)
+    values: dict[str, Any] = {
+        "card_token": card.token,
+        "card_last4": card.last4,
+        "card_brand": card.brand,
+    }
+    if row.status == "past_due":
+        values["next_charge_at"] = now
+    saved = tables.saved_cards
+    if (
+        conn.execute(
+            sa.select(saved.c.id).where(
+                saved.c.customer_id == row.customer_id, saved.c.token == card.token
+            )
+        ).first()
+        is None
+    ):
+        conn.execute(
+            sa.insert(saved).values(
+                merchant_id=row.merchant_id,
+                customer_id=row.customer_id,
+                token=card.token,
+                is_default=False,
+            )
+        )
+    row = _update(conn, row, **values)
+    emit(conn, row, "subscription.card_updated", now, cardLast4=card.last4, cardBrand=card.brand)
+    return row
