@@ -42,8 +42,10 @@ docs: $(STAMP)
 docs-serve: $(STAMP)
 	$(RUN) mkdocs serve
 
+# --cov names its source: nbval copies the raw option into each notebook kernel, and a bare
+# --cov (source [True]) leaves every kernel's coverage setup hanging until it times out.
 pytest: $(STAMP)
-	$(RUN) pytest --cov --cov-report=term $(PYTEST_ARGS)
+	$(RUN) pytest --cov=workbench --cov-report=term $(PYTEST_ARGS)
 
 # Chromium for the browser tests, from the system's packages (never a downloaded browser).
 browser:
