@@ -62,3 +62,13 @@ def test_a_merchants_token_is_unknown_to_another_merchant(
     token = _tokenize(client, "4242424242424242").json()["token"]
     response = other_client.post("/v1/payments/card", json=charge_body(token=token))
     assert_envelope(response, 400, "SVC-VAL-4001")
+
+
+def test_fresh_tokens_never_look_like_a_card_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.sandbox import cards
+
+    draws = iter(["123456789012abcdefabcdef", "0123456789abcdef01234567"])
+    monkeypatch.setattr(cards.secrets, "token_hex", lambda _n: next(draws))
+    token = cards.new_token()
+    assert token == "tok_0123456789abcdef01234567"
+    assert not cards.looks_like_pan(token)
