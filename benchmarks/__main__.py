@@ -8,7 +8,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
-MODULES = ["benchmarks.sandbox_charges", "benchmarks.client_overhead"]
+MODULES = [
+    "benchmarks.sandbox_charges",
+    "benchmarks.client_overhead",
+    "benchmarks.subscriptions_scale",
+]
 
 
 def main() -> int:
