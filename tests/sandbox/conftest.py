@@ -7,9 +7,11 @@ database of its own that is dropped afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -84,13 +86,14 @@ class PgDatabase:
         self.admin.dispose()
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
-def db_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """One database per backend for the whole session."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path_factory.mktemp('sandbox') / 'sandbox.db'}"
+@contextlib.contextmanager
+def database_url(backend: str, folder: Path) -> Iterator[str]:
+    """A database of its own on ``backend`` ("sqlite" or "postgres"), dropped afterwards.
+
+    The PostgreSQL one skips, printing why, when no server answers.
+    """
+    if backend == "sqlite":
+        yield f"sqlite:///{folder / 'sandbox.db'}"
         return
     reason = pg_available()
     if reason is not None:
@@ -101,6 +104,15 @@ def db_url(
         yield database.url
     finally:
         database.drop()
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def db_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """One database per backend for the whole session."""
+    with database_url(request.param, tmp_path_factory.mktemp("sandbox")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

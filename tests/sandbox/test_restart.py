@@ -7,25 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import PgDatabase, charge_body, pg_available, signed_client
+from tests.sandbox.conftest import charge_body, database_url, signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def fresh_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database of its own for this test."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'restart.db'}"
-        return
-    reason = pg_available()
-    if reason is not None:
-        print(f"PostgreSQL not reachable ({reason}); the postgres restart run is skipped")
-        pytest.skip(f"PostgreSQL not reachable: {reason}")
-    database = PgDatabase()
-    try:
-        yield database.url
-    finally:
-        database.drop()
+    with database_url(request.param, tmp_path) as url:
+        yield url
 
 
 def test_refund_in_flight_at_restart_completes_exactly_once(fresh_db: str) -> None:

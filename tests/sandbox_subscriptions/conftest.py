@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import PgDatabase, pg_available, signed_client
+from tests.sandbox.conftest import database_url, signed_client
 from workbench.sandbox import (
     DEMO_STORE_ID,
     OTHER_API_KEY,
@@ -32,18 +32,8 @@ def db_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """One database per backend for the whole session (PostgreSQL when reachable)."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path_factory.mktemp('subs') / 'sandbox.db'}"
-        return
-    reason = pg_available()
-    if reason is not None:
-        print(f"PostgreSQL not reachable ({reason}); the postgres run is skipped")
-        pytest.skip(f"PostgreSQL not reachable: {reason}")
-    database = PgDatabase()
-    try:
-        yield database.url
-    finally:
-        database.drop()
+    with database_url(request.param, tmp_path_factory.mktemp("subs")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

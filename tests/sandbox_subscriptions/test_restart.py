@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import PgDatabase, pg_available, signed_client
+from tests.sandbox.conftest import database_url, signed_client
 from tests.sandbox_subscriptions.conftest import charges, create, get, parse, tick
 from workbench.sandbox import DEMO_MERCHANT_ID, Sandbox, SandboxConfig, SandboxServer
 from workbench.sandbox import db as tables
@@ -21,18 +21,8 @@ from workbench.sandbox.subscriptions import RenewalWork, subscription_charges
 @pytest.fixture(params=["sqlite", "postgres"])
 def fresh_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database of this test's own, on each backend."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'restart.db'}"
-        return
-    reason = pg_available()
-    if reason is not None:
-        print(f"PostgreSQL not reachable ({reason}); the postgres run is skipped")
-        pytest.skip(f"PostgreSQL not reachable: {reason}")
-    database = PgDatabase()
-    try:
-        yield database.url
-    finally:
-        database.drop()
+    with database_url(request.param, tmp_path) as url:
+        yield url
 
 
 @pytest.mark.parametrize("stopped_after", ["claim", "charge"])
