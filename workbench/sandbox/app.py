@@ -11,6 +11,7 @@ from fastapi.openapi.utils import get_openapi
 
 from workbench._version import __version__
 from workbench.sandbox.auth import AuthMiddleware
+from workbench.sandbox.checkout import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.errors import install_error_handlers
 from workbench.sandbox.requestid import RequestIdMiddleware
@@ -88,6 +89,7 @@ def create_app(
         acs_router,
         subscriptions_router,
         portal_router,
+        checkout_router,
         *routers,
     ):
         app.include_router(router)

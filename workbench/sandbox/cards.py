@@ -23,6 +23,7 @@ from datetime import datetime
 import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
+from workbench.sandbox.errors import ApiError
 
 __all__ = [
     "CHALLENGE_CODE",
@@ -35,6 +36,7 @@ __all__ = [
     "new_token",
     "seed_test_tokens",
     "tokenize",
+    "tokenize_checked",
 ]
 
 #: The one-time code that passes a ``tok_test_3ds_challenge`` challenge.
@@ -226,6 +228,31 @@ def tokenize(conn: sa.Connection, merchant_id: str, number: str, now: datetime) 
         "bin": number[:6],
         "last4": number[-4:],
     }
+
+
+def tokenize_checked(
+    conn: sa.Connection,
+    merchant_id: str,
+    number: str,
+    expiry_month: int,
+    expiry_year: int,
+    now: datetime,
+) -> dict[str, str]:
+    """What ``POST /v1/cards/tokens`` does: check the card, then `tokenize` it.
+
+    The hosted checkout page tokenizes through this same function, so a card typed on
+    the page meets exactly the endpoint's rules. The number is never stored or echoed.
+
+    Raises:
+        ApiError: SVC-VAL-4001 for a number that is not 12-19 digits passing Luhn, or
+            an expiry month already past on the merchant's business clock.
+    """
+    digits = number.replace(" ", "").replace("-", "")
+    if not digits.isdigit() or not 12 <= len(digits) <= 19 or not luhn_ok(digits):
+        raise ApiError("SVC-VAL-4001", "cardNumber: not a valid card number")
+    if (expiry_year, expiry_month) < (now.year, now.month):
+        raise ApiError("SVC-VAL-4001", "expiryYear/expiryMonth: the card has expired")
+    return tokenize(conn, merchant_id, digits, now)
 
 
 def mask(bin_: str, last4: str, length: int = 16) -> str:

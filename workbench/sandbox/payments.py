@@ -42,6 +42,7 @@ __all__ = [
     "get_payment",
     "payment_object",
     "public_status",
+    "record_qr_payment",
     "threeds_callback",
     "void",
 ]
@@ -292,6 +293,69 @@ def charge(
         _save_card(conn, row)
     _emit(conn, row, event, now)
     return reply
+
+
+def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
+    """A TR QR payment for a checkout session, captured at once (the buyer's bank app paid).
+
+    No card is involved: the card fields hold ``tr_qr`` (brand and type) and empty
+    mask, bin and token. The session's ``transactionId`` is the payment's, so the
+    fence still holds one payment per session. Emits ``payment.captured`` to the
+    session's ``callbackUrl`` (or the store webhook).
+
+    Args:
+        conn: the caller's write transaction, which has locked the session row.
+        session: the ``qr`` mode session being paid.
+
+    Returns:
+        The payment row (an existing one when this session was already paid).
+    """
+    existing = conn.execute(
+        sa.select(_P).where(
+            _P.c.merchant_id == session.merchant_id,
+            _P.c.transaction_id == session.transaction_id,
+        )
+    ).first()
+    if existing is not None:
+        return existing
+    now = business_now(conn, session.merchant_id)
+    commission = commission_for(int(session.amount), 1)
+    row: dict[str, Any] = {
+        "id": new_id(IdPrefix.PAYMENT),
+        "merchant_id": session.merchant_id,
+        "store_id": session.store_id,
+        "transaction_id": session.transaction_id,
+        "fingerprint": hashlib.sha256(f"qr:{session.id}".encode()).hexdigest(),
+        "amount": session.amount,
+        "currency": session.currency,
+        "commission": commission,
+        "net_amount": session.amount - commission,
+        "card_token": "",
+        "behaviour": "qr",
+        "card_mask": "",
+        "card_brand": "tr_qr",
+        "card_type": "tr_qr",
+        "bin": "",
+        "installment_count": 1,
+        "three_d_secure": False,
+        "capture": True,
+        "status": "captured",
+        "auth_code": f"{secrets.randbelow(10**6):06d}",
+        "correlation_id": None,
+        "customer_id": session.customer_id,
+        "save_card": False,
+        "callback_url": session.callback_url,
+        "refunded_amount": 0,
+        "pending_refund_amount": 0,
+        "created_at": now,
+        "completed_at": now,
+    }
+    assert row["status"] in PAYMENT.targets(None, "charge")
+    reply = Reply.json(201, _charge_body(row))
+    row.update(response_status=reply.status, response_body=reply.body)
+    conn.execute(sa.insert(_P).values(**row))
+    _emit(conn, row, "payment.captured", now, method="tr_qr")
+    return conn.execute(sa.select(_P).where(_P.c.id == row["id"])).one()
 
 
 def threeds_callback(

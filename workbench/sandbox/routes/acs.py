@@ -1,20 +1,26 @@
-"""Routes: the sandbox's minimal 3-D Secure challenge (ACS) page; no signature, the buyer's."""
+"""Routes: the sandbox's 3-D Secure challenge (ACS): the buyer's page and the API answer.
+
+No signature: these are the buyer's (and the bank's) side of the challenge."""
 
 from __future__ import annotations
 
-import html
 from typing import Annotated
 
+import sqlalchemy as sa
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field
 from starlette.responses import HTMLResponse, Response
 
 from workbench.sandbox import acs
+from workbench.sandbox import db as tables
 from workbench.sandbox.cards import CHALLENGE_CODE
+from workbench.sandbox.checkout import flow
+from workbench.sandbox.checkout.forms import FormError, parse_body
+from workbench.sandbox.checkout.rendering import render
 from workbench.sandbox.context import sandbox_of
-from workbench.sandbox.errors import request_id_of
+from workbench.sandbox.errors import ApiError, request_id_of
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS
+from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import StrictRequest
 
@@ -43,30 +49,77 @@ class ChallengeResponse(BaseModel):
     "/sandbox/acs/{payment_id}",
     response_class=HTMLResponse,
     responses=PUBLIC_ERRORS,
-    summary="The challenge page (minimal)",
+    summary="The challenge page",
 )
 def challenge_page(
     payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
     correlation_id: Annotated[
         str, Query(alias="correlationId", max_length=64, pattern=r"^[\x20-\x7e]*$")
     ],
-) -> HTMLResponse:
-    """A minimal form asking for the one-time code (the hosted checkout pages replace it)."""
-    pid, cid = html.escape(payment_id), html.escape(correlation_id)
-    return HTMLResponse(
-        "<!doctype html><meta charset=utf-8><title>3-D Secure</title>"
-        "<h1>Sandbox 3-D Secure</h1>"
-        f"<p>Enter the one-time code (the test code is {CHALLENGE_CODE}).</p>"
-        f'<form id=acs data-payment="{pid}" data-correlation="{cid}">'
-        "<input name=code autocomplete=one-time-code required> <button>Submit</button></form>"
-        "<pre id=out></pre><script>"
-        "document.getElementById('acs').addEventListener('submit', async (e) => {"
-        "e.preventDefault(); const f = e.target;"
-        "const r = await fetch('/sandbox/acs/' + encodeURIComponent(f.dataset.payment), {"
-        "method: 'POST', headers: {'Content-Type': 'application/json'},"
-        "body: JSON.stringify({correlationId: f.dataset.correlation, code: f.code.value})});"
-        "document.getElementById('out').textContent = JSON.stringify(await r.json(), null, 2);"
-        "});</script>"
+    request: Request,
+    sandbox: Annotated[Sandbox, Depends(sandbox_of)],
+) -> Response:
+    """The buyer's challenge: a one-time code field; the documented code passes.
+
+    The form posts to ``/sandbox/acs/{payment_id}/challenge``, which answers with a
+    page that posts the signed ``pares`` back to the hosted checkout's 3DS return.
+    """
+    with sandbox.db.read() as conn:
+        row = conn.execute(
+            sa.select(tables.payments.c.amount, tables.payments.c.card_mask).where(
+                tables.payments.c.id == payment_id
+            )
+        ).first()
+    return render(
+        "acs.html",
+        static_base=base_url(request, sandbox),
+        payment_id=payment_id,
+        correlation_id=correlation_id,
+        amount=None if row is None else int(row.amount),
+        card_mask=None if row is None else row.card_mask,
+        challenge_code=CHALLENGE_CODE,
+    )
+
+
+@router.post(
+    "/sandbox/acs/{payment_id}/challenge",
+    response_class=HTMLResponse,
+    include_in_schema=False,
+)
+async def challenge_form(
+    payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
+    request: Request,
+    sandbox: Annotated[Sandbox, Depends(sandbox_of)],
+) -> Response:
+    """The challenge form's submit: sign the outcome, send it back to the checkout page."""
+    try:
+        data = parse_body(await request.body())
+        with sandbox.db.read() as conn:
+            payload = acs.challenge_result(
+                conn,
+                sandbox.acs_secret,
+                payment_id,
+                data.get("correlationId", "")[:64],
+                data.get("code", "").strip()[:32],
+            )
+    except (FormError, ApiError):
+        return render(
+            "ended.html",
+            404,
+            static_base=base_url(request, sandbox),
+            reason="missing",
+            heading="No challenge here",
+            message="There is no 3-D Secure challenge waiting at this address.",
+            return_url=None,
+        )
+    return render(
+        "acs_done.html",
+        static_base=base_url(request, sandbox),
+        return_to=flow.acs_return_url(sandbox, payment_id),
+        passed=payload["result"] == "Y",
+        pares=payload["pares"],
+        correlation_id=payload["correlationId"],
+        payment_id=payment_id,
     )
 
 

@@ -1,0 +1,154 @@
+"""Fixtures for the browser tests: the system's Chromium, a sandbox, a webhook receiver.
+
+Chromium is the operating system's package (``scripts/ensure-chromium``), launched by
+its path with Playwright; no browser is ever downloaded. Where it is missing, every
+test here is skipped and the reason printed. One browser serves all the tests of this
+package; each test gets a fresh context (cookies, storage) at phone width.
+
+The buyer's ``returnUrl`` is a tiny local "merchant" page (`merchant`) on
+127.0.0.1, so the browser really lands there without leaving the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from workbench import Client
+from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.webhooks import WebhookListener
+
+CHROMIUM = Path(os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+#: A phone-width viewport: the pages must be readable there.
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="package")
+def chromium() -> Iterator[Any]:
+    """The system's Chromium under Playwright, headless (skips when it is not installed).
+
+    Package-scoped: the sync API runs an event loop on this thread until it stops, and
+    later tests (asyncio.run, the docs' own browser) need the thread back.
+    """
+    if not CHROMIUM.is_file():
+        reason = f"{CHROMIUM} is missing: install it with scripts/ensure-chromium"
+        print(f"skipping the browser tests: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class _MerchantPage(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b"<!doctype html><title>Merchant</title><h1>Back at the merchant</h1>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="package")
+def merchant() -> Iterator[str]:
+    """The merchant's return page: ``http://127.0.0.1:<port>/orders/return?order=42``."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _MerchantPage)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}/orders/return?order=42"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="package")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+    """A sandbox of the browser tests' own; the reconciler runs when a test ticks it."""
+    db = tmp_path_factory.mktemp("browser-sandbox") / "sandbox.db"
+    config = SandboxConfig(db_url=f"sqlite:///{db}", run_reconciler_in_background=False)
+    with SandboxServer(config) as running:
+        yield running
+
+
+@pytest.fixture(scope="package")
+def client(server: SandboxServer) -> Iterator[Client]:
+    """A signed client of the demo merchant (the merchant's server)."""
+    with Client(
+        base_url=server.base_url, api_key=server.config.api_key, secret_key=server.config.secret_key
+    ) as c:
+        yield c
+
+
+@pytest.fixture
+def hooks(client: Client) -> Iterator[WebhookListener]:
+    """A local webhook receiver that checks each delivery's signature."""
+    secret = client.sandbox.fixtures().webhook_secret or ""
+    with WebhookListener(secret) as listener:
+        yield listener
+
+
+@pytest.fixture
+def page(chromium: Any) -> Iterator[Any]:
+    """A fresh browser context and page at phone width."""
+    context = chromium.new_context(viewport=PHONE, locale="tr-TR")
+    context.set_default_timeout(10_000)
+    browser_page = context.new_page()
+    try:
+        yield browser_page
+    finally:
+        context.close()
+
+
+class Shots:
+    """Saves a screenshot of each page a test passes through (reviewed, not compared)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
+        self.count = 0
+
+    def __call__(self, page: Any, step: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.count += 1
+        path = SCREENSHOTS / f"{self.name}-{self.count:02d}-{step}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+@pytest.fixture
+def shot(request: pytest.FixtureRequest) -> Shots:
+    """``shot(page, "step")`` saves ``artifacts/screenshots/<test>-NN-step.png``."""
+    return Shots(request.node.name)
+
+
+def landed(url: str) -> dict[str, str]:
+    """The query of the address the browser landed at, one value per name."""
+    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}

@@ -1,0 +1,321 @@
+"""What the hosted pages do: read a session for its page, pay it, finish a challenge.
+
+Every completion runs in one write transaction that first locks the session row, so
+two submits of the same page (a double click, two tabs, a replayed POST) are
+serialised: the first charges and completes the session, the second finds it
+``completed`` and is sent to the same ``returnUrl`` answer without a second charge.
+The session's ``transactionId`` is also the charge's, so the payments fence would
+refuse a second, different charge anyway.
+
+One session takes one payment attempt: a declined card or a failed challenge
+completes the session with ``outcome=failed`` (the merchant opens a new session for
+another try).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import sqlalchemy as sa
+
+from workbench.emvco import QrFields, build_payload
+from workbench.sandbox import cards, payments, sessions
+from workbench.sandbox import db as tables
+from workbench.sandbox.checkout.forms import CardForm
+from workbench.sandbox.clock import business_now
+from workbench.sandbox.context import Caller
+from workbench.sandbox.errors import ApiError
+from workbench.sandbox.schemas import ChargeRequest, ThreeDSCallbackRequest
+from workbench.sandbox.subscriptions import service as subscriptions
+
+if TYPE_CHECKING:
+    from workbench.sandbox.runtime import Sandbox
+
+__all__ = [
+    "Ended",
+    "PageView",
+    "Redirect",
+    "acs_return_url",
+    "finish_challenge",
+    "page_view",
+    "pay_by_card",
+    "pay_by_qr",
+    "result_url",
+]
+
+Row = tables.AnyRow
+_S = tables.sessions
+_P = tables.payments
+
+
+@dataclass(frozen=True, slots=True)
+class PageView:
+    """What the page of an active session shows."""
+
+    session_id: str
+    mode: str
+    merchant_name: str
+    description: str | None
+    amount: int
+    installments: bool
+    save_card: bool
+    expires_at: datetime
+    checkout_url: str
+    qr_payload: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """A session whose page can no longer be used: ``missing``, ``expired``, ``completed``."""
+
+    reason: Literal["missing", "expired", "completed"]
+    return_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """Send the buyer on: to ``returnUrl`` (``final``) or to the 3DS challenge page."""
+
+    url: str
+    final: bool = True
+
+
+def result_url(return_url: str, **params: str | None) -> str:
+    """``returnUrl`` with ``params`` added to its query (existing parameters kept)."""
+    parts = urlsplit(return_url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    query += [(k, v) for k, v in params.items() if v is not None]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def _caller(session: Row, request_id: str) -> Caller:
+    return Caller(
+        api_key="hosted-checkout",
+        merchant_id=session.merchant_id,
+        store_id=session.store_id,
+        request_id=request_id,
+        body_sha256="",
+    )
+
+
+def _state(conn: sa.Connection, session: Row | None) -> Ended | None:
+    if session is None:
+        return Ended("missing")
+    if session.status == "completed":
+        return Ended("completed", session.return_url)
+    if session.status == "expired" or session.expires_at <= business_now(conn, session.merchant_id):
+        return Ended("expired", session.return_url)
+    return None
+
+
+def _locked(conn: sa.Connection, session_id: str) -> Row | None:
+    return conn.execute(sa.select(_S).where(_S.c.id == session_id).with_for_update()).first()
+
+
+def _payment_of(conn: sa.Connection, session: Row) -> Row | None:
+    return conn.execute(
+        sa.select(_P).where(
+            _P.c.merchant_id == session.merchant_id,
+            _P.c.transaction_id == session.transaction_id,
+        )
+    ).first()
+
+
+def _outcome_url(session: Row, payment: Row | None) -> str:
+    """Where a finished session sends the buyer (the same answer every time)."""
+    if session.mode == "card_update_only":
+        return result_url(session.return_url, outcome="success", sessionId=session.id)
+    if payment is None:
+        return result_url(session.return_url, outcome="failed", sessionId=session.id)
+    ok = payment.status in ("captured", "authorized")
+    return result_url(
+        session.return_url,
+        outcome="success" if ok else "failed",
+        paymentId=payment.id,
+        sessionId=session.id,
+        errorCode=None if ok else payment.decline_code,
+    )
+
+
+def _acs_url(base_url: str, payment: Row) -> str:
+    query = urlencode({"correlationId": payment.correlation_id})
+    return f"{base_url}/sandbox/acs/{payment.id}?{query}"
+
+
+def page_view(sandbox: Sandbox, session_id: str) -> PageView | Ended:
+    """What GET ``checkoutUrl`` shows."""
+    with sandbox.db.read() as conn:
+        session = sessions.get_session(conn, session_id)
+        ended = _state(conn, session)
+        if ended is not None or session is None:
+            return ended or Ended("missing")
+        name = conn.execute(
+            sa.select(tables.merchants.c.name).where(tables.merchants.c.id == session.merchant_id)
+        ).scalar_one()
+    payload = None
+    if session.mode == "qr":
+        payload = build_payload(
+            QrFields(
+                merchant_id=session.merchant_id,
+                merchant_name=str(name),
+                session_id=session.id,
+                amount=int(session.amount),
+                reference=session.transaction_id,
+            )
+        )
+    return PageView(
+        session_id=session.id,
+        mode=session.mode,
+        merchant_name=str(name),
+        description=session.description,
+        amount=int(session.amount),
+        installments=bool(session.installment_enabled) and session.mode == "payment",
+        save_card=session.customer_id is not None and session.mode == "payment",
+        expires_at=session.expires_at,
+        checkout_url=session.checkout_url,
+        qr_payload=payload,
+    )
+
+
+def _finish(conn: sa.Connection, session: Row, payment: Row | None) -> Redirect:
+    done = sessions.complete_session(
+        conn, session.id, payment_id=payment.id if payment is not None else None
+    )
+    return Redirect(_outcome_url(done, payment))
+
+
+def _replay(conn: sa.Connection, session: Row, base_url: str) -> Redirect | None:
+    """The answer for a session already paid or being challenged; ``None`` if untouched."""
+    payment = _payment_of(conn, session)
+    if session.status == "completed":
+        return Redirect(_outcome_url(session, payment))
+    if payment is None:
+        return None
+    if payment.status == "pending_3ds":
+        return Redirect(_acs_url(base_url, payment), final=False)
+    return _finish(conn, session, payment)
+
+
+def pay_by_card(
+    sandbox: Sandbox, session_id: str, form: CardForm, *, base_url: str, request_id: str
+) -> Redirect | Ended:
+    """The card form's submit: tokenize, charge by token (or replace a subscription's card).
+
+    Raises:
+        ApiError: what tokenization or the charge refused (nothing is recorded then);
+            the page shows its message and the buyer may correct the form.
+    """
+    with sandbox.db.write() as conn:
+        session = _locked(conn, session_id)
+        if session is not None and session.status == "completed":
+            return Redirect(_outcome_url(session, _payment_of(conn, session)))
+        ended = _state(conn, session)
+        if ended is not None or session is None:
+            return ended or Ended("missing")
+        if session.mode == "qr":
+            raise ApiError("SVC-VAL-4001", "this session is paid by TR QR, not by card")
+        replay = _replay(conn, session, base_url)
+        if replay is not None:
+            return replay
+        if form.installments > 1 and not session.installment_enabled:
+            raise ApiError("SVC-VAL-4001", "installmentCount: this session offers no installments")
+        now = business_now(conn, session.merchant_id)
+        token = cards.tokenize_checked(
+            conn, session.merchant_id, form.number, form.expiry_month, form.expiry_year, now
+        )["token"]
+        if session.mode == "card_update_only":
+            subscriptions.replace_card(conn, session.subscription_id, token)
+            return _finish(conn, session, None)
+        saving = form.save_card and session.customer_id is not None
+        request = ChargeRequest.model_validate(
+            {
+                "transactionId": session.transaction_id,
+                "amount": int(session.amount),
+                "currency": session.currency,
+                "cardToken": token,
+                "installmentCount": form.installments,
+                "threeDSecure": True,
+                "customerId": session.customer_id if saving else None,
+                "saveCard": saving,
+            }
+        )
+        caller = _caller(session, request_id)
+        payments.charge(conn, sandbox, caller, request, base_url)
+        payment = _payment_of(conn, session)
+        assert payment is not None
+        if payment.status == "pending_3ds":
+            return Redirect(_acs_url(base_url, payment), final=False)
+        return _finish(conn, session, payment)
+
+
+def pay_by_qr(sandbox: Sandbox, session_id: str) -> Redirect | Ended:
+    """The sandbox-only "pay from a bank app" action of a ``qr`` session."""
+    with sandbox.db.write() as conn:
+        session = _locked(conn, session_id)
+        if session is not None and session.status == "completed":
+            return Redirect(_outcome_url(session, _payment_of(conn, session)))
+        ended = _state(conn, session)
+        if ended is not None or session is None:
+            return ended or Ended("missing")
+        if session.mode != "qr":
+            raise ApiError("SVC-VAL-4001", "this session is not in mode qr")
+        payment = payments.record_qr_payment(conn, session)
+        return _finish(conn, session, payment)
+
+
+def acs_return_url(sandbox: Sandbox, payment_id: str) -> str | None:
+    """Where the ACS page posts the ``pares``: the paying session's 3DS return, if any."""
+    with sandbox.db.read() as conn:
+        payment = conn.execute(
+            sa.select(_P.c.merchant_id, _P.c.transaction_id).where(_P.c.id == payment_id)
+        ).first()
+        if payment is None:
+            return None
+        session = conn.execute(
+            sa.select(_S.c.checkout_url).where(
+                _S.c.merchant_id == payment.merchant_id,
+                _S.c.transaction_id == payment.transaction_id,
+                _S.c.mode == "payment",
+            )
+        ).first()
+    return None if session is None else f"{session.checkout_url}/3ds-callback"
+
+
+def finish_challenge(
+    sandbox: Sandbox,
+    session_id: str,
+    data: dict[str, Any],
+    *,
+    base_url: str,
+    request_id: str,
+) -> Redirect | Ended:
+    """The 3DS return: post the signed ``pares`` through the 3ds-callback, finish the session.
+
+    Raises:
+        ApiError: a forged ``pares`` or one of another payment (SVC-PAY-4001).
+    """
+    pares, correlation_id = str(data.get("pares", "")), str(data.get("correlationId", ""))
+    if not 0 < len(pares) <= 4096 or not 0 < len(correlation_id) <= 64:
+        raise ApiError("SVC-PAY-4001", "pares/correlationId: missing or malformed")
+    with sandbox.db.write() as conn:
+        session = _locked(conn, session_id)
+        if session is not None and session.status == "completed":
+            return Redirect(_outcome_url(session, _payment_of(conn, session)))
+        ended = _state(conn, session)
+        if ended is not None or session is None:
+            return ended or Ended("missing")
+        payment = _payment_of(conn, session)
+        if payment is None:
+            raise ApiError("SVC-PAY-4090", "no 3-D Secure challenge is pending for this page")
+        if payment.status == "pending_3ds":
+            callback = ThreeDSCallbackRequest.model_validate(
+                {"pares": pares, "correlationId": correlation_id}
+            )
+            payments.threeds_callback(
+                conn, sandbox, _caller(session, request_id), payment.id, callback
+            )
+            payment = _payment_of(conn, session)
+        return _finish(conn, session, payment)

@@ -1,0 +1,59 @@
+"""Rendering the hosted pages: Jinja2 templates shipped in the package, the QR image.
+
+Templates live in ``workbench/sandbox/checkout/templates`` and are autoescaped; the
+stylesheet is ``static/checkout.css``. Amounts are shown with `workbench.money.format_try`
+(``1.234,56 TL``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+import segno
+from markupsafe import Markup
+from starlette.responses import HTMLResponse
+
+from workbench.money import format_try
+
+__all__ = ["qr_svg", "render", "stylesheet"]
+
+#: Sent with every page: no caching of a page that holds a session's state, no MIME
+#: sniffing. Framing stays allowed: the notebooks show the page in an IFrame.
+_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("workbench.sandbox.checkout", "templates"),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["lira"] = format_try
+    return env
+
+
+def render(template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """An HTML response from a template of the package."""
+    html = _environment().get_template(template).render(**context)
+    return HTMLResponse(html, status_code=status, headers=_HEADERS)
+
+
+def qr_svg(payload: str) -> Markup:
+    """The payload as an inline SVG QR code (error correction M, 4-module quiet zone)."""
+    code = segno.make(payload, error="m", micro=False)
+    svg = code.svg_inline(scale=5, border=4, dark="#000", light="#fff", title="TR QR code")
+    return Markup(svg)  # noqa: S704 - segno's own SVG, no user text in markup position
+
+
+@cache
+def stylesheet() -> bytes:
+    """The pages' stylesheet."""
+    return (
+        resources.files("workbench.sandbox.checkout").joinpath("static/checkout.css").read_bytes()
+    )
