@@ -91,3 +91,25 @@ def test_show_page_is_text_when_headless(monkeypatch: pytest.MonkeyPatch) -> Non
     assert repr(shown) == "hosted page: http://127.0.0.1:1/checkout/x"
     monkeypatch.setenv("WORKBENCH_INTERACTIVE", "1")
     assert type(flows.show_page("http://127.0.0.1:1/checkout/x")).__name__ == "IFrame"
+
+
+def test_checkout_records_the_qr_payload_and_the_events(pages_client: Client) -> None:
+    run = flows.checkout(pages_client, mode="qr", amount=12_345)
+    table = flows.qr_fields(run.outcome["qr_payload"])
+    values = dict(zip(table["tag"], table["value"], strict=True))
+    assert values["53"] == "949"
+    assert values["54"] == "123.45"
+    assert values["63"] == "matches: True"
+    assert values["26.02"] == run.object_id
+    assert run.outcome["events"] == ["payment.captured", "session.completed"]
+
+
+def test_qr_fields_reads_a_payload_without_a_sandbox() -> None:
+    from workbench.emvco import QrFields, build_payload
+
+    payload = build_payload(QrFields("mrc_x", "Shop", "s-1", 100, "order-1"))
+    table = flows.qr_fields(payload)
+    assert list(table.columns) == ["tag", "meaning", "value"]
+    assert "62.05" in set(table["tag"])
+    broken = payload[:-1] + ("0" if payload[-1] != "0" else "1")
+    assert flows.qr_fields(broken).iloc[-1]["value"] == "matches: False"

@@ -34,7 +34,8 @@ def _output_texts(notebook: dict[str, Any]) -> list[str]:
 
 def test_there_are_flow_notebooks() -> None:
     names = [p.stem for p in NOTEBOOKS]
-    for expected in ("01-quickstart-signing", "03-card-3ds", "04-preauthorization",
+    for expected in ("01-quickstart-signing", "02-hosted-checkout", "03-card-3ds",
+                     "04-preauthorization",
                      "05-refunds", "06-subscriptions", "07-buyer-portal",
                      "08-idempotency-errors"):  # fmt: skip
         assert expected in names

@@ -11,7 +11,7 @@ from workbench.flows._connect import connect
 from workbench.flows._diagram import StatePath, transitions
 from workbench.flows._run import Call, FlowRun, new_transaction_id
 from workbench.flows.card_3ds import card_3ds
-from workbench.flows.checkout import RETURN_URL, checkout, show_page
+from workbench.flows.checkout import RETURN_URL, checkout, qr_fields, show_page
 from workbench.flows.idempotency_errors import idempotency_errors
 from workbench.flows.portal import portal
 from workbench.flows.preauth import preauth
@@ -34,6 +34,7 @@ __all__ = [
     "new_transaction_id",
     "portal",
     "preauth",
+    "qr_fields",
     "quickstart",
     "refunds",
     "show_page",

@@ -3,13 +3,17 @@ redirect back to ``returnUrl``, and the signed webhook that confirms the payment
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import pandas as pd
 
+from workbench.emvco import parse_tlv, verify_crc
 from workbench.flows._run import APPROVED_CARD, FlowRun, new_transaction_id
 from workbench.money import format_try
 from workbench.webhooks import WebhookListener
@@ -17,7 +21,7 @@ from workbench.webhooks import WebhookListener
 if TYPE_CHECKING:
     from workbench._client import Client
 
-__all__ = ["RETURN_URL", "PageAddress", "checkout", "show_page"]
+__all__ = ["RETURN_URL", "PageAddress", "checkout", "qr_fields", "show_page"]
 
 #: Where the sandbox sends the buyer back (a merchant page; never fetched here).
 RETURN_URL = "https://merchant.example/orders/return"
@@ -48,6 +52,44 @@ class PageAddress:
         return f"hosted page: {self.url}"
 
 
+#: What each tag of the TR QR payload holds (EMVCo merchant-presented mode).
+QR_TAGS: dict[str, str] = {
+    "00": "payload format indicator",
+    "01": "point of initiation (12: dynamic, one payment)",
+    "26": "merchant account information",
+    "26.00": "globally unique identifier",
+    "26.01": "merchant id",
+    "26.02": "checkout session id",
+    "52": "merchant category code",
+    "53": "currency (ISO 4217 numeric; 949 is TRY)",
+    "54": "amount (lira)",
+    "58": "country",
+    "59": "merchant name",
+    "60": "merchant city",
+    "62": "additional data",
+    "62.05": "reference label (transactionId)",
+    "63": "CRC-16/CCITT-FALSE",
+}
+_QR_PAYLOAD = re.compile(r'data-testid="qr-payload">([^<]+)<')
+
+
+def qr_fields(payload: str) -> pd.DataFrame:
+    """The TR QR payload's fields as a table (tag, meaning, value); nested tags as ``26.02``.
+
+    The CRC row shows whether the checksum matches rather than its four hex digits.
+    """
+    rows = []
+    for tag, value in parse_tlv(payload).items():
+        if tag in ("26", "62"):
+            for sub, inner in parse_tlv(value).items():
+                name = f"{tag}.{sub}"
+                rows.append({"tag": name, "meaning": QR_TAGS.get(name, ""), "value": inner})
+            continue
+        shown = f"matches: {verify_crc(payload)}" if tag == "63" else value
+        rows.append({"tag": tag, "meaning": QR_TAGS.get(tag, ""), "value": shown})
+    return pd.DataFrame(rows, columns=["tag", "meaning", "value"])
+
+
 def _card_number(client: Client, card_token: str) -> str:
     """The test card number behind a test token (what the buyer types on the page)."""
     for card in client.sandbox.fixtures().test_cards:
@@ -76,8 +118,10 @@ def checkout(
     Returns:
         The run; ``outcome`` holds ``session_status``, ``page_status``, ``redirect``
         (the query added to ``returnUrl``), ``status`` (the payment's public status),
-        ``webhook`` (the type of the verified event) and ``again_status`` (the page
-        once the session is completed).
+        ``webhook`` (the type of the verified event), ``events`` (the types of the
+        verified events of this checkout, in order), ``qr_payload`` (``qr`` mode: the
+        EMVCo payload the page shows) and ``again_status`` (the page once the session
+        is completed).
     """
     if mode not in ("payment", "qr"):
         raise ValueError("mode must be 'payment' or 'qr'")
@@ -101,6 +145,15 @@ def checkout(
                 page = browser.get(session.checkout_url)
                 run.outcome["page_status"] = page.status_code
                 run.say(f"buyer opens the hosted page: {page.status_code} {_kind(page)}")
+                if mode == "qr":
+                    found = _QR_PAYLOAD.search(page.text)
+                    payload = html.unescape(found.group(1)) if found else ""
+                    run.outcome["qr_payload"] = payload
+                    fields = parse_tlv(payload) if payload else {}
+                    run.say(
+                        f"the page shows a TR QR code: {fields.get('54')} in currency "
+                        f"{fields.get('53')}, CRC matches: {bool(payload) and verify_crc(payload)}"
+                    )
                 if mode == "payment":
                     form = {"cardNumber": number, "expiry": "12/30", "cvc": "123",
                             "holder": "Ayse Yilmaz", "installments": str(installments)}  # fmt: skip
@@ -126,6 +179,12 @@ def checkout(
                     mine = [e for e in events if e.data.get("paymentId") == payment_id]
                     run.outcome["webhook"] = mine[0].type if mine else None
                     run.say(f"webhook received and verified: {run.outcome['webhook']}")
+                if payment_id:
+                    listener.wait_for("session.completed", timeout=10)
+                    run.outcome["events"] = [
+                        e.type for e in listener.events if e.data.get("paymentId") == payment_id
+                    ]
+                    run.say(f"events of this checkout: {', '.join(run.outcome['events'])}")
                 again = browser.get(session.checkout_url)
                 run.outcome["again_status"] = again.status_code
                 run.say(f"the page once completed: {again.status_code}")
