@@ -175,3 +175,23 @@ def test_unsendable_callback_url_is_rejected_when_given(client: httpx.Client, ur
     assert_envelope(hook, 400, "SVC-VAL-4001")
     advanced = client.post("/sandbox/clock/advance", json={"seconds": 60})
     assert advanced.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "params", "body"),
+    [
+        ("GET", "/v1/subscriptions", {"customerId": "cus_\x00x"}, None),
+        ("POST", "/v1/payments/card", None, "nul"),
+        ("GET", "/v1/payments/pay_%00x", None, None),
+    ],
+    ids=["query", "json-escape", "path"],
+)
+def test_a_nul_anywhere_is_4000_and_writes_nothing(
+    client: httpx.Client, method: str, path: str, params: dict[str, str] | None, body: str | None
+) -> None:
+    clean = charge_body()
+    payload = {**clean, "transactionId": clean["transactionId"] + "\x00"} if body else None
+    response = client.request(method, path, params=params, json=payload)
+    assert_envelope(response, 400, "SVC-GW-4000")
+    if payload is not None:  # nothing was written under the id: the clean charge is new
+        assert client.post("/v1/payments/card", json=clean).status_code == 201

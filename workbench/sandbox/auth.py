@@ -1,10 +1,10 @@
 """Pure ASGI middleware: read the body once, verify the signature, then the per-key gates.
 
-Order: body size (SVC-GW-4013), public route exemption, X-Api-Key (SVC-GW-1003),
-timestamp and signature through `workbench.signing.verify` (SVC-GW-1001 / 1002, the
-wall clock, constant-time comparison), then, outside ``/sandbox/`` control routes:
-rate limit (SVC-GW-1004 with Retry-After), a pending fail-next, simulated latency.
-The route sees the same body bytes the signature covered.
+Order: body size (SVC-GW-4013), a NUL anywhere (SVC-GW-4000), public route exemption,
+X-Api-Key (SVC-GW-1003), timestamp and signature through `workbench.signing.verify`
+(SVC-GW-1001 / 1002, the wall clock, constant-time comparison), then, outside
+``/sandbox/`` control routes: rate limit (SVC-GW-1004 with Retry-After), a pending
+fail-next, simulated latency. The route sees the same body bytes the signature covered.
 """
 
 from __future__ import annotations
@@ -89,6 +89,12 @@ async def _read_body(receive: Receive) -> bytes:
     return b"".join(chunks)
 
 
+def _carries_nul(scope: Scope, body: bytes) -> bool:
+    """Whether a NUL would reach a text field (PostgreSQL cannot store one; SQLite follows)."""
+    query = bytes(scope.get("query_string", b""))
+    return "\x00" in str(scope["path"]) or b"%00" in query or b"\\u0000" in body or b"\x00" in body
+
+
 class AuthMiddleware:
     """Authenticate signed requests; leave public routes alone.
 
@@ -125,6 +131,10 @@ class AuthMiddleware:
         except _BodyTooLarge:
             message = f"request body is larger than {limits.MAX_BODY_BYTES} bytes"
             await error_response("SVC-GW-4013", message, rid)(scope, receive, send)
+            return
+        if _carries_nul(scope, body):
+            message = "NUL characters are not accepted in the path, query string or body"
+            await error_response("SVC-GW-4000", message, rid)(scope, receive, send)
             return
         state["raw_body"] = body
         if body and "content-type" not in Headers(scope=scope):
@@ -168,7 +178,11 @@ class AuthMiddleware:
         api_key = headers.get("x-api-key")
         if not api_key:
             return "SVC-GW-1003", "X-Api-Key is missing", {}
-        record = await anyio.to_thread.run_sync(self._lookup, api_key)
+        record = self.sandbox.keys.get(api_key)
+        if record is None:
+            record = await anyio.to_thread.run_sync(self._lookup, api_key)
+            if record is not None:
+                self.sandbox.keys.put(record)
         if record is None:
             return "SVC-GW-1003", "X-Api-Key is not a key of this environment", {}
         if record.revoked:
