@@ -23,6 +23,7 @@ from datetime import datetime
 import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
+from workbench.sandbox import prepared
 from workbench.sandbox.errors import ApiError
 
 __all__ = [
@@ -164,14 +165,21 @@ def seed_test_tokens(conn: sa.Connection, now: datetime) -> None:
         )
 
 
+_FIND_TOKEN = sa.select(tables.card_tokens).where(
+    tables.card_tokens.c.token == sa.bindparam("f_token"),
+    sa.or_(
+        tables.card_tokens.c.merchant_id.is_(None),
+        tables.card_tokens.c.merchant_id == sa.bindparam("f_merchant"),
+    ),
+)
+
+
 def find_token(conn: sa.Connection, merchant_id: str, token: str) -> tables.AnyRow | None:
     """The token's record if this merchant may use it (built-in or its own)."""
-    table = tables.card_tokens
-    query = sa.select(table).where(
-        table.c.token == token,
-        sa.or_(table.c.merchant_id.is_(None), table.c.merchant_id == merchant_id),
+    row: tables.AnyRow | None = prepared.fetch_one(
+        conn, _FIND_TOKEN, {"f_token": token, "f_merchant": merchant_id}
     )
-    return conn.execute(query).first()
+    return row
 
 
 def _brand(number: str) -> str:

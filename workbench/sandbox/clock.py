@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
+from workbench.sandbox import prepared
 
 __all__ = ["business_now", "iso", "set_business_time", "wall_now"]
 
@@ -28,11 +29,16 @@ def iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_OFFSET = sa.select(tables.merchants.c.clock_offset_us).where(
+    tables.merchants.c.id == sa.bindparam("f_merchant")
+)
+
+
 def business_now(conn: sa.Connection, merchant_id: str) -> datetime:
     """The merchant's business time: the wall clock plus its stored offset."""
-    offset = conn.execute(
-        sa.select(tables.merchants.c.clock_offset_us).where(tables.merchants.c.id == merchant_id)
-    ).scalar_one()
+    offset = prepared.scalar(conn, _OFFSET, {"f_merchant": merchant_id})
+    if offset is None:
+        raise LookupError(f"no merchant {merchant_id!r}")
     return wall_now() + timedelta(microseconds=int(offset))
 
 

@@ -19,6 +19,7 @@ import httpx
 import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
+from workbench.sandbox import prepared
 from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import dumps
@@ -34,6 +35,10 @@ __all__ = ["RETRY_DELAYS", "WebhookWork", "emit", "list_events"]
 RETRY_DELAYS = (10, 60, 300, 1800)
 
 _E = tables.events
+_INSERT = sa.insert(_E)
+_WEBHOOK_URL = sa.select(tables.stores.c.webhook_url).where(
+    tables.stores.c.id == sa.bindparam("f_store")
+)
 
 
 def emit(
@@ -48,9 +53,7 @@ def emit(
 ) -> str:
     """Record an event in the caller's transaction; returns its ``evt_`` id."""
     if target_url is None:
-        target_url = conn.execute(
-            sa.select(tables.stores.c.webhook_url).where(tables.stores.c.id == store_id)
-        ).scalar_one_or_none()
+        target_url = prepared.scalar(conn, _WEBHOOK_URL, {"f_store": store_id})
     event_id = new_id(IdPrefix.EVENT)
     payload = {
         "id": event_id,
@@ -59,19 +62,21 @@ def emit(
         "merchantId": merchant_id,
         "data": data,
     }
-    conn.execute(
-        sa.insert(_E).values(
-            id=event_id,
-            merchant_id=merchant_id,
-            store_id=store_id,
-            type=type,
-            payload=dumps(payload),
-            target_url=target_url,
-            delivery_state="pending" if target_url else "no_endpoint",
-            attempts=0,
-            next_attempt_at=now if target_url else None,
-            created_at=now,
-        )
+    prepared.execute(
+        conn,
+        _INSERT,
+        {
+            "id": event_id,
+            "merchant_id": merchant_id,
+            "store_id": store_id,
+            "type": type,
+            "payload": dumps(payload),
+            "target_url": target_url,
+            "delivery_state": "pending" if target_url else "no_endpoint",
+            "attempts": 0,
+            "next_attempt_at": now if target_url else None,
+            "created_at": now,
+        },
     )
     return event_id
 

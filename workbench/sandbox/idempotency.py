@@ -1,14 +1,18 @@
 """Idempotency: claim, replay, conflict; keyed on (API key, method + path, Idempotency-Key).
 
-1. No record: a ``pending`` claim is committed, the work runs, and its `Reply` is
-   stored *in the same transaction* as the work's own writes, so a crash leaves
-   either nothing or both.
+1. No record: the claim, the work's own writes and its `Reply` are written in *one*
+   transaction, so a crash leaves either nothing or all three, and a concurrent
+   duplicate waits for that transaction (SQLite's write lock, PostgreSQL's unique
+   index) and then finds the finished record.
 2. Same key, same body hash, finished: the stored status, body and X-Request-Id are
    returned verbatim. A *provisional* answer (a 202 refund) is not final: the
    object's current state is reported, and its first final answer is stored.
-3. Same key, another body: SVC-GW-2001. Still pending: SVC-GW-2002 (retryable).
-4. An `ApiError` (validation, state conflict, not found) is not recorded: the claim
-   is released, so the caller may fix the request and retry with the same key.
+3. Same key, another body: SVC-GW-2001. A record still ``pending`` (left by a
+   sandbox of an earlier version, or by another process mid-way): SVC-GW-2002
+   (retryable) until its claim lapses.
+4. An `ApiError` (validation, state conflict, not found) is not recorded: the
+   transaction rolls back with the claim, so the caller may fix the request and
+   retry with the same key.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
+from workbench.sandbox import prepared
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ApiError
@@ -41,13 +46,36 @@ _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 _CLAIM_SECONDS = 60
 
 _T = tables.idempotency_records
+# Built once: SQLAlchemy then skips rebuilding and re-keying them on every request.
+_FIND = (
+    sa.select(_T)
+    .where(
+        _T.c.api_key == sa.bindparam("f_api_key"),
+        _T.c.endpoint == sa.bindparam("f_endpoint"),
+        _T.c.key == sa.bindparam("f_key"),
+    )
+    .with_for_update()
+)
+_INSERT = sa.insert(_T).returning(_T.c.id)
+_DELETE = sa.delete(_T).where(_T.c.id == sa.bindparam("f_id"))
+_STORE = (
+    sa.update(_T)
+    .where(_T.c.id == sa.bindparam("f_id"))
+    .values(
+        state="done",
+        status_code=sa.bindparam("f_status"),
+        body=sa.bindparam("f_body"),
+        request_id=sa.bindparam("f_request_id"),
+        provisional_kind=sa.bindparam("f_kind"),
+        provisional_id=sa.bindparam("f_ident"),
+    )
+)
 
 
 def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> tables.AnyRow | None:
-    query = sa.select(_T).where(
-        _T.c.api_key == caller.api_key, _T.c.endpoint == endpoint, _T.c.key == key
-    )
-    return conn.execute(query.with_for_update()).first()
+    params = {"f_api_key": caller.api_key, "f_endpoint": endpoint, "f_key": key}
+    row: tables.AnyRow | None = prepared.fetch_one(conn, _FIND, params)
+    return row
 
 
 def _claim(
@@ -57,25 +85,25 @@ def _claim(
     now = wall_now()
     row = _find(conn, caller, endpoint, key)
     if row is not None and row.expires_at <= now:
-        conn.execute(sa.delete(_T).where(_T.c.id == row.id))
+        prepared.execute(conn, _DELETE, {"f_id": row.id})
         row = None
     if row is None:
-        result = conn.execute(
-            sa.insert(_T).values(
-                api_key=caller.api_key,
-                endpoint=endpoint,
-                key=key,
-                merchant_id=caller.merchant_id,
-                fingerprint=caller.body_sha256,
-                state="pending",
-                locked_until=now + timedelta(seconds=_CLAIM_SECONDS),
-                created_at=now,
-                expires_at=now + timedelta(seconds=limits.IDEMPOTENCY_TTL_SECONDS),
-            )
+        inserted = prepared.fetch_one(
+            conn,
+            _INSERT,
+            {
+                "api_key": caller.api_key,
+                "endpoint": endpoint,
+                "key": key,
+                "merchant_id": caller.merchant_id,
+                "fingerprint": caller.body_sha256,
+                "state": "pending",
+                "locked_until": now + timedelta(seconds=_CLAIM_SECONDS),
+                "created_at": now,
+                "expires_at": now + timedelta(seconds=limits.IDEMPOTENCY_TTL_SECONDS),
+            },
         )
-        pk = result.inserted_primary_key
-        assert pk is not None
-        return None, int(pk[0])
+        return None, int(inserted.id)
     if row.fingerprint != caller.body_sha256:
         return "SVC-GW-2001", None
     if row.state == "pending":
@@ -105,23 +133,18 @@ def _refresh(conn: sa.Connection, caller: Caller, row: tables.AnyRow) -> Reply:
 
 def _store(conn: sa.Connection, record_id: int, reply: Reply, request_id: str) -> None:
     kind, ident = reply.provisional or (None, None)
-    conn.execute(
-        sa.update(_T)
-        .where(_T.c.id == record_id)
-        .values(
-            state="done",
-            status_code=reply.status,
-            body=reply.body,
-            request_id=request_id,
-            provisional_kind=kind,
-            provisional_id=ident,
-        )
+    prepared.execute(
+        conn,
+        _STORE,
+        {
+            "f_id": record_id,
+            "f_status": reply.status,
+            "f_body": reply.body,
+            "f_request_id": request_id,
+            "f_kind": kind,
+            "f_ident": ident,
+        },
     )
-
-
-def _release(sandbox: Sandbox, record_id: int) -> None:
-    with sandbox.db.write() as conn:
-        conn.execute(sa.delete(_T).where(_T.c.id == record_id, _T.c.state == "pending"))
 
 
 def run_idempotent(
@@ -141,31 +164,27 @@ def run_idempotent(
     if not _KEY_RE.match(key):
         raise ApiError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
     endpoint = f"{method} {path}"
-    claimed = sandbox.db.transact(lambda conn: _claim(conn, caller, endpoint, key))
-    if isinstance(claimed, Reply):
-        return claimed
-    code, record_id = claimed
-    if code is not None:
-        message = (
-            "Idempotency-Key was used with a different payload"
-            if code == "SVC-GW-2001"
-            else "a request with this Idempotency-Key is still in progress; retry shortly"
-        )
-        raise ApiError(
-            code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None
-        )
-    assert record_id is not None
 
-    def work_and_store(conn: sa.Connection) -> Reply:
+    def claim_work_and_store(conn: sa.Connection) -> Reply:
+        claimed = _claim(conn, caller, endpoint, key)
+        if isinstance(claimed, Reply):
+            return claimed
+        code, record_id = claimed
+        if code is not None:
+            message = (
+                "Idempotency-Key was used with a different payload"
+                if code == "SVC-GW-2001"
+                else "a request with this Idempotency-Key is still in progress; retry shortly"
+            )
+            raise ApiError(
+                code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None
+            )
+        assert record_id is not None
         reply = work(conn)
         _store(conn, record_id, reply, caller.request_id)
         return reply
 
-    try:
-        return sandbox.db.transact(work_and_store)
-    except BaseException:
-        _release(sandbox, record_id)
-        raise
+    return sandbox.db.transact(claim_work_and_store)
 
 
 class IdempotencyPurgeWork:

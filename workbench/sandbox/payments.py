@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from pydantic import BaseModel
 
-from workbench.sandbox import acs, cards, events
+from workbench.sandbox import acs, cards, events, prepared
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
@@ -54,6 +54,24 @@ _DECLINES = {
     "insufficient_funds": ("SVC-PAY-3002", "the card has insufficient funds"),
 }
 Row = tables.AnyRow
+# The charge path's statements, built once (a charge is the sandbox's hottest request).
+_BY_TRANSACTION = (
+    sa.select(_P)
+    .where(
+        _P.c.merchant_id == sa.bindparam("f_merchant"),
+        _P.c.transaction_id == sa.bindparam("f_transaction"),
+    )
+    .with_for_update()
+)
+_CUSTOMER = sa.select(tables.customers.c.id).where(
+    tables.customers.c.id == sa.bindparam("f_customer"),
+    tables.customers.c.merchant_id == sa.bindparam("f_merchant"),
+)
+_SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.customer_id).where(
+    tables.sessions.c.merchant_id == sa.bindparam("f_merchant"),
+    tables.sessions.c.transaction_id == sa.bindparam("f_transaction"),
+)
+_INSERT = sa.insert(_P)
 
 
 def commission_for(amount: int, installments: int) -> int:
@@ -148,9 +166,8 @@ def _check_token(token: str) -> None:
 
 
 def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) -> bool:
-    c = tables.customers
-    query = sa.select(c.c.id).where(c.c.id == customer_id, c.c.merchant_id == merchant_id)
-    return conn.execute(query).first() is not None
+    params = {"f_customer": customer_id, "f_merchant": merchant_id}
+    return prepared.fetch_one(conn, _CUSTOMER, params) is not None
 
 
 def _emit(
@@ -177,11 +194,9 @@ def _emit(
 
 
 def _session_callback(conn: sa.Connection, merchant_id: str, transaction_id: str) -> Row | None:
-    s = tables.sessions
-    query = sa.select(s.c.callback_url, s.c.customer_id).where(
-        s.c.merchant_id == merchant_id, s.c.transaction_id == transaction_id
-    )
-    return conn.execute(query).first()
+    params = {"f_merchant": merchant_id, "f_transaction": transaction_id}
+    row: Row | None = prepared.fetch_one(conn, _SESSION_CALLBACK, params)
+    return row
 
 
 def _save_card(conn: sa.Connection, row: Row | dict[str, Any]) -> None:
@@ -215,11 +230,11 @@ def charge(
     """POST /v1/payments/card: 201 with the new payment, or the fence's replay."""
     _check_token(req.cardToken)
     digest = fingerprint(req)
-    existing = conn.execute(
-        sa.select(_P)
-        .where(_P.c.merchant_id == caller.merchant_id, _P.c.transaction_id == req.transactionId)
-        .with_for_update()
-    ).first()
+    existing = prepared.fetch_one(
+        conn,
+        _BY_TRANSACTION,
+        {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId},
+    )
     if existing is not None:
         if existing.fingerprint != digest:
             raise ApiError(
@@ -288,7 +303,7 @@ def charge(
         event = f"payment.{status}"
     assert row["status"] in PAYMENT.targets(None, "charge")
     row.update(response_status=reply.status, response_body=reply.body)
-    conn.execute(sa.insert(_P).values(**row))
+    prepared.execute(conn, _INSERT, row)
     if row["status"] == "captured":
         _save_card(conn, row)
     _emit(conn, row, event, now)

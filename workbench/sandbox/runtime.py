@@ -15,6 +15,7 @@ from workbench.sandbox.db import Database
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
+from workbench.sandbox.keycache import KeyCache
 from workbench.sandbox.payments import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.reconciler import Reconciler
@@ -44,6 +45,7 @@ class Sandbox:
                 conn, api_key=config.api_key, secret_key=config.secret_key, now=wall_now()
             )
             self.acs_secret = ensure_acs_secret(conn)
+        self.keys = KeyCache(enabled=self.db.is_sqlite)
         self.limiter = RateLimiter(config.rate_limit_per_second, config.rate_limit_burst)
         self.http = httpx.Client(timeout=config.webhook_timeout_seconds)
         self.reconciler = Reconciler(self)
@@ -83,4 +85,5 @@ class Sandbox:
                 .where(m.c.id == merchant_id, m.c.fail_next == mode)
                 .values(fail_next=None)
             )
+        self.keys.clear()
         return mode if done.rowcount == 1 else None

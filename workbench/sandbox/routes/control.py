@@ -100,6 +100,7 @@ def reset(sandbox: SandboxDep, caller: CallerDep) -> Response:
     """Counts of deleted rows per table."""
     with sandbox.db.write() as conn:
         deleted = control.reset_merchant(conn, caller.merchant_id)
+    sandbox.keys.clear()
     sandbox.limiter.override(caller.merchant_id, None, None)
     return _ok(caller, {"deleted": deleted})
 
@@ -125,6 +126,7 @@ def fail_next(body: FailNextRequest, sandbox: SandboxDep, caller: CallerDep) -> 
             .where(tables.merchants.c.id == caller.merchant_id)
             .values(fail_next=mode)
         )
+    sandbox.keys.clear()
     return _ok(caller, {"failNext": body.mode})
 
 
@@ -137,6 +139,7 @@ def latency(body: LatencyRequest, sandbox: SandboxDep, caller: CallerDep) -> Res
             .where(tables.merchants.c.id == caller.merchant_id)
             .values(latency_ms=body.milliseconds)
         )
+    sandbox.keys.clear()
     return _ok(caller, {"latencyMs": body.milliseconds})
 
 
