@@ -34,13 +34,15 @@ class Caller:
     body_sha256: str
 
 
-def sandbox_of(request: Request) -> Sandbox:
+# The dependencies are ``async`` so FastAPI calls them on the loop: it would hand a plain
+# function to a worker thread, two thread switches per dependency per request.
+async def sandbox_of(request: Request) -> Sandbox:
     """The `Sandbox` serving this app (a FastAPI dependency)."""
     sandbox: Sandbox = request.app.state.sandbox
     return sandbox
 
 
-def caller_of(request: Request) -> Caller:
+async def caller_of(request: Request) -> Caller:
     """The authenticated caller (a FastAPI dependency); public routes have none."""
     caller = (request.scope.get("state") or {}).get("caller")
     if not isinstance(caller, Caller):
@@ -48,6 +50,6 @@ def caller_of(request: Request) -> Caller:
     return caller
 
 
-def request_id(request: Request) -> str:
+async def request_id(request: Request) -> str:
     """This request's id (a FastAPI dependency)."""
     return request_id_of(request.scope)
