@@ -35,7 +35,13 @@ from workbench.spec import limits
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["PROVISIONAL", "IdempotencyPurgeWork", "Work", "run_idempotent"]
+__all__ = [
+    "PROVISIONAL",
+    "IdempotencyPurgeWork",
+    "Work",
+    "run_idempotent",
+    "run_idempotent_async",
+]
 
 Work = Callable[[sa.Connection], Reply]
 #: kind -> function rebuilding a provisional reply from the object's current state.
@@ -185,6 +191,13 @@ def run_idempotent(
         return reply
 
     return sandbox.db.transact(claim_work_and_store)
+
+
+async def run_idempotent_async(
+    sandbox: Sandbox, caller: Caller, path: str, key: str | None, work: Work
+) -> Reply:
+    """`run_idempotent` for a POST from an async route, through `Database.run`."""
+    return await sandbox.db.run(lambda: run_idempotent(sandbox, caller, "POST", path, key, work))
 
 
 class IdempotencyPurgeWork:

@@ -57,7 +57,8 @@ class Sandbox:
         self.reconciler.register(IdempotencyPurgeWork())
 
     def start(self) -> None:
-        """Start background work (the reconciler thread, if configured)."""
+        """Start background work (WAL checkpoints; the reconciler thread, if configured)."""
+        self.db.start_checkpoints()
         if self.config.run_reconciler_in_background:
             self.reconciler.start()
 

@@ -10,7 +10,7 @@ from starlette.responses import Response
 from workbench.sandbox import payments, refunds
 from workbench.sandbox.context import Caller, caller_of, sandbox_of
 from workbench.sandbox.errors import request_id_of
-from workbench.sandbox.idempotency import run_idempotent
+from workbench.sandbox.idempotency import run_idempotent_async
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import (
     ERROR_RESPONSES,
@@ -61,7 +61,7 @@ def _signed(**extra: Any) -> dict[str, Any]:
         },
     ),
 )
-def charge_card(
+async def charge_card(
     body: ChargeRequest,
     request: Request,
     sandbox: SandboxDep,
@@ -71,10 +71,9 @@ def charge_card(
     """201 with the new payment (pending_3ds with correlationId and acsUrl on a challenge);
     200 with the original body when the transactionId fence finds the same charge."""
     base = base_url(request, sandbox)
-    reply = run_idempotent(
+    reply = await run_idempotent_async(
         sandbox,
         caller,
-        "POST",
         raw_path(request),
         idempotency_key,
         lambda conn: payments.charge(conn, sandbox, caller, body, base),
@@ -87,7 +86,7 @@ def charge_card(
     response_model=ThreeDSCallbackResponse,
     **_signed(summary="Complete a 3-D Secure challenge"),
 )
-def threeds_callback(
+async def threeds_callback(
     id: PaymentId,
     body: ThreeDSCallbackRequest,
     request: Request,
@@ -96,10 +95,9 @@ def threeds_callback(
     idempotency_key: IdemKey = None,
 ) -> Response:
     """Verify the signed pares; a duplicate returns the first result unchanged."""
-    reply = run_idempotent(
+    reply = await run_idempotent_async(
         sandbox,
         caller,
-        "POST",
         raw_path(request),
         idempotency_key,
         lambda conn: payments.threeds_callback(conn, sandbox, caller, id, body),
@@ -112,7 +110,7 @@ def threeds_callback(
     response_model=CaptureResponse,
     **_signed(summary="Capture a preauthorization (full amount)"),
 )
-def capture(
+async def capture(
     id: PaymentId,
     request: Request,
     sandbox: SandboxDep,
@@ -121,10 +119,9 @@ def capture(
     idempotency_key: IdemKey = None,
 ) -> Response:
     """Captured; a repeat on a captured payment answers the same."""
-    reply = run_idempotent(
+    reply = await run_idempotent_async(
         sandbox,
         caller,
-        "POST",
         raw_path(request),
         idempotency_key,
         lambda conn: payments.capture(conn, caller, id),
@@ -137,7 +134,7 @@ def capture(
     response_model=VoidResponse,
     **_signed(summary="Void an authorization"),
 )
-def void(
+async def void(
     id: PaymentId,
     request: Request,
     sandbox: SandboxDep,
@@ -147,10 +144,9 @@ def void(
 ) -> Response:
     """Voided; the reason travels on the payment.voided event."""
     req = body or VoidRequest()
-    reply = run_idempotent(
+    reply = await run_idempotent_async(
         sandbox,
         caller,
-        "POST",
         raw_path(request),
         idempotency_key,
         lambda conn: payments.void(conn, caller, id, req),
@@ -168,7 +164,7 @@ def void(
     openapi_extra={"security": SIGNED},
     summary="Refund a captured payment",
 )
-def refund(
+async def refund(
     id: PaymentId,
     request: Request,
     sandbox: SandboxDep,
@@ -178,10 +174,9 @@ def refund(
 ) -> Response:
     """200 when settled at once, 202 while in flight (retry with the same Idempotency-Key)."""
     req = body or RefundRequest()
-    reply = run_idempotent(
+    reply = await run_idempotent_async(
         sandbox,
         caller,
-        "POST",
         raw_path(request),
         idempotency_key,
         lambda conn: refunds.refund(conn, sandbox, caller, id, req),
