@@ -25,6 +25,7 @@ from workbench.sandbox.routes import (
     tokens_router,
 )
 from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.shortcut import ChargeShortcut
 
 __all__ = ["create_app"]
 
@@ -50,6 +51,7 @@ def create_app(
     *,
     routers: Iterable[APIRouter] = (),
     public_routes: Iterable[tuple[str, str]] = (),
+    shortcut: bool = True,
 ) -> FastAPI:
     """Build a sandbox app: tables and fixtures are created now, background work on startup.
 
@@ -57,6 +59,8 @@ def create_app(
         config: how to run (default: `SandboxConfig()`, an SQLite file in the user data dir).
         routers: extra routers (subscriptions, hosted checkout pages) to include.
         public_routes: extra ``(method or "*", path regex)`` pairs needing no signature.
+        shortcut: answer well-formed card charges without FastAPI's routing
+            (`ChargeShortcut`); off only to compare the two paths in tests.
 
     Returns:
         The app; ``app.state.sandbox`` is its `Sandbox`.
@@ -115,6 +119,8 @@ def create_app(
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    if shortcut:
+        app.add_middleware(ChargeShortcut, sandbox=sandbox)
     app.add_middleware(AuthMiddleware, sandbox=sandbox, public_routes=tuple(public_routes))
     app.add_middleware(RequestIdMiddleware)
     return app

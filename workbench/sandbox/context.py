@@ -6,13 +6,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fastapi import Request
+from starlette.datastructures import Headers
+from starlette.types import Scope
 
 from workbench.sandbox.errors import ApiError, request_id_of
 
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["Caller", "caller_of", "sandbox_of"]
+__all__ = ["Caller", "base_url_of", "caller_of", "sandbox_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +55,17 @@ async def caller_of(request: Request) -> Caller:
 async def request_id(request: Request) -> str:
     """This request's id (a FastAPI dependency)."""
     return request_id_of(request.scope)
+
+
+def base_url_of(scope: Scope, configured: str | None) -> str:
+    """The address clients reach this sandbox at: ``configured``, else the request's Host.
+
+    What Starlette's ``request.base_url`` gives, without building a URL object per request.
+    """
+    if configured:
+        return configured.rstrip("/")
+    host = Headers(scope=scope).get("host")
+    if not host:
+        server = scope.get("server") or ("127.0.0.1", 80)
+        host = f"{server[0]}:{server[1]}"
+    return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}".rstrip("/")

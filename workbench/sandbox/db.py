@@ -9,6 +9,7 @@ serialised inside the process by a lock; on PostgreSQL rows are locked with
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +20,8 @@ import anyio.to_thread
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
+
+from workbench.sandbox.commits import CommitGroup
 
 __all__ = [
     "AnyRow",
@@ -314,6 +317,7 @@ class Database:
         # here is cheaper than spinning on busy_timeout.
         self._write_lock = threading.RLock()
         self._memory_lock = threading.RLock()
+        self._group: CommitGroup | None = None
         self._checkpointer: threading.Thread | None = None
         self._stop_checkpoints = threading.Event()
         if self.is_sqlite:
@@ -391,15 +395,36 @@ class Database:
 
         On SQLite, when no other thread holds the write lock, ``work`` runs on the event
         loop itself: a charge's transaction takes less time than handing it to a thread
-        and back. Otherwise (the reconciler is writing, or PostgreSQL, which waits on the
-        network) it runs in a worker thread, so the loop never blocks on a lock.
+        and back. On a database file its writes join this loop turn's `CommitGroup`, and
+        the answer waits for that group's commit. Otherwise (the reconciler is writing,
+        or PostgreSQL, which waits on the network) it runs in a worker thread, so the
+        loop never blocks on a lock.
         """
-        if self.is_sqlite and self._write_lock.acquire(blocking=False):
+        if not self.is_sqlite:
+            return await anyio.to_thread.run_sync(work)
+        group = self._group
+        if group is None or group.thread != threading.get_ident():
+            if not self._write_lock.acquire(blocking=False):
+                return await anyio.to_thread.run_sync(work)
+            if self.is_memory:  # one shared connection: no room for a second transaction
+                try:
+                    return work()
+                finally:
+                    self._write_lock.release()
             try:
-                return work()
-            finally:
+                group = self._group = CommitGroup(self)
+            except BaseException:
                 self._write_lock.release()
-        return await anyio.to_thread.run_sync(work)
+                raise
+        result = work()
+        await asyncio.shield(group.committed)
+        return result
+
+    def end_group(self, group: CommitGroup) -> None:
+        """Called by the group once it has committed: writers in other threads may go on."""
+        if self._group is group:
+            self._group = None
+        self._write_lock.release()
 
     @contextmanager
     def _memory_guard(self) -> Iterator[None]:
@@ -417,7 +442,16 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[sa.Connection]:
-        """A write transaction: committed on success, rolled back on any exception."""
+        """A write transaction: committed on success, rolled back on any exception.
+
+        Inside this thread's open `CommitGroup` it is a SAVEPOINT of the group's
+        transaction instead, committed with the group.
+        """
+        group = self._group
+        if group is not None and group.thread == threading.get_ident():
+            with group.savepoint() as conn:
+                yield conn
+            return
         if self.is_sqlite:
             with (
                 self._write_lock,

@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import Request
 
+from workbench.sandbox.context import base_url_of
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import ErrorEnvelope
 
@@ -36,8 +37,8 @@ SIGNED: list[dict[str, list[str]]] = [{"ApiKey": [], "Signature": [], "Timestamp
 
 
 def base_url(request: Request, sandbox: Sandbox) -> str:
-    """The address clients reach this sandbox at."""
-    return (sandbox.config.public_base_url or str(request.base_url)).rstrip("/")
+    """The address clients reach this sandbox at (the configured one, else the Host's)."""
+    return base_url_of(request.scope, sandbox.config.public_base_url)
 
 
 def checkout_base(request: Request, sandbox: Sandbox) -> str:

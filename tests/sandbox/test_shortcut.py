@@ -1,0 +1,165 @@
+"""The card charge shortcut answers exactly what the FastAPI route answers.
+
+Two sandboxes on databases of their own, one with `ChargeShortcut` and one without,
+get the same sequence of requests; every status, header name and body must match once
+the values that are random by design (ids, request ids, times, auth codes) are masked.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.sandbox.conftest import charge_body, signed_client
+from workbench.sandbox import SandboxConfig, SandboxServer, create_app
+
+_RANDOM = [
+    (re.compile(r"pay_[0-9a-f]{24}"), "pay_X"),
+    (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "UUID"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"), "TIME"),
+    (re.compile(r'"authCode":"\d{6}"'), '"authCode":"N"'),
+    (re.compile(r"127\.0\.0\.1:\d+"), "HOST"),
+]
+# Headers whose values depend on the moment or the connection, not on the answer.
+_VOLATILE = {"date", "x-request-id", "content-length", "server"}
+
+
+def _mask(text: str) -> str:
+    for pattern, replacement in _RANDOM:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    folder = tmp_path_factory.mktemp("shortcut")
+    urls = []
+    servers = []
+    for name, shortcut in (("with", True), ("without", False)):
+        config = SandboxConfig(
+            db_url=f"sqlite:///{folder / name}.db", run_reconciler_in_background=False
+        )
+        server = SandboxServer(config, app=create_app(config, shortcut=shortcut)).start()
+        servers.append(server)
+        urls.append(server.base_url)
+    try:
+        yield urls[0], urls[1]
+    finally:
+        for server in servers:
+            server.stop()
+
+
+Send = Callable[[httpx.Client], httpx.Response]
+
+
+def _same(pair: tuple[str, str], *sends: Send) -> list[httpx.Response]:
+    """Send the same requests to both; assert the answers match; return the shortcut's."""
+    answers: list[list[httpx.Response]] = []
+    for url in pair:
+        with signed_client(url) as client:
+            answers.append([send(client) for send in sends])
+    for fast, slow in zip(*answers, strict=True):
+        assert fast.status_code == slow.status_code, (fast.text, slow.text)
+        assert _mask(fast.text) == _mask(slow.text)
+        fast_headers = {k: _mask(v) for k, v in fast.headers.items() if k not in _VOLATILE}
+        slow_headers = {k: _mask(v) for k, v in slow.headers.items() if k not in _VOLATILE}
+        assert fast_headers == slow_headers
+        assert fast.headers["x-request-id"] in fast.text or fast.status_code < 400
+    return answers[0]
+
+
+def _post(body: Any, **kwargs: Any) -> Send:
+    return lambda client: client.post("/v1/payments/card", json=body, **kwargs)
+
+
+def test_approved_challenged_and_declined_charges(pair: tuple[str, str]) -> None:
+    fixed = {"transactionId": f"txn_{uuid.uuid4().hex}"}
+    answers = _same(
+        pair,
+        _post({**charge_body(), **fixed}),
+        _post({**charge_body(), **fixed}),  # the transactionId fence: 200, same body
+        _post({**charge_body(amount=999), **fixed}),  # same id, other payload: 2001
+        _post(charge_body("tok_test_3ds_challenge")),
+        _post(charge_body("tok_test_declined")),
+        _post(charge_body("tok_test_insufficient_funds", capture=False)),
+        _post(charge_body(threeDSecure=False, capture=False, installmentCount=3)),
+    )
+    assert [r.status_code for r in answers] == [201, 200, 409, 201, 402, 402, 201]
+
+
+def test_idempotency_keys(pair: tuple[str, str]) -> None:
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    body = charge_body()
+    answers = _same(
+        pair,
+        _post(body, headers=key),
+        _post(body, headers=key),
+        _post(charge_body(), headers=key),
+        _post(charge_body(), headers={"Idempotency-Key": "x" * 256}),
+        _post(charge_body(), headers={"Idempotency-Key": "bad key"}),
+    )
+    assert [r.status_code for r in answers] == [201, 201, 409, 400, 400]
+    assert answers[1].headers["Idempotent-Replayed"] == "true"
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        _post({**charge_body(), "amount": "100"}),
+        _post({**charge_body(), "amout": 1}),
+        _post({**charge_body(), "cardToken": "4111111111111111"}),
+        _post({**charge_body(), "cardToken": "tok_nope"}),
+        _post({**charge_body(), "customerId": "cus_nobody"}),
+        _post([charge_body()]),
+        lambda c: c.post("/v1/payments/card", content=b"{broken"),
+        lambda c: c.post("/v1/payments/card", content=b"[" * 60_000),
+        lambda c: c.post("/v1/payments/card", content=b'{"a":1}', headers={"Content-Type": ""}),
+        lambda c: c.post(
+            "/v1/payments/card", json=charge_body(), headers={"Content-Type": "text/plain"}
+        ),
+        lambda c: c.post("/v1/payments/card/", json=charge_body()),
+    ],
+    ids=[
+        "string-amount",
+        "unknown-field",
+        "raw-pan",
+        "unknown-token",
+        "unknown-customer",
+        "array",
+        "broken-json",
+        "deep-json",
+        "empty-content-type",
+        "text-plain",
+        "trailing-slash",
+    ],
+)
+def test_refusals(pair: tuple[str, str], send: Send) -> None:
+    (answer,) = _same(pair, send)
+    assert 400 <= answer.status_code < 500
+
+
+def test_a_query_string_is_left_to_the_route_and_answered_alike(pair: tuple[str, str]) -> None:
+    send: Send = lambda c: c.post("/v1/payments/card?x=1", json=charge_body())  # noqa: E731
+    (answer,) = _same(pair, send)
+    assert answer.status_code == 201  # the signature covers the path without the query
+
+
+def test_a_pan_is_never_echoed(pair: tuple[str, str]) -> None:
+    (answer,) = _same(pair, _post({**charge_body(), "cardToken": "4111 1111 1111 1111"}))
+    assert "4111" not in answer.text
+
+
+def test_the_shortcut_is_in_the_stack(tmp_path: Path) -> None:
+    config = SandboxConfig(db_url=f"sqlite:///{tmp_path / 'x.db'}")
+    names = [m.cls.__name__ for m in create_app(config).user_middleware]  # type: ignore[attr-defined]
+    assert "ChargeShortcut" in names
+    assert "ChargeShortcut" not in [
+        m.cls.__name__  # type: ignore[attr-defined]
+        for m in create_app(config, shortcut=False).user_middleware
+    ]
