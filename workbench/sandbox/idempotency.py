@@ -1,9 +1,10 @@
 """Idempotency: claim, replay, conflict; keyed on (API key, method + path, Idempotency-Key).
 
-1. No record: the claim, the work's own writes and its `Reply` are written in *one*
-   transaction, so a crash leaves either nothing or all three, and a concurrent
-   duplicate waits for that transaction (SQLite's write lock, PostgreSQL's unique
-   index) and then finds the finished record.
+1. No record: the work's own writes and the record holding its `Reply` are written
+   in *one* transaction, so a crash leaves either nothing or both, and a concurrent
+   duplicate waits for that transaction (SQLite's write lock; on PostgreSQL the
+   unique index, whose violation rolls the duplicate back to be run again) and then
+   finds the finished record.
 2. Same key, same body hash, finished: the stored status, body and X-Request-Id are
    returned verbatim. A *provisional* answer (a 202 refund) is not final: the
    object's current state is reported, and its first final answer is stored.
@@ -62,7 +63,7 @@ _FIND = (
     )
     .with_for_update()
 )
-_INSERT = sa.insert(_T).returning(_T.c.id)
+_INSERT = sa.insert(_T)
 _DELETE = sa.delete(_T).where(_T.c.id == sa.bindparam("f_id"))
 _STORE = (
     sa.update(_T)
@@ -86,30 +87,18 @@ def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> table
 
 def _claim(
     conn: sa.Connection, caller: Caller, endpoint: str, key: str
-) -> Reply | tuple[str, None] | tuple[None, int]:
-    """``(None, record id)`` when claimed, a `Reply` to send, or ``(code, None)`` on conflict."""
+) -> Reply | tuple[str, None] | tuple[None, int | None]:
+    """A `Reply` to send, ``(code, None)`` on conflict, or ``(None, id)`` to run the work:
+    the id of a stale record taken over, ``None`` for a key seen for the first time."""
     now = wall_now()
     row = _find(conn, caller, endpoint, key)
     if row is not None and row.expires_at <= now:
         prepared.execute(conn, _DELETE, {"f_id": row.id})
         row = None
     if row is None:
-        inserted = prepared.fetch_one(
-            conn,
-            _INSERT,
-            {
-                "api_key": caller.api_key,
-                "endpoint": endpoint,
-                "key": key,
-                "merchant_id": caller.merchant_id,
-                "fingerprint": caller.body_sha256,
-                "state": "pending",
-                "locked_until": now + timedelta(seconds=_CLAIM_SECONDS),
-                "created_at": now,
-                "expires_at": now + timedelta(seconds=limits.IDEMPOTENCY_TTL_SECONDS),
-            },
-        )
-        return None, int(inserted.id)
+        # The record is written with the answer, in this transaction: a concurrent
+        # duplicate meets the unique index, is rolled back and retried, and replays.
+        return None, None
     if row.fingerprint != caller.body_sha256:
         return "SVC-GW-2001", None
     if row.state == "pending":
@@ -153,6 +142,31 @@ def _store(conn: sa.Connection, record_id: int, reply: Reply, request_id: str) -
     )
 
 
+def _record(conn: sa.Connection, caller: Caller, endpoint: str, key: str, reply: Reply) -> None:
+    now = wall_now()
+    kind, ident = reply.provisional or (None, None)
+    prepared.execute(
+        conn,
+        _INSERT,
+        {
+            "api_key": caller.api_key,
+            "endpoint": endpoint,
+            "key": key,
+            "merchant_id": caller.merchant_id,
+            "fingerprint": caller.body_sha256,
+            "state": "done",
+            "locked_until": now,
+            "status_code": reply.status,
+            "body": reply.body,
+            "request_id": caller.request_id,
+            "provisional_kind": kind,
+            "provisional_id": ident,
+            "created_at": now,
+            "expires_at": now + timedelta(seconds=limits.IDEMPOTENCY_TTL_SECONDS),
+        },
+    )
+
+
 def run_idempotent(
     sandbox: Sandbox, caller: Caller, method: str, path: str, key: str | None, work: Work
 ) -> Reply:
@@ -185,9 +199,11 @@ def run_idempotent(
             raise ApiError(
                 code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None
             )
-        assert record_id is not None
         reply = work(conn)
-        _store(conn, record_id, reply, caller.request_id)
+        if record_id is None:
+            _record(conn, caller, endpoint, key, reply)
+        else:
+            _store(conn, record_id, reply, caller.request_id)
         return reply
 
     return sandbox.db.transact(claim_work_and_store)

@@ -30,7 +30,7 @@ Statement = sa.Select[Any] | sa.Insert | sa.Update | sa.Delete
 class _Prepared:
     """One statement compiled for one dialect (and, for an INSERT, one set of keys)."""
 
-    __slots__ = ("_binds", "_positional", "_record", "_results", "sql")
+    __slots__ = ("_binds", "_positional", "_processed", "_record", "_results", "sql")
 
     def __init__(self, statement: Statement, dialect: Dialect, keys: Sequence[str] | None):
         compiled = statement.compile(
@@ -53,6 +53,11 @@ class _Prepared:
                 default = table_defaults.get(name)
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
             self._binds.append((name, default, processor))
+        self._processed = [
+            (index, processor)
+            for index, (_, _, processor) in enumerate(self._binds)
+            if processor is not None
+        ]
         columns = list(getattr(statement, "exported_columns", None) or ())
         self._results: list[_Processor] = [
             column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
@@ -65,18 +70,20 @@ class _Prepared:
         )
 
     def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
-        values = []
-        for name, default, processor in self._binds:
-            value = params.get(name, default)
-            values.append(
-                processor(value) if processor is not None and value is not None else value
-            )
+        get = params.get
+        values = [get(name, default) for name, default, _ in self._binds]
+        for index, processor in self._processed:
+            value = values[index]
+            if value is not None:
+                values[index] = processor(value)
         if self._positional:
             return tuple(values)
         return {name: value for (name, _, _), value in zip(self._binds, values, strict=True)}
 
     def record(self, row: Sequence[Any]) -> Any:
         assert self._record is not None
+        if not any(self._results):
+            return self._record._make(row)
         return self._record._make(
             value if processor is None or value is None else processor(value)
             for processor, value in zip(self._results, row, strict=True)
