@@ -115,6 +115,19 @@ def _locked(conn: sa.Connection, session_id: str) -> Row | None:
     return conn.execute(sa.select(_S).where(_S.c.id == session_id).with_for_update()).first()
 
 
+def _open(conn: sa.Connection, session_id: str) -> Row | Redirect | Ended:
+    """The session, locked, while it can still be paid; else where its page goes instead:
+    back to ``returnUrl`` once completed (a second submit charges nothing), or the
+    expired / missing page."""
+    session = _locked(conn, session_id)
+    if session is not None and session.status == "completed":
+        return Redirect(_outcome_url(session, _payment_of(conn, session)))
+    ended = _state(conn, session)
+    if ended is not None or session is None:
+        return ended or Ended("missing")
+    return session
+
+
 def _payment_of(conn: sa.Connection, session: Row) -> Row | None:
     return conn.execute(
         sa.select(_P).where(
@@ -209,12 +222,9 @@ def pay_by_card(
             the page shows its message and the buyer may correct the form.
     """
     with sandbox.db.write() as conn:
-        session = _locked(conn, session_id)
-        if session is not None and session.status == "completed":
-            return Redirect(_outcome_url(session, _payment_of(conn, session)))
-        ended = _state(conn, session)
-        if ended is not None or session is None:
-            return ended or Ended("missing")
+        session = _open(conn, session_id)
+        if isinstance(session, Redirect | Ended):
+            return session
         if session.mode == "qr":
             raise ApiError("SVC-VAL-4001", "this session is paid by TR QR, not by card")
         replay = _replay(conn, session, base_url)
@@ -254,12 +264,9 @@ def pay_by_card(
 def pay_by_qr(sandbox: Sandbox, session_id: str) -> Redirect | Ended:
     """The sandbox-only "pay from a bank app" action of a ``qr`` session."""
     with sandbox.db.write() as conn:
-        session = _locked(conn, session_id)
-        if session is not None and session.status == "completed":
-            return Redirect(_outcome_url(session, _payment_of(conn, session)))
-        ended = _state(conn, session)
-        if ended is not None or session is None:
-            return ended or Ended("missing")
+        session = _open(conn, session_id)
+        if isinstance(session, Redirect | Ended):
+            return session
         if session.mode != "qr":
             raise ApiError("SVC-VAL-4001", "this session is not in mode qr")
         payment = payments.record_qr_payment(conn, session)
@@ -301,12 +308,9 @@ def finish_challenge(
     if not 0 < len(pares) <= 4096 or not 0 < len(correlation_id) <= 64:
         raise ApiError("SVC-PAY-4001", "pares/correlationId: missing or malformed")
     with sandbox.db.write() as conn:
-        session = _locked(conn, session_id)
-        if session is not None and session.status == "completed":
-            return Redirect(_outcome_url(session, _payment_of(conn, session)))
-        ended = _state(conn, session)
-        if ended is not None or session is None:
-            return ended or Ended("missing")
+        session = _open(conn, session_id)
+        if isinstance(session, Redirect | Ended):
+            return session
         payment = _payment_of(conn, session)
         if payment is None:
             raise ApiError("SVC-PAY-4090", "no 3-D Secure challenge is pending for this page")
