@@ -11,9 +11,7 @@ The buyer's ``returnUrl`` is a tiny local "merchant" page (`merchant`) on
 
 from __future__ import annotations
 
-import os
 import re
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,20 +20,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.chromium import chromium as launch_chromium
+from tests.chromium import serving
 from workbench import Client
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.webhooks import WebhookListener
 
-CHROMIUM = Path(os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 #: A phone-width viewport: the pages must be readable there.
 PHONE = {"width": 390, "height": 844}
@@ -48,20 +38,8 @@ def chromium() -> Iterator[Any]:
     Package-scoped: the sync API runs an event loop on this thread until it stops, and
     later tests (asyncio.run, the docs' own browser) need the thread back.
     """
-    if not CHROMIUM.is_file():
-        reason = f"{CHROMIUM} is missing: install it with scripts/ensure-chromium"
-        print(f"skipping the browser tests: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launch_chromium("the browser tests") as browser:
+        yield browser
 
 
 class _MerchantPage(BaseHTTPRequestHandler):
@@ -80,14 +58,8 @@ class _MerchantPage(BaseHTTPRequestHandler):
 @pytest.fixture(scope="package")
 def merchant() -> Iterator[str]:
     """The merchant's return page: ``http://127.0.0.1:<port>/orders/return?order=42``."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _MerchantPage)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_port}/orders/return?order=42"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), _MerchantPage)) as port:
+        yield f"http://127.0.0.1:{port}/orders/return?order=42"
 
 
 @pytest.fixture(scope="package")

@@ -7,12 +7,13 @@ import http.server
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.chromium import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,12 +50,5 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def site_url(site: Path) -> Iterator[str]:
     """The built site served by http.server on 127.0.0.1, stopped after the session."""
     handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as port:
+        yield f"http://127.0.0.1:{port}/"

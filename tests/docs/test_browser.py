@@ -9,18 +9,11 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from tests.chromium import chromium
+
 from .conftest import ROOT
 
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "artifacts" / "screenshots" / "docs"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 LOCAL_SCHEMES = {"data", "blob", "about"}
 RENDERED_DIAGRAMS = (
     "[...document.querySelectorAll('div.mermaid')]"
@@ -46,19 +39,8 @@ def _notebook_pages() -> list[tuple[str, str | None]]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    if not CHROMIUM.is_file():
-        print(f"skipping the browser checks: {CHROMIUM} is missing (make browser installs it)")
-        pytest.skip(f"{CHROMIUM} is missing; `make browser` installs it from the system packages")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with chromium("the browser checks of the guide") as launched:
+        yield launched
 
 
 def _visit(browser: object, url: str, screenshot: Path) -> dict[str, list[str]]:
