@@ -72,6 +72,8 @@ _SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.
     tables.sessions.c.transaction_id == sa.bindparam("f_transaction"),
 )
 _INSERT = sa.insert(_P)
+#: The states a new charge may start in, from the spec's table.
+_CHARGE_OUTCOMES = frozenset(PAYMENT.targets(None, "charge"))
 
 
 def commission_for(amount: int, installments: int) -> int:
@@ -301,7 +303,7 @@ def charge(
         row.update(status=status, auth_code=f"{secrets.randbelow(10**6):06d}", completed_at=now)
         reply = Reply.json(201, _charge_body(row))
         event = f"payment.{status}"
-    assert row["status"] in PAYMENT.targets(None, "charge")
+    assert row["status"] in _CHARGE_OUTCOMES
     row.update(response_status=reply.status, response_body=reply.body)
     prepared.execute(conn, _INSERT, row)
     if row["status"] == "captured":
@@ -365,7 +367,7 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
         "created_at": now,
         "completed_at": now,
     }
-    assert row["status"] in PAYMENT.targets(None, "charge")
+    assert row["status"] in _CHARGE_OUTCOMES
     reply = Reply.json(201, _charge_body(row))
     row.update(response_status=reply.status, response_body=reply.body)
     conn.execute(sa.insert(_P).values(**row))
