@@ -12,7 +12,8 @@ The buyer's ``returnUrl`` is a tiny local "merchant" page (`merchant`) on
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,33 @@ def shot(request: pytest.FixtureRequest) -> Shots:
 def landed(url: str) -> dict[str, str]:
     """The query of the address the browser landed at, one value per name."""
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+APPROVED = "4242 4242 4242 4242"
+CHALLENGE = "4000 0000 0000 3220"
+
+
+@pytest.fixture
+def new_session(client: Client, hooks: WebhookListener, merchant: str) -> Callable[..., Any]:
+    """Creates sessions as the merchant's server would: returnUrl and callbackUrl local."""
+
+    def create(**extra: Any) -> Any:
+        fields: dict[str, Any] = {
+            "transaction_id": f"order-{uuid.uuid4().hex[:16]}",
+            "amount": 123_456,
+            "description": "Kitap siparişi #42",
+            "return_url": merchant,
+            "callback_url": hooks.url,
+            **extra,
+        }
+        return client.sessions.create(**fields)
+
+    return create
+
+
+def fill_card(page: Any, number: str = APPROVED) -> None:
+    """Type a test card into the checkout form, as a buyer would."""
+    page.get_by_label("Card number").fill(number)
+    page.get_by_label("Expiry (MM/YY)").fill("12/30")
+    page.get_by_label("Security code (CVC)").fill("123")
+    page.get_by_label("Name on the card").fill("Ayşe Yılmaz")

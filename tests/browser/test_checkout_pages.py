@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import Shots, landed
+from tests.browser.conftest import APPROVED, CHALLENGE, Shots, fill_card, landed
 from workbench import Client
 from workbench.emvco import parse_tlv, verify_crc
 from workbench.sandbox import DEMO_STORE_ID, SandboxServer
@@ -23,34 +23,6 @@ from workbench.spec import limits
 from workbench.webhooks import WebhookEvent, WebhookListener
 
 pytestmark = pytest.mark.browser
-
-APPROVED = "4242 4242 4242 4242"
-CHALLENGE = "4000 0000 0000 3220"
-
-
-@pytest.fixture
-def new_session(client: Client, hooks: WebhookListener, merchant: str) -> Callable[..., Any]:
-    """Creates sessions as the merchant's server would: returnUrl and callbackUrl local."""
-
-    def create(**extra: Any) -> Any:
-        fields: dict[str, Any] = {
-            "transaction_id": f"order-{uuid.uuid4().hex[:16]}",
-            "amount": 123_456,
-            "description": "Kitap siparişi #42",
-            "return_url": merchant,
-            "callback_url": hooks.url,
-            **extra,
-        }
-        return client.sessions.create(**fields)
-
-    return create
-
-
-def _fill_card(page: Any, number: str = APPROVED) -> None:
-    page.get_by_label("Card number").fill(number)
-    page.get_by_label("Expiry (MM/YY)").fill("12/30")
-    page.get_by_label("Security code (CVC)").fill("123")
-    page.get_by_label("Name on the card").fill("Ayşe Yılmaz")
 
 
 def _events(client: Client, hooks: WebhookListener, *types: str) -> list[WebhookEvent]:
@@ -80,7 +52,7 @@ def test_card_payment_without_challenge(
     # Readable at phone width: nothing wider than the screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "card-form")
-    _fill_card(page)
+    fill_card(page)
     # Keyboard only: Enter in the last field submits the form.
     page.get_by_label("Name on the card").press("Enter")
     query = _land(page)
@@ -112,7 +84,7 @@ def test_3ds_challenge_passed(
 ) -> None:
     session = new_session()
     page.goto(session.checkout_url)
-    _fill_card(page, CHALLENGE)
+    fill_card(page, CHALLENGE)
     page.get_by_role("button", name="Pay 1.234,56 TL").click()
     page.wait_for_url("**/sandbox/acs/**")
     assert page.get_by_role("heading", name="Confirm this payment").is_visible()
@@ -140,7 +112,7 @@ def test_3ds_challenge_failed(
 ) -> None:
     session = new_session()
     page.goto(session.checkout_url)
-    _fill_card(page, CHALLENGE)
+    fill_card(page, CHALLENGE)
     page.get_by_role("button", name="Pay 1.234,56 TL").click()
     page.wait_for_url("**/sandbox/acs/**")
     page.get_by_label("One-time code sent to your phone").fill("000000")
@@ -165,7 +137,7 @@ def test_installments(
     assert picker.locator("option").count() == limits.INSTALLMENTS_MAX
     picker.select_option("3")
     assert "3 installments of 400,00 TL" in picker.locator("option:checked").inner_text()
-    _fill_card(page)
+    fill_card(page)
     shot(page, "installments")
     page.get_by_role("button", name="Pay 1.200,00 TL").click()
     query = _land(page)
@@ -266,7 +238,7 @@ def test_card_update_from_the_buyer_portal(
             assert page.get_by_test_id("amount").count() == 0
             assert page.get_by_label("Installments").count() == 0
             shot(page, "card-update")
-            _fill_card(page, "5200 8282 8282 8210")
+            fill_card(page, "5200 8282 8282 8210")
             page.get_by_role("button", name="Save the new card").click()
             page.wait_for_url(f"**/v1/public/subscriptions/{subscription.public_hash}?*")
             query = landed(page.url)
@@ -321,7 +293,7 @@ def test_double_submit_charges_once(
     # In the browser: a double click on Pay.
     session = new_session()
     page.goto(session.checkout_url)
-    _fill_card(page)
+    fill_card(page)
     page.get_by_role("button", name="Pay 1.234,56 TL").dblclick()
     query = _land(page)
     assert query["outcome"] == "success"
