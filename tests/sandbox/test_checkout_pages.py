@@ -180,6 +180,19 @@ def test_mode_mismatches_and_unknown_sessions_are_html(
     assert "too large" in _html(huge, 400)
 
 
+@pytest.mark.parametrize("action", ["pay", "qr", "3ds-callback"])
+def test_reloading_a_form_address_goes_back_to_the_page_and_charges_nothing(
+    client: httpx.Client, anon: httpx.Client, action: str
+) -> None:
+    session = _session(client)
+    response = anon.get(f"{session['checkoutUrl']}/{action}")
+    assert response.status_code == 303
+    assert response.headers["location"] == session["checkoutUrl"]
+    assert '<label for="cardNumber">' in _html(anon.get(session["checkoutUrl"]), 200)
+    payments = client.get("/sandbox/events", params={"type": "payment.captured"}).json()["items"]
+    assert session["_transactionId"] not in {e["data"]["transactionId"] for e in payments}
+
+
 @pytest.mark.parametrize("mode", ["qr", "payment"])
 def test_repeat_completion_answers_the_same_redirect(
     client: httpx.Client, anon: httpx.Client, mode: str

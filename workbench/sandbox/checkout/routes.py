@@ -205,6 +205,15 @@ def _refused(
     )  # fmt: skip
 
 
+@router.get("/checkout/{session_id}/{action}")
+def reload_of_a_form_address(session_id: str, action: str, request: Request) -> Response:
+    """A reload or bookmark of a form's address (``…/pay``, ``…/qr``, ``…/3ds-callback``)
+    goes back to the session's page, which shows where things stand; nothing is submitted."""
+    if not _SESSION_ID.match(session_id) or action not in ("pay", "qr", "3ds-callback"):
+        return ended_page(request, flow.Ended("missing"))
+    return RedirectResponse(f"{_static_base(request)}/checkout/{session_id}", status_code=303)
+
+
 @router.api_route("/checkout/{rest:path}", methods=["GET", "POST", "HEAD"])
 def unknown_page(rest: str, request: Request) -> Response:
     """Any other address under /checkout: the "not found" page, as HTML."""
