@@ -86,3 +86,16 @@ def test_a_unique_violation_is_sqlalchemys_integrity_error_and_rolls_back(db: Da
     with db.read() as conn:
         assert prepared.scalar(conn, _COUNT, {}) == 1  # "f" went with the transaction
         assert prepared.fetch_all(conn, _BY_NAME, {"f_name": "f"}) == []
+
+
+def test_a_statement_built_per_call_is_never_mistaken_for_another(db: Database) -> None:
+    # Cache entries are keyed by id(); a statement collected and another allocated at
+    # its address must not inherit its compiled SQL.
+    now = datetime.now(UTC)
+    with db.write() as conn:
+        for index in range(50):
+            prepared.execute(conn, sa.insert(_T), {"name": f"n{index}", "at": now})
+            by_name = sa.select(_T.c.name).where(_T.c.name == sa.bindparam("f_name"))
+            assert prepared.scalar(conn, by_name, {"f_name": f"n{index}"}) == f"n{index}"
+            count = sa.select(sa.func.count()).select_from(_T)
+            assert prepared.scalar(conn, count, {}) == index + 1

@@ -30,9 +30,19 @@ Statement = sa.Select[Any] | sa.Insert | sa.Update | sa.Delete
 class _Prepared:
     """One statement compiled for one dialect (and, for an INSERT, one set of keys)."""
 
-    __slots__ = ("_binds", "_positional", "_processed", "_record", "_results", "sql")
+    __slots__ = (
+        "_binds",
+        "_positional",
+        "_processed",
+        "_record",
+        "_results",
+        "sql",
+        "statement",
+    )
 
     def __init__(self, statement: Statement, dialect: Dialect, keys: Sequence[str] | None):
+        # Held so the statement outlives its cache entry: the cache is keyed by id().
+        self.statement = statement
         compiled = statement.compile(
             dialect=dialect, column_keys=list(keys) if keys is not None else None
         )
@@ -96,7 +106,8 @@ _cache_lock = threading.Lock()
 
 def _prepared(conn: sa.Connection, statement: Statement, keys: Sequence[str] | None) -> _Prepared:
     dialect = conn.dialect
-    # Statements are module constants, so their id is stable for the process's life.
+    # Keyed by id(): each entry holds its statement, so no live entry's id is reused.
+    # Hot-path statements are module constants; anything else still costs one entry.
     cache_key = (id(statement), dialect.name, tuple(keys) if keys is not None else None)
     prepared = _cache.get(cache_key)
     if prepared is None:
