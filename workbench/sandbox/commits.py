@@ -78,5 +78,7 @@ class CommitGroup:
         else:
             self.committed.set_result(None)
         finally:
-            self.conn.close()
-            self._db.end_group(self)
+            try:
+                self.conn.close()
+            finally:  # the write lock must be released whatever happened above
+                self._db.end_group(self)
