@@ -48,3 +48,17 @@ def test_user_provided_secret_is_masked(served: list[dict[str, Any]]) -> None:
     assert "alue" in result.output
     sandbox = served[0]["app"].state.sandbox
     assert sandbox.config.api_key == "pk_test_mine_1234"
+
+
+def test_several_workers_need_postgresql(served: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(main, ["sandbox", "--workers", "2", "--db", "sqlite://"])
+    assert result.exit_code == 2
+    assert "needs a PostgreSQL --db" in result.output
+    assert served == []
+
+
+def test_one_worker_is_served_in_process(served: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(main, ["sandbox", "--workers", "1", "--db", "sqlite://"])
+    assert result.exit_code == 0, result.output
+    assert not isinstance(served[0]["app"], str)
+    assert "workers" not in served[0]

@@ -3,12 +3,46 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import click
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, ENV_API_KEY, ENV_SECRET_KEY
 
-__all__ = ["sandbox"]
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from workbench.sandbox import SandboxConfig
+
+__all__ = ["app_from_environment", "sandbox"]
+
+# How the command hands its options to worker processes, which uvicorn starts afresh.
+ENV_DB = "WORKBENCH_SANDBOX_DB"
+ENV_RECONCILER = "WORKBENCH_SANDBOX_RECONCILER"
+
+
+def _config(db_url: str | None, reconciler: bool) -> SandboxConfig:
+    from workbench.sandbox import SandboxConfig
+
+    config = SandboxConfig(
+        api_key=os.environ.get(ENV_API_KEY) or DEFAULT_API_KEY,
+        secret_key=os.environ.get(ENV_SECRET_KEY) or DEFAULT_SECRET_KEY,
+        run_reconciler_in_background=reconciler,
+    )
+    if db_url:
+        config.db_url = db_url
+    return config
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker process of ``workbench sandbox --workers N`` (a uvicorn factory).
+
+    Reads what the command put in the environment: the database URL, whether to run the
+    reconciler, and the demo keys (``WORKBENCH_API_KEY`` / ``WORKBENCH_SECRET_KEY``).
+    """
+    from workbench.sandbox import create_app
+
+    return create_app(_config(os.environ[ENV_DB], os.environ.get(ENV_RECONCILER) == "1"))
 
 
 @click.command("sandbox")
@@ -21,22 +55,43 @@ __all__ = ["sandbox"]
     help="SQLAlchemy URL (default: an SQLite file in the user data dir).",
 )
 @click.option("--no-reconciler", is_flag=True, help="Do not run the background reconciler.")
-def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool) -> None:
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Server processes sharing the port; more than one needs a PostgreSQL --db.",
+)
+def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, workers: int) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys."""
     import uvicorn
 
-    from workbench.sandbox import SandboxConfig, create_app
+    from workbench.sandbox import create_app
+    from workbench.sandbox.runtime import Sandbox
 
-    api_key = os.environ.get(ENV_API_KEY) or DEFAULT_API_KEY
-    secret_key = os.environ.get(ENV_SECRET_KEY) or DEFAULT_SECRET_KEY
-    config = SandboxConfig(
-        api_key=api_key, secret_key=secret_key, run_reconciler_in_background=not no_reconciler
-    )
-    if db_url:
-        config.db_url = db_url
-    app = create_app(config)
+    config = _config(db_url, not no_reconciler)
+    if workers > 1 and not config.db_url.startswith("postgresql"):
+        raise click.UsageError(
+            "--workers above 1 needs a PostgreSQL --db (postgresql+psycopg://...): "
+            "an SQLite sandbox is one process"
+        )
     base = f"http://{host}:{port}"
     click.echo(f"Payments Workbench sandbox at {base}  (OpenAPI: {base}/docs)")
     click.echo(f"database: {config.db_url}")
     click.echo(f"demo merchant mrc_demo0001 / store sto_demo0001: {config.describe_credentials()}")
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    if workers == 1:
+        uvicorn.run(create_app(config), host=host, port=port, log_level="info")
+        return
+    # Tables and fixtures once, here, so the workers do not race to create them.
+    Sandbox(config).stop()
+    os.environ[ENV_DB] = config.db_url
+    os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
+    click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
+    uvicorn.run(
+        "workbench.cli.sandbox:app_from_environment",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="info",
+    )

@@ -10,6 +10,7 @@ fail-next, simulated latency. The route sees the same body bytes the signature c
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from workbench.sandbox import db as tables
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import error_response
+from workbench.sandbox.ratelimit import Limit
 from workbench.signing import SignatureMismatch, TimestampInvalid, body_sha256, verify
 from workbench.spec import limits
 
@@ -50,6 +52,7 @@ class KeyRecord:
         "fail_next",
         "latency_ms",
         "merchant_id",
+        "rate_limit",
         "revoked",
         "secret_key",
         "store_id",
@@ -63,6 +66,9 @@ class KeyRecord:
         self.revoked = bool(row.revoked)
         self.fail_next = row.fail_next if row.fail_next is None else str(row.fail_next)
         self.latency_ms = int(str(row.latency_ms))
+        self.rate_limit: Limit | None = (
+            None if row.per_second is None else (float(row.per_second), int(row.burst))
+        )
 
     def __repr__(self) -> str:
         return f"KeyRecord(merchant_id={self.merchant_id!r}, revoked={self.revoked})"
@@ -208,7 +214,7 @@ class AuthMiddleware:
         return record
 
     def _lookup(self, api_key: str) -> KeyRecord | None:
-        keys, merchants = tables.api_keys, tables.merchants
+        keys, merchants, limits_ = tables.api_keys, tables.merchants, tables.rate_limits
         query = (
             sa.select(
                 keys.c.api_key,
@@ -218,8 +224,11 @@ class AuthMiddleware:
                 keys.c.revoked,
                 merchants.c.fail_next,
                 merchants.c.latency_ms,
+                limits_.c.per_second,
+                limits_.c.burst,
             )
             .join(merchants, merchants.c.id == keys.c.merchant_id)
+            .outerjoin(limits_, limits_.c.merchant_id == keys.c.merchant_id)
             .where(keys.c.api_key == api_key)
         )
         with self.sandbox.db.read() as conn:
@@ -227,9 +236,15 @@ class AuthMiddleware:
         return None if row is None else KeyRecord(row)
 
     async def _gates(self, record: KeyRecord) -> tuple[str, str, dict[str, str]] | None:
-        wait = self.sandbox.limiter.check(record.merchant_id, record.api_key)
+        limiter = self.sandbox.limiter
+        wait: float | None = None
+        if limiter.limit_for(record.rate_limit)[0] > 0:
+            check = functools.partial(
+                limiter.check, record.merchant_id, record.api_key, record.rate_limit
+            )
+            wait = await anyio.to_thread.run_sync(check) if limiter.shared else check()
         if wait is not None:
-            retry = self.sandbox.limiter.retry_after(wait)
+            retry = limiter.retry_after(wait)
             return "SVC-GW-1004", "rate limit exceeded for this API key", {"Retry-After": retry}
         if record.fail_next is not None:
             mode = await anyio.to_thread.run_sync(

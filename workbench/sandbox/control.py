@@ -11,7 +11,7 @@ from workbench.sandbox.cards import TEST_CARDS
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.fixtures import reseed_customers
 
-__all__ = ["KEEP_ON_RESET", "fixtures_view", "reset_merchant"]
+__all__ = ["KEEP_ON_RESET", "fixtures_view", "reset_merchant", "set_rate_limit"]
 
 #: Tables a reset leaves alone (the merchant's identity and keys).
 KEEP_ON_RESET = frozenset({"merchants", "stores", "api_keys", "meta", "leases"})
@@ -81,3 +81,18 @@ def reset_merchant(conn: sa.Connection, merchant_id: str) -> dict[str, int]:
     )
     reseed_customers(conn, merchant_id)
     return deleted
+
+
+def set_rate_limit(
+    conn: sa.Connection, merchant_id: str, per_second: float | None, burst: int
+) -> None:
+    """Give the merchant its own rate limit, or (``per_second`` ``None``) the default again.
+
+    Kept in the database, so every worker of a shared sandbox applies it.
+    """
+    limits = tables.rate_limits
+    conn.execute(sa.delete(limits).where(limits.c.merchant_id == merchant_id))
+    if per_second is not None:
+        conn.execute(
+            sa.insert(limits).values(merchant_id=merchant_id, per_second=per_second, burst=burst)
+        )

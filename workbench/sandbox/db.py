@@ -38,6 +38,8 @@ __all__ = [
     "meta",
     "metadata",
     "payments",
+    "rate_buckets",
+    "rate_limits",
     "refunds",
     "saved_cards",
     "sessions",
@@ -289,6 +291,25 @@ leases = sa.Table(
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("holder", sa.String(64), nullable=False),
     sa.Column("expires_at", UTCDateTime, nullable=False),
+)
+
+# A merchant's own rate limit (set by a control route), shared by every worker.
+rate_limits = sa.Table(
+    "rate_limits",
+    metadata,
+    sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id"), primary_key=True),
+    sa.Column("per_second", sa.Float, nullable=False),
+    sa.Column("burst", sa.Integer, nullable=False),
+)
+
+# Token buckets of a PostgreSQL sandbox, whose workers count one limit together.
+rate_buckets = sa.Table(
+    "rate_buckets",
+    metadata,
+    sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id"), primary_key=True),
+    sa.Column("api_key", sa.String(128), primary_key=True),
+    sa.Column("tokens", sa.Float, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
 )
 
 

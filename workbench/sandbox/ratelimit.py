@@ -1,4 +1,11 @@
-"""A per-API-key token bucket: ``rate`` requests a second sustained, ``burst`` at once."""
+"""Per-API-key token buckets: ``rate`` requests a second sustained, ``burst`` at once.
+
+A merchant's own limit (set by ``POST /sandbox/rate-limit``) is a row of the
+``rate_limits`` table, read with the API key, so every worker applies the same one;
+without a row the sandbox's configured default applies. The buckets themselves live
+in this process (`RateLimiter`, for an SQLite sandbox, which is one process) or in the
+database (`SharedRateLimiter`, for PostgreSQL, where several workers count together).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,10 @@ import threading
 import time
 from dataclasses import dataclass
 
-__all__ = ["RateLimiter"]
+__all__ = ["Limit", "RateLimiter"]
+
+#: (requests per second sustained, burst); a rate of 0 turns limiting off.
+Limit = tuple[float, int]
 
 
 @dataclass(slots=True)
@@ -17,38 +27,39 @@ class _Bucket:
 
 
 class RateLimiter:
-    """Token buckets per key, with per-merchant overrides set by a control route.
+    """Token buckets per (merchant, key), kept in this process.
 
     Args:
-        rate: tokens added per second; 0 turns limiting off.
-        burst: bucket capacity.
+        rate: the default tokens added per second; 0 turns limiting off.
+        burst: the default bucket capacity.
     """
+
+    #: Whether `check` reads the database (then call it from a worker thread).
+    shared = False
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
         self.burst = burst
-        self._buckets: dict[str, _Bucket] = {}
-        self._overrides: dict[str, tuple[float, int]] = {}
+        self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._lock = threading.Lock()
 
-    def override(self, merchant_id: str, rate: float | None, burst: int | None) -> None:
-        """Give one merchant its own limit (``None`` restores the default)."""
-        with self._lock:
-            if rate is None:
-                self._overrides.pop(merchant_id, None)
-            else:
-                self._overrides[merchant_id] = (rate, burst if burst is not None else 1)
-            self._buckets = {
-                k: v for k, v in self._buckets.items() if not k.startswith(merchant_id + "\n")
-            }
+    def limit_for(self, own: Limit | None) -> Limit:
+        """The merchant's own limit, or the configured default."""
+        return own if own is not None else (self.rate, self.burst)
 
-    def check(self, merchant_id: str, api_key: str) -> float | None:
-        """Take one token; ``None`` when allowed, else the seconds to wait (Retry-After)."""
-        rate, burst = self._overrides.get(merchant_id, (self.rate, self.burst))
+    def check(self, merchant_id: str, api_key: str, own: Limit | None = None) -> float | None:
+        """Take one token; ``None`` when allowed, else the seconds to wait (Retry-After).
+
+        Args:
+            merchant_id: the caller's merchant.
+            api_key: the key it signed with.
+            own: the merchant's own limit (``None``: the default).
+        """
+        rate, burst = self.limit_for(own)
         if rate <= 0:
             return None
         now = time.monotonic()
-        key = f"{merchant_id}\n{api_key}"
+        key = (merchant_id, api_key)
         with self._lock:
             bucket = self._buckets.get(key)
             if bucket is None:
@@ -59,6 +70,11 @@ class RateLimiter:
                 bucket.tokens -= 1
                 return None
             return max((1 - bucket.tokens) / rate, 0.001)
+
+    def forget(self, merchant_id: str) -> None:
+        """Drop the merchant's buckets (its limit changed): they start full again."""
+        with self._lock:
+            self._buckets = {k: v for k, v in self._buckets.items() if k[0] != merchant_id}
 
     @staticmethod
     def retry_after(seconds: float) -> str:

@@ -18,6 +18,7 @@ from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keycache import KeyCache
 from workbench.sandbox.payments import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
+from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import Reconciler
 from workbench.sandbox.refunds import RefundSettlementWork
 from workbench.sandbox.sessions import SessionExpiryWork
@@ -46,7 +47,13 @@ class Sandbox:
             )
             self.acs_secret = ensure_acs_secret(conn)
         self.keys = KeyCache(enabled=self.db.is_sqlite)
-        self.limiter = RateLimiter(config.rate_limit_per_second, config.rate_limit_burst)
+        rate, burst = config.rate_limit_per_second, config.rate_limit_burst
+        # An SQLite sandbox is one process; PostgreSQL ones may be several, counting together.
+        self.limiter = (
+            RateLimiter(rate, burst)
+            if self.db.is_sqlite
+            else SharedRateLimiter(self.db, rate, burst)
+        )
         self.http = httpx.Client(timeout=config.webhook_timeout_seconds)
         self.reconciler = Reconciler(self)
         self.reconciler.register(RefundSettlementWork())

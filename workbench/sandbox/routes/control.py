@@ -101,7 +101,7 @@ def reset(sandbox: SandboxDep, caller: CallerDep) -> Response:
     with sandbox.db.write() as conn:
         deleted = control.reset_merchant(conn, caller.merchant_id)
     sandbox.keys.clear()
-    sandbox.limiter.override(caller.merchant_id, None, None)
+    sandbox.limiter.forget(caller.merchant_id)
     return _ok(caller, {"deleted": deleted})
 
 
@@ -145,8 +145,11 @@ def latency(body: LatencyRequest, sandbox: SandboxDep, caller: CallerDep) -> Res
 
 @router.post("/rate-limit", summary="Set this merchant's rate limit", **_EXTRA)
 def rate_limit(body: RateLimitRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
-    """In this process; ``perSecond`` null restores the configured default."""
-    sandbox.limiter.override(caller.merchant_id, body.perSecond, body.burst)
+    """For every worker; ``perSecond`` null restores the configured default."""
+    with sandbox.db.write() as conn:
+        control.set_rate_limit(conn, caller.merchant_id, body.perSecond, body.burst)
+    sandbox.keys.clear()
+    sandbox.limiter.forget(caller.merchant_id)
     return _ok(caller, {"perSecond": body.perSecond, "burst": body.burst})
 
 

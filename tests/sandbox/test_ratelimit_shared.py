@@ -1,0 +1,78 @@
+"""`SharedRateLimiter`: two processes' limiters (two `Database` objects) count one limit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import database_url
+from workbench.sandbox import SandboxConfig
+from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
+from workbench.sandbox.ratelimit_shared import SharedRateLimiter
+from workbench.sandbox.runtime import Sandbox
+
+KEY = "pk_test_wb_demo_0001"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[SharedRateLimiter]]:
+    """Two limiters on one database, each with its own engine, as two workers have."""
+    with database_url(request.param, tmp_path) as url:
+        sandboxes = [Sandbox(SandboxConfig(db_url=url)) for _ in range(2)]
+        try:
+            yield [SharedRateLimiter(s.db, rate=1.0, burst=3) for s in sandboxes]
+        finally:
+            for sandbox in sandboxes:
+                sandbox.stop()
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[datetime]:
+    """The wall clock the limiter reads; a test moves ``clock[0]``."""
+    now = [datetime(2026, 11, 23, 12, 0, tzinfo=UTC)]
+    monkeypatch.setattr("workbench.sandbox.ratelimit_shared.wall_now", lambda: now[0])
+    return now
+
+
+def test_burst_is_shared_between_workers(
+    pair: list[SharedRateLimiter], clock: list[datetime]
+) -> None:
+    a, b = pair
+    answers = [limiter.check(DEMO_MERCHANT_ID, KEY) for limiter in (a, b, a, b)]
+    assert answers[:3] == [None, None, None]
+    assert answers[3] == pytest.approx(1.0)  # one token short at one token a second
+
+
+def test_tokens_refill_at_the_rate(pair: list[SharedRateLimiter], clock: list[datetime]) -> None:
+    a, b = pair
+    for _ in range(3):
+        assert a.check(DEMO_MERCHANT_ID, KEY) is None
+    assert b.check(DEMO_MERCHANT_ID, KEY) is not None
+    clock[0] += timedelta(seconds=2)
+    assert [b.check(DEMO_MERCHANT_ID, KEY) for _ in range(3)][:2] == [None, None]
+    assert a.check(DEMO_MERCHANT_ID, KEY) is not None
+
+
+def test_own_limit_applies_even_when_the_default_is_off(
+    pair: list[SharedRateLimiter], clock: list[datetime]
+) -> None:
+    a, b = pair
+    a.rate = b.rate = 0
+    assert all(a.check(DEMO_MERCHANT_ID, KEY) is None for _ in range(10))
+    own = (0.5, 1)
+    assert a.check(DEMO_MERCHANT_ID, KEY, own) is None
+    assert b.check(DEMO_MERCHANT_ID, KEY, own) == pytest.approx(2.0)
+
+
+def test_forget_fills_the_merchant_buckets_again(
+    pair: list[SharedRateLimiter], clock: list[datetime]
+) -> None:
+    a, b = pair
+    for _ in range(3):
+        a.check(DEMO_MERCHANT_ID, KEY)
+    assert b.check(DEMO_MERCHANT_ID, KEY) is not None
+    a.forget(DEMO_MERCHANT_ID)
+    assert b.check(DEMO_MERCHANT_ID, KEY) is None

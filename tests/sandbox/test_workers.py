@@ -1,0 +1,143 @@
+"""``workbench sandbox --workers 2`` on PostgreSQL: two processes, one sandbox.
+
+Every request below opens a connection of its own, so the kernel spreads them over
+both worker processes; whatever the spread, the rules must hold as for one process.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from tests.sandbox.conftest import assert_envelope, charge_body, database_url, signed_client
+from workbench.sandbox import db as tables
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, int]]:
+    """(base URL, database URL, parent pid) of a two-worker sandbox on its own database."""
+    if not Path("/proc").is_dir():
+        pytest.skip("counting worker processes reads /proc (Linux only)")
+    with database_url("postgres", tmp_path_factory.mktemp("workers")) as url:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
+        command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
+        command += ["--port", str(port), "--db", url, "--no-reconciler"]
+        proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while len(_children(proc.pid)) < 2 or not _answers(base):
+                assert proc.poll() is None, "the sandbox exited while starting"
+                assert time.monotonic() < deadline, "two workers did not start within 60 s"
+                time.sleep(0.2)
+            yield base, url, proc.pid
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def _answers(base: str) -> bool:
+    try:
+        return httpx.get(base + "/openapi.json", timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def test_two_worker_processes_serve_one_port(workers: tuple[str, str, int]) -> None:
+    base, _, pid = workers
+    assert len(_children(pid)) >= 2
+    with signed_client(base) as client:
+        assert client.get("/sandbox/fixtures").status_code == 200
+
+
+def test_a_rate_limit_is_counted_once_across_workers(workers: tuple[str, str, int]) -> None:
+    base, _, _ = workers
+    with signed_client(base) as client:
+        client.post("/sandbox/rate-limit", json={"perSecond": 0.001, "burst": 4})
+    try:
+        statuses = []
+        for _ in range(12):
+            with signed_client(base) as fresh:
+                statuses.append(fresh.get("/v1/payments/pay_nope").status_code)
+        assert statuses == [404] * 4 + [429] * 8
+        with signed_client(base) as fresh:
+            assert_envelope(fresh.get("/v1/payments/pay_nope"), 429, "SVC-GW-1004")
+    finally:
+        with signed_client(base) as client:
+            client.post("/sandbox/rate-limit", json={"perSecond": None})
+    with signed_client(base) as fresh:
+        assert fresh.get("/v1/payments/pay_nope").status_code == 404
+
+
+def test_concurrent_duplicates_on_both_workers_make_one_payment(
+    workers: tuple[str, str, int],
+) -> None:
+    base, url, _ = workers
+    body = charge_body(threeDSecure=False)
+    key = str(uuid.uuid4())
+
+    def send(_: int) -> httpx.Response:
+        with signed_client(base) as fresh:
+            return fresh.post("/v1/payments/card", json=body, headers={"Idempotency-Key": key})
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        responses = list(pool.map(send, range(32)))
+    created = [r for r in responses if r.status_code == 201]
+    assert created, [r.text for r in responses]
+    assert {r.json()["paymentId"] for r in created} == {created[0].json()["paymentId"]}
+    for response in responses:
+        if response.status_code != 201:
+            assert_envelope(response, 409, "SVC-GW-2002")
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            count = conn.execute(
+                sa.select(sa.func.count())
+                .select_from(tables.payments)
+                .where(tables.payments.c.transaction_id == body["transactionId"])
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    assert count == 1
+
+
+def test_fail_next_fails_exactly_one_request_across_workers(
+    workers: tuple[str, str, int],
+) -> None:
+    base, _, _ = workers
+    with signed_client(base) as client:
+        client.post("/sandbox/fail-next", json={"mode": "500"})
+    statuses = []
+    for _ in range(6):
+        with signed_client(base) as fresh:
+            statuses.append(fresh.get("/v1/payments/pay_nope").status_code)
+    assert statuses == [500] + [404] * 5
