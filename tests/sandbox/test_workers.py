@@ -48,7 +48,7 @@ def workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
             port = s.getsockname()[1]
         env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
         command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
-        command += ["--port", str(port), "--db", url, "--no-reconciler"]
+        command += ["--port", str(port), "--db", url]  # each worker runs a reconciler
         proc = subprocess.Popen(
             command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
@@ -141,3 +141,30 @@ def test_fail_next_fails_exactly_one_request_across_workers(
         with signed_client(base) as fresh:
             statuses.append(fresh.get("/v1/payments/pay_nope").status_code)
     assert statuses == [500] + [404] * 5
+
+
+def test_clock_advance_works_from_any_worker_while_reconcilers_run(
+    workers: tuple[str, str, int],
+) -> None:
+    base, _, _ = workers
+    with signed_client(base) as client:
+        payment = client.post(
+            "/v1/payments/card", json=charge_body("tok_test_refund_async", threeDSecure=False)
+        ).json()
+        refund = client.post(
+            f"/v1/payments/{payment['paymentId']}/refund",
+            json={"amount": 1_000},
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+        )
+        assert refund.status_code == 202, refund.text
+    times = []
+    for _ in range(6):
+        with signed_client(base) as fresh:
+            advanced = fresh.post("/sandbox/clock/advance", json={"seconds": 30})
+            assert advanced.status_code == 200, advanced.text
+            times.append(advanced.json()["businessTime"])
+    assert times == sorted(times)
+    assert len(set(times)) == len(times)
+    with signed_client(base) as client:
+        settled = client.get(f"/v1/payments/{payment['paymentId']}").json()
+    assert settled["refundAmount"] == 1_000

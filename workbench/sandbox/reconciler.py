@@ -8,7 +8,9 @@ item due by a given time. `Reconciler.advance` moves a merchant's clock forward
 and sees the clock at 10:00.
 
 Only one process runs passes at a time: a lease row in the database (SQLite has a
-single writer anyway; on PostgreSQL the row is locked ``FOR UPDATE``).
+single writer anyway; on PostgreSQL the row is locked ``FOR UPDATE``). A pass gives the
+lease back when it ends, so a clock advance asked of another worker waits one pass at
+most; the lease's expiry only frees it from a process that died holding it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ logger = logging.getLogger("workbench.sandbox.reconciler")
 
 _LEASE = "reconciler"
 _LEASE_SECONDS = 30
+#: How long a clock advance or a tick waits for another process's pass to end.
+_WAIT_SECONDS = 30
 _MAX_STEPS = 10_000
 
 
@@ -61,6 +65,7 @@ class Reconciler:
         self.work: list[DueWork] = []
         self.holder = uuid.uuid4().hex
         self._lock = threading.RLock()
+        self._depth = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -73,13 +78,21 @@ class Reconciler:
     @contextmanager
     def _lease(self, wait: bool) -> Iterator[bool]:
         with self._lock:
-            deadline = wall_now() + timedelta(seconds=_LEASE_SECONDS)
+            if self._depth:  # already held by an enclosing pass of this thread
+                yield True
+                return
+            deadline = wall_now() + timedelta(seconds=_WAIT_SECONDS)
             while not self._take_lease():
                 if not wait or wall_now() > deadline:
                     yield False
                     return
                 self._stop.wait(0.1)
-            yield True
+            self._depth += 1
+            try:
+                yield True
+            finally:
+                self._depth -= 1
+                self._release_lease()
 
     def _take_lease(self) -> bool:
         lease = tables.leases
@@ -102,6 +115,15 @@ class Reconciler:
                 .values(holder=self.holder, expires_at=until)
             )
             return True
+
+    def _release_lease(self) -> None:
+        lease = tables.leases
+        with self.sandbox.db.write() as conn:
+            conn.execute(
+                sa.update(lease)
+                .where(lease.c.name == _LEASE, lease.c.holder == self.holder)
+                .values(expires_at=wall_now())
+            )
 
     def _merchants(self, merchant_id: str | None) -> list[str]:
         if merchant_id is not None:
@@ -141,7 +163,7 @@ class Reconciler:
         """
         with self._lease(wait=True) as held:
             if not held:
-                raise TimeoutError("another process holds the reconciler lease")
+                raise TimeoutError("another process has held the reconciler lease too long")
             with self.sandbox.db.read() as conn:
                 target = business_now(conn, merchant_id) + timedelta(seconds=seconds)
             for _ in range(_MAX_STEPS):

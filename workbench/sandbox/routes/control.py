@@ -12,6 +12,7 @@ from workbench.sandbox import control, events, refunds
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import iso
 from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.errors import ApiError
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED
 from workbench.sandbox.runtime import Sandbox
@@ -77,7 +78,10 @@ def fixtures(sandbox: SandboxDep, caller: CallerDep) -> Response:
 @router.post("/clock/advance", summary="Advance the business clock", **_EXTRA)
 def advance(body: AdvanceRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
     """Runs the reconciler work that falls due, in order; returns the new business time."""
-    moment = sandbox.reconciler.advance(caller.merchant_id, body.seconds)
+    try:
+        moment = sandbox.reconciler.advance(caller.merchant_id, body.seconds)
+    except TimeoutError as exc:
+        raise ApiError("SVC-GW-5030", str(exc), headers={"Retry-After": "1"}) from exc
     return _ok(caller, {"businessTime": iso(moment)})
 
 

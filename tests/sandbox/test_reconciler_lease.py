@@ -1,0 +1,111 @@
+"""The reconciler lease: one pass at a time per database, handed back after each pass."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from tests.sandbox.conftest import assert_envelope, database_url, signed_client
+from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox import db as tables
+from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
+from workbench.sandbox.runtime import Sandbox
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def two(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[Sandbox]]:
+    """Two sandboxes on one database, as two workers are."""
+    with database_url(request.param, tmp_path) as url:
+        config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
+        pair = [Sandbox(config) for _ in range(2)]
+        try:
+            yield pair
+        finally:
+            for sandbox in pair:
+                sandbox.stop()
+
+
+def _holder(sandbox: Sandbox) -> tuple[str, object] | None:
+    with sandbox.db.read() as conn:
+        row = conn.execute(sa.select(tables.leases.c.holder, tables.leases.c.expires_at)).first()
+    return None if row is None else (row.holder, row.expires_at)
+
+
+def test_a_pass_hands_the_lease_back(two: list[Sandbox]) -> None:
+    a, b = two
+    a.tick()
+    holder = _holder(a)
+    assert holder is not None
+    assert holder[0] == a.reconciler.holder
+    # A's pass has ended: B takes the lease at once, without waiting for it to expire.
+    b.reconciler.tick(DEMO_MERCHANT_ID, wait=False)
+    assert _holder(b)[0] == b.reconciler.holder  # type: ignore[index]
+    before = a.advance_clock(0)
+    assert b.advance_clock(60) > before
+
+
+def test_a_second_process_waits_for_the_pass_in_progress(two: list[Sandbox]) -> None:
+    a, b = two
+    inside, release = threading.Event(), threading.Event()
+
+    class Slow:
+        name = "slow"
+
+        def next_due(self, conn: sa.Connection, merchant_id: str) -> None:
+            return None
+
+        def run(self, sandbox: Sandbox, merchant_id: str, now: object) -> int:
+            inside.set()
+            release.wait(10)
+            return 0
+
+    a.reconciler.register(Slow())
+    thread = threading.Thread(target=a.reconciler.tick, args=(DEMO_MERCHANT_ID,))
+    thread.start()
+    try:
+        assert inside.wait(10)
+        skipped = b.reconciler.tick(DEMO_MERCHANT_ID, wait=False)
+        assert set(skipped.values()) == {0}
+        assert _holder(b)[0] == a.reconciler.holder  # type: ignore[index]
+    finally:
+        release.set()
+        thread.join()
+    b.advance_clock(1)
+    assert _holder(b)[0] == b.reconciler.holder  # type: ignore[index]
+
+
+def test_an_advance_that_cannot_get_the_lease_answers_503(
+    two: list[Sandbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = two
+    monkeypatch.setattr("workbench.sandbox.reconciler._WAIT_SECONDS", 0.3)
+    inside, release = threading.Event(), threading.Event()
+
+    class Slow:
+        name = "slow"
+
+        def next_due(self, conn: sa.Connection, merchant_id: str) -> None:
+            return None
+
+        def run(self, sandbox: Sandbox, merchant_id: str, now: object) -> int:
+            inside.set()
+            release.wait(10)
+            return 0
+
+    a.reconciler.register(Slow())
+    thread = threading.Thread(target=a.reconciler.tick, args=(DEMO_MERCHANT_ID,))
+    thread.start()
+    try:
+        assert inside.wait(10)
+        with SandboxServer(b.config) as server, signed_client(server.base_url) as client:
+            response = client.post("/sandbox/clock/advance", json={"seconds": 60})
+        body = assert_envelope(response, 503, "SVC-GW-5030")
+        assert "reconciler lease" in body["message"]
+        assert response.headers["Retry-After"] == "1"
+    finally:
+        release.set()
+        thread.join()
