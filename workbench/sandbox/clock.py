@@ -26,7 +26,9 @@ def iso(moment: datetime | None) -> str | None:
     """Format an aware time as ``YYYY-MM-DDTHH:MM:SSZ`` (``None`` stays ``None``)."""
     if moment is None:
         return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    return moment.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
 
 
 _OFFSET = sa.select(tables.merchants.c.clock_offset_us).where(
