@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from traitlets.config import Config
 
 __all__ = ["FlowResult", "discover", "execute_notebook", "run_flows"]
 
@@ -60,6 +62,17 @@ def _one_line(error: BaseException) -> str:
     return type(error).__name__
 
 
+def _kernel_transport(folder: Path) -> Config:
+    """Talk to the kernel over Unix sockets in ``folder`` where there are any.
+
+    Over loopback TCP, ipykernel 7 warns on every start that traffic is unencrypted;
+    sockets in a private folder are neither unencrypted network traffic nor warned about.
+    """
+    if os.name != "posix":
+        return Config()
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(folder / "kernel")}})
+
+
 def execute_notebook(
     source: Path,
     *,
@@ -78,22 +91,24 @@ def execute_notebook(
         kernel_name: the Jupyter kernel to start.
     """
     notebook = nbformat.read(source, as_version=4)  # type: ignore[no-untyped-call]
-    client = NotebookClient(
-        notebook,
-        timeout=timeout,
-        kernel_name=kernel_name,
-        resources={"metadata": {"path": str(source.parent)}},
-        # Widget state would be stored in the notebook and make nbconvert load the
-        # widget manager from a CDN; per-cell timings are noise in a reviewed file.
-        store_widget_state=False,
-        record_timing=False,
-    )
     started = time.perf_counter()
     error: str | None = None
-    try:
-        client.execute(env=dict(env))
-    except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
-        error = _one_line(exc)
+    with tempfile.TemporaryDirectory(prefix="wb-kernel-") as sockets:
+        client = NotebookClient(
+            notebook,
+            timeout=timeout,
+            kernel_name=kernel_name,
+            resources={"metadata": {"path": str(source.parent)}},
+            # Widget state would be stored in the notebook and make nbconvert load the
+            # widget manager from a CDN; per-cell timings are noise in a reviewed file.
+            store_widget_state=False,
+            record_timing=False,
+            config=_kernel_transport(Path(sockets)),
+        )
+        try:
+            client.execute(env=dict(env))
+        except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
+            error = _one_line(exc)
     seconds = time.perf_counter() - started
     notebook.metadata.pop("widgets", None)
     if output is not None:

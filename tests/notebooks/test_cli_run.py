@@ -3,13 +3,17 @@ replaced only for a notebook that ran through."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import nbformat
+import pytest
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_notebook
 
 from workbench.cli.run import run
+from workbench.notebook_runner import execute_notebook
 
 
 def _write(path: Path, source: str) -> None:
@@ -49,3 +53,16 @@ def test_no_notebook_is_not_a_success(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "no flow ran" in result.output
     assert "passed" not in result.output
+
+
+def test_kernels_run_over_private_sockets_without_warnings(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path / "ok.ipynb", "print(6 * 7)")
+    result = execute_notebook(tmp_path / "ok.ipynb", env=dict(os.environ), output=None)
+    assert result.passed, result.error
+    err = capfd.readouterr().err
+    if os.name == "posix":
+        assert "without encryption" not in err
+    assert "Traceback" not in err
+    assert not list(Path(tempfile.gettempdir()).glob("wb-kernel-*/kernel-*"))
