@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,32 +49,44 @@ def test_a_pass_hands_the_lease_back(two: list[Sandbox]) -> None:
     assert b.advance_clock(60) > before
 
 
-def test_a_second_process_waits_for_the_pass_in_progress(two: list[Sandbox]) -> None:
-    a, b = two
-    inside, release = threading.Event(), threading.Event()
+class _Slow:
+    """Work that keeps its pass, and so the lease, until released."""
 
-    class Slow:
-        name = "slow"
+    name = "slow"
 
-        def next_due(self, conn: sa.Connection, merchant_id: str) -> None:
-            return None
+    def __init__(self) -> None:
+        self.inside, self.release = threading.Event(), threading.Event()
 
-        def run(self, sandbox: Sandbox, merchant_id: str, now: object) -> int:
-            inside.set()
-            release.wait(10)
-            return 0
+    def next_due(self, conn: sa.Connection, merchant_id: str) -> None:
+        return None
 
-    a.reconciler.register(Slow())
-    thread = threading.Thread(target=a.reconciler.tick, args=(DEMO_MERCHANT_ID,))
+    def run(self, sandbox: Sandbox, merchant_id: str, now: object) -> int:
+        self.inside.set()
+        self.release.wait(10)
+        return 0
+
+
+@contextlib.contextmanager
+def pass_in_progress(sandbox: Sandbox) -> Iterator[None]:
+    """``sandbox`` holds the lease in a pass on another thread until the block ends."""
+    slow = _Slow()
+    sandbox.reconciler.register(slow)
+    thread = threading.Thread(target=sandbox.reconciler.tick, args=(DEMO_MERCHANT_ID,))
     thread.start()
     try:
-        assert inside.wait(10)
+        assert slow.inside.wait(10)
+        yield
+    finally:
+        slow.release.set()
+        thread.join()
+
+
+def test_a_second_process_waits_for_the_pass_in_progress(two: list[Sandbox]) -> None:
+    a, b = two
+    with pass_in_progress(a):
         skipped = b.reconciler.tick(DEMO_MERCHANT_ID, wait=False)
         assert set(skipped.values()) == {0}
         assert _holder(b)[0] == a.reconciler.holder  # type: ignore[index]
-    finally:
-        release.set()
-        thread.join()
     b.advance_clock(1)
     assert _holder(b)[0] == b.reconciler.holder  # type: ignore[index]
 
@@ -83,29 +96,12 @@ def test_an_advance_that_cannot_get_the_lease_answers_503(
 ) -> None:
     a, b = two
     monkeypatch.setattr("workbench.sandbox.reconciler._WAIT_SECONDS", 0.3)
-    inside, release = threading.Event(), threading.Event()
-
-    class Slow:
-        name = "slow"
-
-        def next_due(self, conn: sa.Connection, merchant_id: str) -> None:
-            return None
-
-        def run(self, sandbox: Sandbox, merchant_id: str, now: object) -> int:
-            inside.set()
-            release.wait(10)
-            return 0
-
-    a.reconciler.register(Slow())
-    thread = threading.Thread(target=a.reconciler.tick, args=(DEMO_MERCHANT_ID,))
-    thread.start()
-    try:
-        assert inside.wait(10)
-        with SandboxServer(b.config) as server, signed_client(server.base_url) as client:
-            response = client.post("/sandbox/clock/advance", json={"seconds": 60})
-        body = assert_envelope(response, 503, "SVC-GW-5030")
-        assert "reconciler lease" in body["message"]
-        assert response.headers["Retry-After"] == "1"
-    finally:
-        release.set()
-        thread.join()
+    with (
+        pass_in_progress(a),
+        SandboxServer(b.config) as server,
+        signed_client(server.base_url) as client,
+    ):
+        response = client.post("/sandbox/clock/advance", json={"seconds": 60})
+    body = assert_envelope(response, 503, "SVC-GW-5030")
+    assert "reconciler lease" in body["message"]
+    assert response.headers["Retry-After"] == "1"
