@@ -16,6 +16,7 @@ import re
 import secrets
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import sqlalchemy as sa
 from pydantic import BaseModel
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ThreeDSExpiryWork",
     "capture",
+    "challenge_url",
     "charge",
     "commission_for",
     "fingerprint",
@@ -74,6 +76,11 @@ _SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.
 _INSERT = sa.insert(_P)
 #: The states a new charge may start in, from the spec's table.
 _CHARGE_OUTCOMES = frozenset(PAYMENT.targets(None, "charge"))
+
+
+def challenge_url(base_url: str, payment_id: str, correlation_id: str) -> str:
+    """The address of the sandbox ACS page for a payment's 3-D Secure challenge."""
+    return f"{base_url}/sandbox/acs/{payment_id}?{urlencode({'correlationId': correlation_id})}"
 
 
 def commission_for(amount: int, installments: int) -> int:
@@ -295,7 +302,7 @@ def charge(
         event = "payment.declined"
     elif card.behaviour in ("3ds_challenge", "3ds_fail") and req.threeDSecure:
         row.update(status="pending_3ds", correlation_id=new_uuid())
-        acs_url = f"{base_url}/sandbox/acs/{payment_id}?correlationId={row['correlation_id']}"
+        acs_url = challenge_url(base_url, payment_id, row["correlation_id"])
         reply = Reply.json(201, _charge_body(row, acs_url))
         event = "payment.3ds_pending"
     else:

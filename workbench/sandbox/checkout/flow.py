@@ -153,11 +153,6 @@ def _outcome_url(session: Row, payment: Row | None) -> str:
     )
 
 
-def _acs_url(base_url: str, payment: Row) -> str:
-    query = urlencode({"correlationId": payment.correlation_id})
-    return f"{base_url}/sandbox/acs/{payment.id}?{query}"
-
-
 def page_view(sandbox: Sandbox, session_id: str) -> PageView | Ended:
     """What GET ``checkoutUrl`` shows."""
     with sandbox.db.read() as conn:
@@ -201,14 +196,17 @@ def _finish(conn: sa.Connection, session: Row, payment: Row | None) -> Redirect:
 
 
 def _replay(conn: sa.Connection, session: Row, base_url: str) -> Redirect | None:
-    """The answer for a session already paid or being challenged; ``None`` if untouched."""
+    """The answer for an open session already paid or being challenged; ``None`` if untouched.
+
+    (A completed session never gets here: `_open` has sent it to its outcome.)
+    """
     payment = _payment_of(conn, session)
-    if session.status == "completed":
-        return Redirect(_outcome_url(session, payment))
     if payment is None:
         return None
     if payment.status == "pending_3ds":
-        return Redirect(_acs_url(base_url, payment), final=False)
+        return Redirect(
+            payments.challenge_url(base_url, payment.id, payment.correlation_id), final=False
+        )
     return _finish(conn, session, payment)
 
 
@@ -257,7 +255,9 @@ def pay_by_card(
         payment = _payment_of(conn, session)
         assert payment is not None
         if payment.status == "pending_3ds":
-            return Redirect(_acs_url(base_url, payment), final=False)
+            return Redirect(
+                payments.challenge_url(base_url, payment.id, payment.correlation_id), final=False
+            )
         return _finish(conn, session, payment)
 
 

@@ -24,6 +24,7 @@ from starlette.responses import RedirectResponse, Response
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
 from workbench.sandbox.checkout.rendering import qr_svg, render, stylesheet
+from workbench.sandbox.clock import iso
 from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.errors import ApiError, request_id_of
 from workbench.sandbox.routes._common import base_url
@@ -110,7 +111,7 @@ def _page(
             "holder": kept.get("holder", "")[:100],
             "installments": kept.get("installments", "1")[:2],
         },
-        expires_iso=view.expires_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        expires_iso=iso(view.expires_at),
         expires_text=view.expires_at.strftime("%H:%M UTC, %d.%m.%Y"),
     )
 
