@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import httpx
+import sqlalchemy as sa
 
 from tests.sandbox.conftest import assert_envelope, charge_body, signed_client
+from workbench.config import DEFAULT_API_KEY
 from workbench.sandbox import SandboxServer
+from workbench.sandbox import db as tables
+from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 
 
 def test_same_key_same_payload_returns_original_status_body_and_request_id(
@@ -159,3 +166,38 @@ def test_concurrent_in_flight_refunds_count_against_refundable(
     )
     assert sorted(r.status_code for r in responses).count(202) == 2
     assert client.get(f"/v1/payments/{pid}").json()["refundableAmount"] == 1000
+
+
+def test_a_record_left_pending_is_409_2002_until_its_claim_lapses(
+    server: SandboxServer, client: httpx.Client
+) -> None:
+    # What a sandbox of an earlier version left when it stopped mid-request.
+    content = json.dumps(charge_body()).encode()
+    key = str(uuid.uuid4())
+    now = datetime.now(UTC)
+    records = tables.idempotency_records
+    with server.sandbox.db.write() as conn:
+        conn.execute(
+            sa.insert(records).values(
+                api_key=DEFAULT_API_KEY,
+                endpoint="POST /v1/payments/card",
+                key=key,
+                merchant_id=DEMO_MERCHANT_ID,
+                fingerprint=hashlib.sha256(content).hexdigest(),
+                state="pending",
+                locked_until=now + timedelta(seconds=60),
+                created_at=now,
+                expires_at=now + timedelta(hours=24),
+            )
+        )
+    headers = {"Idempotency-Key": key, "Content-Type": "application/json"}
+    waiting = client.post("/v1/payments/card", content=content, headers=headers)
+    assert_envelope(waiting, 409, "SVC-GW-2002")
+    assert waiting.headers["Retry-After"] == "1"
+    with server.sandbox.db.write() as conn:
+        conn.execute(sa.update(records).where(records.c.key == key).values(locked_until=now))
+    taken_over = client.post("/v1/payments/card", content=content, headers=headers)
+    assert taken_over.status_code == 201, taken_over.text
+    replay = client.post("/v1/payments/card", content=content, headers=headers)
+    assert replay.content == taken_over.content
+    assert replay.headers["Idempotent-Replayed"] == "true"

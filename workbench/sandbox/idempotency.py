@@ -8,9 +8,9 @@
 2. Same key, same body hash, finished: the stored status, body and X-Request-Id are
    returned verbatim. A *provisional* answer (a 202 refund) is not final: the
    object's current state is reported, and its first final answer is stored.
-3. Same key, another body: SVC-GW-2001. A record still ``pending`` (left by a
-   sandbox of an earlier version, or by another process mid-way): SVC-GW-2002
-   (retryable) until its claim lapses.
+3. Same key, another body: SVC-GW-2001. A record still ``pending`` (only a sandbox
+   of an earlier version wrote one before its answer): SVC-GW-2002 (retryable) until
+   its claim lapses, then it is taken over.
 4. An `ApiError` (validation, state conflict, not found) is not recorded: the
    transaction rolls back with the claim, so the caller may fix the request and
    retry with the same key.
