@@ -1,8 +1,8 @@
 """`KeyCache`: API key records kept between requests by a single-process sandbox.
 
 An SQLite sandbox is one process, so every change to a key or to a merchant's
-control switches (fail-next, latency, reset) passes through it and clears the
-cache. A PostgreSQL sandbox may run several workers, none of which sees the
+control switches (fail-next, latency, its rate limit, reset) passes through it and
+clears the cache. A PostgreSQL sandbox may run several workers, none of which sees the
 others' changes, so there the cache is off and every request reads the database.
 """
 
