@@ -79,14 +79,18 @@ def test_card_payment_without_challenge(
     shot(page, "completed")
 
 
-def test_3ds_challenge_passed(
-    new_session: Callable[..., Any], page: Any, client: Client, hooks: WebhookListener, shot: Shots
-) -> None:
-    session = new_session()
+def _pay_into_challenge(page: Any, session: Any) -> None:
+    """Pay ``session``'s page with the challenge card and land on the ACS page."""
     page.goto(session.checkout_url)
     fill_card(page, CHALLENGE)
     page.get_by_role("button", name="Pay 1.234,56 TL").click()
     page.wait_for_url("**/sandbox/acs/**")
+
+
+def test_3ds_challenge_passed(
+    new_session: Callable[..., Any], page: Any, client: Client, hooks: WebhookListener, shot: Shots
+) -> None:
+    _pay_into_challenge(page, new_session())
     assert page.get_by_role("heading", name="Confirm this payment").is_visible()
     assert page.get_by_test_id("amount").inner_text() == "1.234,56 TL"
     shot(page, "acs")
@@ -110,11 +114,7 @@ def test_3ds_challenge_passed(
 def test_3ds_challenge_failed(
     new_session: Callable[..., Any], page: Any, client: Client, hooks: WebhookListener, shot: Shots
 ) -> None:
-    session = new_session()
-    page.goto(session.checkout_url)
-    fill_card(page, CHALLENGE)
-    page.get_by_role("button", name="Pay 1.234,56 TL").click()
-    page.wait_for_url("**/sandbox/acs/**")
+    _pay_into_challenge(page, new_session())
     page.get_by_label("One-time code sent to your phone").fill("000000")
     shot(page, "acs-wrong-code")
     page.get_by_label("One-time code sent to your phone").press("Enter")
