@@ -184,11 +184,13 @@ class AuthMiddleware:
         api_key = headers.get("x-api-key")
         if not api_key:
             return "SVC-GW-1003", "X-Api-Key is missing", {}
-        record = self.sandbox.keys.get(api_key)
+        keys = self.sandbox.keys
+        record = keys.get(api_key)
         if record is None:
+            stamp = keys.stamp()
             record = await anyio.to_thread.run_sync(self._lookup, api_key)
             if record is not None:
-                self.sandbox.keys.put(record)
+                keys.put(record, stamp)
         if record is None:
             return "SVC-GW-1003", "X-Api-Key is not a key of this environment", {}
         if record.revoked:

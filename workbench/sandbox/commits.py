@@ -1,12 +1,10 @@
-"""`CommitGroup`: one SQLite transaction shared by the writes the event loop runs in one turn.
+"""Write groups: one SQLite transaction shared by several writes, each in its own SAVEPOINT.
 
 A commit writes the transaction's pages to the WAL, a few hundred microseconds on this
-class of machine, as long as the rest of a card charge. Writes run on the loop
-(`Database.run`) join the group open in the current turn, each inside a SAVEPOINT so
-an error rolls back its own work only; the group commits at the start of the next turn
-and only then do the callers get their answers, so nothing is acknowledged before it
-is durable. Meanwhile the loop thread holds the write lock: other threads' writes wait
-for the commit, which is one loop turn away.
+class of machine, as long as the rest of a card charge, so writes that arrive together
+share one. `TransactionGroup` is the transaction and its savepoints; whoever opens one
+holds the database's write lock, which the group hands back when it ends. `LoopWrites`
+fills groups; `settle` answers their callers once a group has ended.
 """
 
 from __future__ import annotations
@@ -16,18 +14,21 @@ import itertools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 if TYPE_CHECKING:
     from workbench.sandbox.db import Database
 
-__all__ = ["CommitGroup"]
+__all__ = ["Answer", "TransactionGroup", "settle"]
+
+#: A caller's future and what to settle it with: a result, or an exception.
+Answer = tuple["asyncio.Future[Any]", Any, BaseException | None]
 
 
-class CommitGroup:
-    """The open group: its connection, the thread that owns it, and the commit's outcome.
+class TransactionGroup:
+    """An open write transaction owned by one thread, shared by that thread's writes.
 
     Args:
         db: the SQLite file database; the caller holds its write lock, which the group
@@ -35,7 +36,6 @@ class CommitGroup:
     """
 
     def __init__(self, db: Database) -> None:
-        loop = asyncio.get_running_loop()
         self.thread = threading.get_ident()
         self.conn = db.engine.connect().execution_options(sqlite_immediate=True)
         self._db = db
@@ -44,9 +44,7 @@ class CommitGroup:
         except BaseException:
             self.conn.close()
             raise
-        self.committed: asyncio.Future[None] = loop.create_future()
         self._names = itertools.count()
-        loop.call_soon(self.close)
 
     @contextmanager
     def savepoint(self) -> Iterator[sa.Connection]:
@@ -67,18 +65,27 @@ class CommitGroup:
             raise
         raw.execute(f"RELEASE {name}")
 
-    def close(self) -> None:
-        """Commit (or, if that fails, roll back) and let the members answer."""
+    def finish(self) -> sa.exc.SQLAlchemyError | None:
+        """Commit (or, if that fails, roll back and return why), then release the lock."""
         try:
             self.conn.commit()
         except sa.exc.SQLAlchemyError as exc:
             self.conn.rollback()
-            self.committed.set_exception(exc)
-            self.committed.exception()  # a group whose members all failed has no reader
-        else:
-            self.committed.set_result(None)
+            return exc
         finally:
             try:
                 self.conn.close()
             finally:  # the write lock must be released whatever happened above
                 self._db.end_group(self)
+        return None
+
+
+def settle(answers: list[Answer]) -> None:
+    """Answer each caller on its loop (one whose request was cancelled meanwhile is skipped)."""
+    for future, result, exc in answers:
+        if future.cancelled():
+            continue
+        if exc is None:
+            future.set_result(result)
+        else:
+            future.set_exception(exc)

@@ -3,8 +3,9 @@
 Every write runs in one transaction through `Database.write`. On SQLite that
 transaction starts with ``BEGIN IMMEDIATE`` (a deferred transaction that later
 upgrades to a write fails at once, whatever ``busy_timeout`` says) and is
-serialised inside the process by a lock; on PostgreSQL rows are locked with
-``SELECT ... FOR UPDATE`` by the services. A unique-constraint race is retried.
+serialised by a `WriteLock`, across processes too on a file; on PostgreSQL rows are
+locked with ``SELECT ... FOR UPDATE`` by the services. A unique-constraint race is
+retried.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
-from workbench.sandbox.commits import CommitGroup
+from workbench.sandbox.commits import TransactionGroup
+from workbench.sandbox.loopwrites import LoopWrites
+from workbench.sandbox.writelock import WriteLock
 
 __all__ = [
     "AnyRow",
@@ -33,6 +36,7 @@ __all__ = [
     "event_deliveries",
     "events",
     "idempotency_records",
+    "is_memory_url",
     "leases",
     "merchants",
     "meta",
@@ -47,6 +51,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+G = TypeVar("G", bound=TransactionGroup)
 #: WAL pages after which a commit checkpoints by itself; the background checkpointer
 #: normally runs long before, off the request path.
 _AUTOCHECKPOINT_PAGES = 20_000
@@ -313,6 +318,12 @@ rate_buckets = sa.Table(
 )
 
 
+def is_memory_url(url: str) -> bool:
+    """Whether ``url`` names an in-memory SQLite database (one process's alone)."""
+    parsed = make_url(url)
+    return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+
+
 class Database:
     """One engine and the transaction helpers every service uses.
 
@@ -325,7 +336,7 @@ class Database:
         parsed = make_url(url)
         self.url = url
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
-        self.is_memory = self.is_sqlite and parsed.database in (None, "", ":memory:")
+        self.is_memory = is_memory_url(url)
         kwargs: dict[str, Any] = {}
         if self.is_memory:
             kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
@@ -336,9 +347,12 @@ class Database:
         self.engine = sa.create_engine(url, **kwargs)
         # SQLite has one writer; the in-memory database is one connection. Serialising
         # here is cheaper than spinning on busy_timeout.
-        self._write_lock = threading.RLock()
+        self._file = parsed.database if self.is_sqlite and not self.is_memory else None
+        self.lock = WriteLock(self.sidecar("write.lock"))
         self._memory_lock = threading.RLock()
-        self._group: CommitGroup | None = None
+        self._group: TransactionGroup | None = None
+        # Replaced when another loop writes (tests); the old one finishes on its own loop.
+        self._writes: LoopWrites | None = None
         self._checkpointer: threading.Thread | None = None
         self._stop_checkpoints = threading.Event()
         if self.is_sqlite:
@@ -368,15 +382,20 @@ class Database:
             immediate = conn.get_execution_options().get("sqlite_immediate", False)
             conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
+    def sidecar(self, name: str) -> str | None:
+        """A file beside an SQLite database file, through which its processes coordinate."""
+        return None if self._file is None else f"{self._file}-{name}"
+
     def create_all(self) -> None:
         """Create every table that does not exist yet."""
         with self._memory_guard():
             metadata.create_all(self.engine)
 
     def dispose(self) -> None:
-        """Stop the checkpointer and close every pooled connection."""
+        """Stop the checkpointer and close every pooled connection and the lock's files."""
         self.stop_checkpoints()
         self.engine.dispose()
+        self.lock.close()
 
     def start_checkpoints(self, interval: float = 0.5) -> None:
         """Checkpoint an SQLite file's WAL from a background thread every ``interval`` s.
@@ -412,40 +431,40 @@ class Database:
             conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
 
     async def run(self, work: Callable[[], T]) -> T:
-        """Run short database work (its own transactions) from async code.
+        """Run short database work (its own transactions) from async code; its result.
 
-        On SQLite, when no other thread holds the write lock, ``work`` runs on the event
-        loop itself: a charge's transaction takes less time than handing it to a thread
-        and back. On a database file its writes join this loop turn's `CommitGroup`, and
-        the answer waits for that group's commit. Otherwise (the reconciler is writing,
-        or PostgreSQL, which waits on the network) it runs in a worker thread, so the
-        loop never blocks on a lock.
+        On an SQLite file, ``work`` runs on the event loop with the other writes of this
+        loop turn, in one transaction at the start of the next turn (`LoopWrites`): a
+        charge's transaction takes less time than handing it to a thread and back. On
+        an in-memory database it runs on the loop at once when the lock is free, in a
+        worker thread otherwise; PostgreSQL work, which waits on the network, always
+        runs in a worker thread. So the loop never blocks on a lock.
         """
         if not self.is_sqlite:
             return await anyio.to_thread.run_sync(work)
-        group = self._group
-        if group is None or group.thread != threading.get_ident():
-            if not self._write_lock.acquire(blocking=False):
-                return await anyio.to_thread.run_sync(work)
-            if self.is_memory:  # one shared connection: no room for a second transaction
-                try:
-                    return work()
-                finally:
-                    self._write_lock.release()
-            try:
-                group = self._group = CommitGroup(self)
-            except BaseException:
-                self._write_lock.release()
-                raise
-        result = work()
-        await asyncio.shield(group.committed)
-        return result
+        if not self.is_memory:
+            loop = asyncio.get_running_loop()
+            writes = self._writes
+            if writes is None or writes.loop is not loop:
+                writes = self._writes = LoopWrites(self, loop)
+            return await writes.run(work)
+        if not self.lock.acquire(blocking=False):
+            return await anyio.to_thread.run_sync(work)
+        try:  # one shared connection: no room for a second transaction, so no group
+            return work()
+        finally:
+            self.lock.release()
 
-    def end_group(self, group: CommitGroup) -> None:
-        """Called by the group once it has committed: writers in other threads may go on."""
+    def begin_group(self, kind: type[G]) -> G:
+        """Open a group for this thread's writes; the caller holds the write lock."""
+        group = self._group = kind(self)
+        return group
+
+    def end_group(self, group: TransactionGroup) -> None:
+        """Called by the group once it has ended: other writers may go on."""
         if self._group is group:
             self._group = None
-        self._write_lock.release()
+        self.lock.release()
 
     @contextmanager
     def _memory_guard(self) -> Iterator[None]:
@@ -475,7 +494,7 @@ class Database:
             return
         if self.is_sqlite:
             with (
-                self._write_lock,
+                self.lock,
                 self._memory_guard(),
                 self.engine.connect().execution_options(sqlite_immediate=True) as conn,
                 conn.begin(),

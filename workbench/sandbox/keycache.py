@@ -1,20 +1,50 @@
-"""`KeyCache`: API key records kept between requests by a single-process sandbox.
+"""`KeyCache`: API key records kept between requests by an SQLite sandbox.
 
-An SQLite sandbox is one process, so every change to a key or to a merchant's
-control switches (fail-next, latency, its rate limit, reset) passes through it and
-clears the cache. A PostgreSQL sandbox may run several workers, none of which sees the
-others' changes, so there the cache is off and every request reads the database.
+Every change to a key or to a merchant's control switches (fail-next, latency, its
+rate limit, reset) passes through `KeyCache.clear`. Several processes serving one
+SQLite file (``workbench sandbox --workers N``) share a stamp: eight bytes of a file
+beside the database, mapped into each process's memory, which ``clear`` rewrites and
+every lookup compares, so a change made through one process empties every cache
+before the change's own answer is sent. A PostgreSQL sandbox may run workers on other
+machines, so there the cache is off and every request reads the database.
 """
 
 from __future__ import annotations
 
+import mmap
+import os
 import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from workbench.sandbox.auth import KeyRecord
 
-__all__ = ["KeyCache"]
+__all__ = ["KeyCache", "Stamp"]
+
+#: What `KeyCache.stamp` returns: the local generation and the shared stamp.
+Stamp = tuple[int, bytes]
+
+
+class _SharedStamp:
+    """Eight bytes of a file, mapped into memory: read per request, rewritten by a clear."""
+
+    def __init__(self, path: str) -> None:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if os.fstat(fd).st_size < 8:
+                os.ftruncate(fd, 8)
+            self._map = mmap.mmap(fd, 8)
+        finally:
+            os.close(fd)
+
+    def read(self) -> bytes:
+        return self._map[:8]
+
+    def renew(self) -> bytes:
+        # Random rather than counted, so two processes clearing at once still differ.
+        value = os.urandom(8)
+        self._map[:8] = value
+        return value
 
 
 class KeyCache:
@@ -22,27 +52,50 @@ class KeyCache:
 
     Args:
         enabled: whether to keep anything at all.
+        stamp_path: the file other processes serving the same database share its stamp
+            through, or ``None`` when this process is the only one.
     """
 
-    def __init__(self, *, enabled: bool) -> None:
+    def __init__(self, *, enabled: bool, stamp_path: str | None = None) -> None:
         self.enabled = enabled
         self._records: dict[str, KeyRecord] = {}
         self._lock = threading.Lock()
+        self._generation = 0
+        self._shared = _SharedStamp(stamp_path) if enabled and stamp_path else None
+        self._seen = self._shared.read() if self._shared is not None else b""
+
+    def stamp(self) -> Stamp:
+        """Take before reading a record from the database; hand it to `put` with it."""
+        return self._generation, self._shared.read() if self._shared is not None else b""
 
     def get(self, api_key: str) -> KeyRecord | None:
-        """The kept record, or ``None`` (look it up, then `put` it)."""
+        """The kept record, or ``None`` (take a `stamp`, look it up, then `put` it)."""
+        if self._shared is not None:
+            seen = self._shared.read()
+            if seen != self._seen:  # another process changed something
+                with self._lock:
+                    self._records.clear()
+                    self._generation += 1
+                    self._seen = seen
         return self._records.get(api_key)
 
-    def put(self, record: KeyRecord) -> None:
-        """Keep a record just read from the database."""
+    def put(self, record: KeyRecord, stamp: Stamp) -> None:
+        """Keep a record read after ``stamp`` was taken, unless a clear came in between."""
         if self.enabled:
             with self._lock:
-                self._records[record.api_key] = record
+                if stamp == self.stamp():
+                    self._records[record.api_key] = record
 
     def clear(self) -> None:
-        """Forget every record: call after changing a key or a merchant's switches."""
+        """Forget every record, in every process: call after changing a key or a switch."""
         with self._lock:
             self._records.clear()
+            self._generation += 1
+            if self._shared is not None:
+                self._seen = self._shared.renew()
 
     def __repr__(self) -> str:
-        return f"KeyCache(enabled={self.enabled}, size={len(self._records)})"
+        return (
+            f"KeyCache(enabled={self.enabled}, shared={self._shared is not None}, "
+            f"size={len(self._records)})"
+        )

@@ -1,0 +1,100 @@
+"""`LoopWrites` on a served SQLite file: writes wait for a taken lock without stalling the loop.
+
+The lock is taken here through a second `WriteLock` on the same file, which ``flock``
+treats as another process would be: the server cannot see the difference.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.sandbox.conftest import charge_body, signed_client
+from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox.writelock import WriteLock
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[SandboxServer, WriteLock]]:
+    config = SandboxConfig(
+        db_url=f"sqlite:///{tmp_path / 'sandbox.db'}", run_reconciler_in_background=False
+    )
+    with SandboxServer(config) as server:
+        path = server.app.state.sandbox.db.sidecar("write.lock")
+        other = WriteLock(path)
+        try:
+            yield server, other
+        finally:
+            other.close()
+
+
+def _charge(base: str) -> httpx.Response:
+    with signed_client(base) as client:
+        return client.post(
+            "/v1/payments/card",
+            json=charge_body(threeDSecure=False),
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+            timeout=30,
+        )
+
+
+def test_charges_wait_for_another_holder_and_the_loop_keeps_serving(
+    served: tuple[SandboxServer, WriteLock],
+) -> None:
+    server, other = served
+    assert other.acquire(blocking=False)
+    released = False
+    try:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            pending = [pool.submit(_charge, server.base_url) for _ in range(4)]
+            time.sleep(0.5)
+            assert not any(future.done() for future in pending)
+            # Reads and unauthenticated routes still answer while the writes wait.
+            assert httpx.get(server.base_url + "/healthz", timeout=5).status_code == 200
+            with signed_client(server.base_url) as client:
+                assert client.get("/sandbox/fixtures").status_code == 200
+            other.release()
+            released = True
+            responses = [future.result(timeout=30) for future in pending]
+    finally:
+        if not released:
+            other.release()
+    assert [r.status_code for r in responses] == [201] * 4
+    ids = {r.json()["paymentId"] for r in responses}
+    with signed_client(server.base_url) as client:
+        for payment_id in ids:
+            assert client.get(f"/v1/payments/{payment_id}").json()["status"] == "captured"
+
+
+def test_the_lock_is_handed_back_between_groups(served: tuple[SandboxServer, WriteLock]) -> None:
+    """While charges stream in, another holder still gets the lock, again and again."""
+    server, other = served
+    stop = threading.Event()
+
+    def stream() -> int:
+        count = 0
+        while not stop.is_set():
+            assert _charge(server.base_url).status_code == 201
+            count += 1
+        return count
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        streams = [pool.submit(stream) for _ in range(4)]
+        taken = 0
+        deadline = time.monotonic() + 20
+        while taken < 20 and time.monotonic() < deadline:
+            if other.acquire(blocking=False):
+                taken += 1
+                other.release()
+            time.sleep(0.005)
+        stop.set()
+        charged = sum(future.result(timeout=30) for future in streams)
+    assert taken == 20
+    assert charged > 0
