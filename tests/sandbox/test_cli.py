@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from workbench.cli import main
+from workbench.cli.sandbox import ENV_DB, ENV_RECONCILER, ENV_WORKERS, config_from_environment
 from workbench.config import DEFAULT_SECRET_KEY
 
 
@@ -18,7 +21,8 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
     def fake_run(app: object, **kwargs: Any) -> None:
         calls.append({"app": app, **kwargs})
-        app.state.sandbox.stop()  # type: ignore[attr-defined]
+        if not isinstance(app, str):  # several workers get the factory's import string
+            app.state.sandbox.stop()  # type: ignore[attr-defined]
 
     monkeypatch.setattr("uvicorn.run", fake_run)
     return calls
@@ -50,11 +54,30 @@ def test_user_provided_secret_is_masked(served: list[dict[str, Any]]) -> None:
     assert sandbox.config.api_key == "pk_test_mine_1234"
 
 
-def test_several_workers_need_postgresql(served: list[dict[str, Any]]) -> None:
+def test_several_workers_refuse_an_in_memory_database(served: list[dict[str, Any]]) -> None:
     result = CliRunner().invoke(main, ["sandbox", "--workers", "2", "--db", "sqlite://"])
     assert result.exit_code == 2
-    assert "needs a PostgreSQL --db" in result.output
+    assert "needs a database the processes can share" in result.output
     assert served == []
+
+
+def test_several_workers_share_an_sqlite_file(
+    served: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in (ENV_DB, ENV_RECONCILER, ENV_WORKERS):  # the command sets them: restore after
+        monkeypatch.setenv(name, "")
+    db = f"sqlite:///{tmp_path / 'shared.db'}"
+    result = CliRunner().invoke(main, ["sandbox", "--workers", "3", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert served[0]["app"] == "workbench.cli.sandbox:app_from_environment"
+    assert served[0]["workers"] == 3
+    assert os.environ[ENV_WORKERS] == "3"
+    assert os.environ[ENV_DB] == db
+    # The tables and fixtures were made once, before any worker started.
+    assert (tmp_path / "shared.db").stat().st_size > 0
+    config = config_from_environment()
+    assert config.workers == 3
+    assert config.db_url == db
 
 
 def test_one_worker_is_served_in_process(served: list[dict[str, Any]]) -> None:

@@ -1,7 +1,9 @@
-"""``workbench sandbox --workers 2`` on PostgreSQL: two processes, one sandbox.
+"""``workbench sandbox --workers 2`` on an SQLite file and on PostgreSQL: one sandbox.
 
 Every request below opens a connection of its own, so the kernel spreads them over
 both worker processes; whatever the spread, the rules must hold as for one process.
+On SQLite the workers also take turns at the file's write lock and share the API-key
+cache's stamp: a control route answered by one worker must bind the other at once.
 """
 
 from __future__ import annotations
@@ -37,12 +39,14 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-@pytest.fixture(scope="module")
-def workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, int]]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def workers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, int]]:
     """(base URL, database URL, parent pid) of a two-worker sandbox on its own database."""
     if not Path("/proc").is_dir():
         pytest.skip("counting worker processes reads /proc (Linux only)")
-    with database_url("postgres", tmp_path_factory.mktemp("workers")) as url:
+    with database_url(request.param, tmp_path_factory.mktemp("workers")) as url:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
@@ -128,6 +132,44 @@ def test_concurrent_duplicates_on_both_workers_make_one_payment(
     finally:
         engine.dispose()
     assert count == 1
+
+
+def test_concurrent_distinct_charges_on_both_workers_are_all_stored(
+    workers: tuple[str, str, int],
+) -> None:
+    base, url, _ = workers
+    bodies = [charge_body(threeDSecure=False) for _ in range(120)]
+
+    def send(body: dict[str, object]) -> httpx.Response:
+        with signed_client(base) as fresh:
+            return fresh.post(
+                "/v1/payments/card", json=body, headers={"Idempotency-Key": str(uuid.uuid4())}
+            )
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        responses = list(pool.map(send, bodies))
+    assert [r.status_code for r in responses] == [201] * len(bodies), [
+        r.text for r in responses if r.status_code != 201
+    ]
+    ids = {r.json()["paymentId"] for r in responses}
+    assert len(ids) == len(bodies)
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            stored = set(
+                conn.execute(
+                    sa.select(tables.payments.c.id).where(tables.payments.c.id.in_(ids))
+                ).scalars()
+            )
+            records = conn.execute(
+                sa.select(sa.func.count())
+                .select_from(tables.idempotency_records)
+                .where(tables.idempotency_records.c.status_code == 201)
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    assert stored == ids
+    assert records >= len(bodies)
 
 
 def test_fail_next_fails_exactly_one_request_across_workers(

@@ -14,35 +14,47 @@ if TYPE_CHECKING:
 
     from workbench.sandbox import SandboxConfig
 
-__all__ = ["app_from_environment", "sandbox"]
+__all__ = ["app_from_environment", "config_from_environment", "sandbox"]
 
 # How the command hands its options to worker processes, which uvicorn starts afresh.
 ENV_DB = "WORKBENCH_SANDBOX_DB"
 ENV_RECONCILER = "WORKBENCH_SANDBOX_RECONCILER"
+ENV_WORKERS = "WORKBENCH_SANDBOX_WORKERS"
 
 
-def _config(db_url: str | None, reconciler: bool) -> SandboxConfig:
+def _config(db_url: str | None, reconciler: bool, workers: int) -> SandboxConfig:
     from workbench.sandbox import SandboxConfig
 
     config = SandboxConfig(
         api_key=os.environ.get(ENV_API_KEY) or DEFAULT_API_KEY,
         secret_key=os.environ.get(ENV_SECRET_KEY) or DEFAULT_SECRET_KEY,
         run_reconciler_in_background=reconciler,
+        workers=workers,
     )
     if db_url:
         config.db_url = db_url
     return config
 
 
-def app_from_environment() -> FastAPI:
-    """The app of one worker process of ``workbench sandbox --workers N`` (a uvicorn factory).
+def config_from_environment() -> SandboxConfig:
+    """The configuration of one worker process of ``workbench sandbox --workers N``.
 
     Reads what the command put in the environment: the database URL, whether to run the
-    reconciler, and the demo keys (``WORKBENCH_API_KEY`` / ``WORKBENCH_SECRET_KEY``).
+    reconciler, how many workers there are, and the demo keys (``WORKBENCH_API_KEY`` /
+    ``WORKBENCH_SECRET_KEY``).
     """
+    return _config(
+        os.environ[ENV_DB],
+        os.environ.get(ENV_RECONCILER) == "1",
+        int(os.environ.get(ENV_WORKERS) or "2"),
+    )
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker process (a uvicorn factory); see `config_from_environment`."""
     from workbench.sandbox import create_app
 
-    return create_app(_config(os.environ[ENV_DB], os.environ.get(ENV_RECONCILER) == "1"))
+    return create_app(config_from_environment())
 
 
 @click.command("sandbox")
@@ -60,20 +72,21 @@ def app_from_environment() -> FastAPI:
     default=1,
     show_default=True,
     type=click.IntRange(1, 64),
-    help="Server processes sharing the port; more than one needs a PostgreSQL --db.",
+    help="Server processes sharing the port and the database (not an in-memory one).",
 )
 def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, workers: int) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys."""
     import uvicorn
 
     from workbench.sandbox import create_app
+    from workbench.sandbox.db import is_memory_url
     from workbench.sandbox.runtime import Sandbox
 
-    config = _config(db_url, not no_reconciler)
-    if workers > 1 and not config.db_url.startswith("postgresql"):
+    config = _config(db_url, not no_reconciler, workers)
+    if workers > 1 and is_memory_url(config.db_url):
         raise click.UsageError(
-            "--workers above 1 needs a PostgreSQL --db (postgresql+psycopg://...): "
-            "an SQLite sandbox is one process"
+            "--workers above 1 needs a database the processes can share: an SQLite file "
+            "or PostgreSQL (postgresql+psycopg://...), not an in-memory one"
         )
     base = f"http://{host}:{port}"
     click.echo(f"Payments Workbench sandbox at {base}  (OpenAPI: {base}/docs)")
@@ -86,6 +99,7 @@ def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, worke
     Sandbox(config).stop()
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
+    os.environ[ENV_WORKERS] = str(workers)
     click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
     uvicorn.run(
         "workbench.cli.sandbox:app_from_environment",

@@ -35,6 +35,8 @@ class SandboxConfig:
         rate_limit_per_second: sustained requests per second per API key (0 turns it off).
         rate_limit_burst: requests a key may send at once before the limit bites.
         latency_ms: simulated latency added to every signed response (all merchants).
+        workers: how many processes serve this database (``workbench sandbox --workers``);
+            above 1, rate limits are counted in the database, where all of them see it.
         run_reconciler_in_background: run the reconciler on a thread while serving.
         reconciler_interval_seconds: pause between background reconciler passes.
         refund_settle_seconds: business time an in-flight refund takes to settle.
@@ -51,6 +53,7 @@ class SandboxConfig:
     rate_limit_per_second: float = 200.0
     rate_limit_burst: int = 400
     latency_ms: int = 0
+    workers: int = 1
     run_reconciler_in_background: bool = True
     reconciler_interval_seconds: float = 0.5
     refund_settle_seconds: int = 60

@@ -46,12 +46,12 @@ class Sandbox:
                 conn, api_key=config.api_key, secret_key=config.secret_key, now=wall_now()
             )
             self.acs_secret = ensure_acs_secret(conn)
-        self.keys = KeyCache(enabled=self.db.is_sqlite)
+        self.keys = KeyCache(enabled=self.db.is_sqlite, stamp_path=self.db.sidecar("keys.stamp"))
         rate, burst = config.rate_limit_per_second, config.rate_limit_burst
-        # An SQLite sandbox is one process; PostgreSQL ones may be several, counting together.
+        # Several processes on one database count one limit together, in the database.
         self.limiter = (
             RateLimiter(rate, burst)
-            if self.db.is_sqlite
+            if self.db.is_sqlite and config.workers == 1
             else SharedRateLimiter(self.db, rate, burst)
         )
         self.http = httpx.Client(timeout=config.webhook_timeout_seconds)
