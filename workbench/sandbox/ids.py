@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 import uuid
 
 from workbench.spec import IdPrefix
@@ -11,8 +12,14 @@ __all__ = ["new_id", "new_uuid"]
 
 
 def new_id(prefix: IdPrefix) -> str:
-    """A fresh identifier such as ``pay_3f9c...`` (24 hex characters after the prefix)."""
-    return f"{prefix.value}{secrets.token_hex(12)}"
+    """A fresh identifier such as ``pay_019ab3...`` (24 hex characters after the prefix).
+
+    The first 12 are the creation time in milliseconds, the other 12 random: ids made
+    one after another sort together, so the unique index on them takes each insert on
+    the page the previous one touched rather than on a random page of its own (fewer
+    pages written per commit).
+    """
+    return f"{prefix.value}{time.time_ns() // 1_000_000:012x}{secrets.token_hex(6)}"
 
 
 def new_uuid() -> str:

@@ -146,7 +146,9 @@ def _update(conn: sa.Connection, row: Row, **values: Any) -> Row:
     return conn.execute(sa.select(_S).where(_S.c.id == row.id)).one()
 
 
-def _card_of(conn: sa.Connection, caller_merchant: str, customer_id: str, token: str | None) -> Row:
+def _card_of(
+    conn: sa.Connection, caller_merchant: str, customer_id: str, token: str | None
+) -> cards.CardRecord:
     if token is None:
         saved = tables.saved_cards
         token = conn.execute(
