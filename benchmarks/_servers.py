@@ -12,8 +12,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from workbench.sandbox import SandboxConfig
 
 HERE = Path(__file__).resolve().parent
 
@@ -57,13 +63,34 @@ def process(
             proc.kill()
 
 
+def bench_config() -> SandboxConfig:
+    """The measured sandbox: rate limit and background reconciler off, from the environment."""
+    from workbench.sandbox import SandboxConfig
+
+    return SandboxConfig(
+        db_url=os.environ["BENCH_SANDBOX_DB"],
+        rate_limit_per_second=0,
+        run_reconciler_in_background=False,
+        workers=int(os.environ.get("BENCH_SANDBOX_WORKERS", "1")),
+    )
+
+
+def sandbox_app() -> FastAPI:
+    """A uvicorn factory, so that several worker processes can each build the app."""
+    from workbench.sandbox import create_app
+
+    return create_app(bench_config())
+
+
+# As `workbench sandbox --workers N` does: tables and fixtures once, then the workers.
 SANDBOX_MAIN = """
 import sys, uvicorn
-from workbench.sandbox import SandboxConfig, create_app
-config = SandboxConfig(db_url=sys.argv[2], rate_limit_per_second=0,
-                       run_reconciler_in_background=False)
-uvicorn.run(create_app(config), host="127.0.0.1", port=int(sys.argv[1]),
-            log_level="warning", access_log=False)
+from benchmarks._servers import bench_config
+from workbench.sandbox.runtime import Sandbox
+Sandbox(bench_config()).stop()
+uvicorn.run("benchmarks._servers:sandbox_app", factory=True, host="127.0.0.1",
+            port=int(sys.argv[1]), workers=int(sys.argv[2]), log_level="warning",
+            access_log=False)
 """
 
 STARLETTE_MAIN = """
@@ -81,10 +108,12 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", a
 
 
 @contextlib.contextmanager
-def sandbox(db_url: str) -> Iterator[str]:
+def sandbox(db_url: str, workers: int = 1) -> Iterator[str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    with process([sys.executable, "-c", SANDBOX_MAIN, str(port), db_url], url + "/openapi.json"):
+    env = dict(os.environ, BENCH_SANDBOX_DB=db_url, BENCH_SANDBOX_WORKERS=str(workers))
+    command = [sys.executable, "-c", SANDBOX_MAIN, str(port), str(workers)]
+    with process(command, url + "/openapi.json", env=env, cwd=HERE.parent):
         yield url
 
 

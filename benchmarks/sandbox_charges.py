@@ -1,18 +1,21 @@
 """Signed, persisted card charges per second: the sandbox against a stateless mock.
 
-Three servers on this machine, measured in the same run with the same load
+Four servers on this machine, measured in the same run with the same load
 (wrk from a separate process, the same number of connections):
 
-1. the sandbox: every request is a new signed charge with a fresh Idempotency-Key and
-   transactionId, verified, fenced, written to SQLite (WAL) and answered;
-2. Prism (Stoplight's OpenAPI mock server, pinned in package-lock.json) serving canned
+1. the sandbox, one process: every request is a new signed charge with a fresh
+   Idempotency-Key and transactionId, verified, fenced, written to SQLite (WAL) and
+   answered;
+2. the same with two worker processes on one SQLite file (``workbench sandbox
+   --workers 2``), which take turns at the file's write lock;
+3. Prism (Stoplight's OpenAPI mock server, pinned in package-lock.json) serving canned
    responses for the same route from the sandbox's own OpenAPI document;
-3. a bare Starlette route returning a constant: the ceiling of this stack.
+4. a bare Starlette route returning a constant, one process: the ceiling of this stack.
 
-Each round gives every server the same load in turn (the sandbox a fresh file of
-never-sent charges); prints the median round of each server (requests/second, p50/p99
-latency), the ratio sandbox / Prism of every round and of the medians (the bar: at
-least 1.5). Run: ``uv run python -m benchmarks.sandbox_charges``.
+Each round gives every server the same load in turn (each sandbox its own file, and
+charges it has never seen); prints the median round of each server (requests/second,
+p50/p99 latency), and for each sandbox the ratio to Prism of every round and of the
+medians (the bar: at least 1.5). Run: ``uv run python -m benchmarks.sandbox_charges``.
 Not run by the tests.
 """
 
@@ -68,15 +71,21 @@ def main() -> None:
     args = parser.parse_args()
     if not _wrk.wrk_available():
         raise SystemExit("wrk is not installed: apt-get install wrk")
-    names = ("sandbox (signed, persisted)", "prism (canned)", "bare starlette (constant)")
+    names = (
+        "sandbox, 1 worker",
+        "sandbox, 2 workers",
+        "prism (canned)",
+        "bare starlette (constant)",
+    )
     rounds: dict[str, list[_wrk.Load]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="bench-charges-") as tmp, contextlib.ExitStack() as up:
         work = Path(tmp)
-        sandbox = up.enter_context(_servers.sandbox(f"sqlite:///{work / 'bench.db'}"))
-        openapi = httpx.get(sandbox + "/openapi.json").json()
+        one = up.enter_context(_servers.sandbox(f"sqlite:///{work / 'one.db'}"))
+        two = up.enter_context(_servers.sandbox(f"sqlite:///{work / 'two.db'}", workers=2))
+        openapi = httpx.get(one + "/openapi.json").json()
         prism = up.enter_context(_servers.prism(openapi, work))
         ceiling = up.enter_context(_servers.bare_starlette())
-        urls = dict(zip(names, (sandbox, prism, ceiling), strict=True))
+        urls = dict(zip(names, (one, two, prism, ceiling), strict=True))
 
         def load(name: str, requests: Path, seconds: int) -> _wrk.Load:
             return _wrk.run(
@@ -96,7 +105,7 @@ def main() -> None:
 
         for name in names:  # warm-up, on charges no measured round sends again
             load(name, fresh(f"warm-{names.index(name)}", 2), 2)
-        # Rounds interleave the servers, so a slow spell of a shared machine hits all three.
+        # Rounds interleave the servers, so a slow spell of a shared machine hits them all.
         for number in range(args.rounds):
             requests = fresh(f"round-{number}", args.seconds)
             for name in names:
@@ -114,19 +123,21 @@ def main() -> None:
             f"{name:<30} {m.requests_per_second:>9.0f} {m.p50_ms:>8.1f} "
             f"{m.p99_ms:>8.1f} {total_non_2xx:>8}"
         )
-    per_round = [
-        s.requests_per_second / p.requests_per_second
-        for s, p in zip(rounds[names[0]], rounds[names[1]], strict=True)
-    ]
-    print("ratio sandbox / prism per round: " + ", ".join(f"{r:.2f}" for r in per_round))
-    sandbox_rps = median[names[0]].requests_per_second
+    prism = names[2]
+    for sandbox in names[:2]:
+        per_round = [
+            s.requests_per_second / p.requests_per_second
+            for s, p in zip(rounds[sandbox], rounds[prism], strict=True)
+        ]
+        ratio = median[sandbox].requests_per_second / median[prism].requests_per_second
+        print(
+            f"{sandbox} / prism: per round "
+            + ", ".join(f"{r:.2f}" for r in per_round)
+            + f"; medians {ratio:.2f} (bar: >= 1.5)"
+        )
     print(
-        f"ratio sandbox / prism (medians): {sandbox_rps / median[names[1]].requests_per_second:.2f}"
-        " (bar: >= 1.5)"
-    )
-    print(
-        "ratio sandbox / bare starlette (medians): "
-        f"{sandbox_rps / median[names[2]].requests_per_second:.2f}"
+        f"{names[1]} / bare starlette (medians): "
+        f"{median[names[1]].requests_per_second / median[names[3]].requests_per_second:.2f}"
     )
 
 
