@@ -11,6 +11,7 @@ import select
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -26,48 +27,49 @@ def _readable(fd: int | None, timeout: float) -> bool:
     return bool(select.select([fd], [], [], timeout)[0])
 
 
-def test_a_held_lock_refuses_another_holder_until_released(tmp_path: Path) -> None:
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[WriteLock, WriteLock]]:
+    """Two locks on one file, as two processes have."""
     path = str(tmp_path / "db-write.lock")
-    mine, theirs = WriteLock(path), WriteLock(path)
+    locks = WriteLock(path), WriteLock(path)
     try:
-        assert mine.acquire(blocking=False)
+        yield locks
+    finally:
+        for lock in locks:
+            lock.close()
+
+
+def test_a_held_lock_refuses_another_holder_until_released(
+    pair: tuple[WriteLock, WriteLock],
+) -> None:
+    mine, theirs = pair
+    assert mine.acquire(blocking=False)
+    assert not theirs.acquire(blocking=False)
+    mine.release()
+    assert theirs.acquire(blocking=False)
+    assert not mine.acquire(blocking=False)
+    theirs.release()
+
+
+def test_the_lock_is_reentrant_and_shared_only_on_the_last_release(
+    pair: tuple[WriteLock, WriteLock],
+) -> None:
+    mine, theirs = pair
+    with mine, mine:
         assert not theirs.acquire(blocking=False)
-        mine.release()
-        assert theirs.acquire(blocking=False)
-        assert not mine.acquire(blocking=False)
-        theirs.release()
-    finally:
-        mine.close()
-        theirs.close()
+    assert theirs.acquire(blocking=False)
+    theirs.release()
 
 
-def test_the_lock_is_reentrant_and_shared_only_on_the_last_release(tmp_path: Path) -> None:
-    path = str(tmp_path / "db-write.lock")
-    mine, theirs = WriteLock(path), WriteLock(path)
-    try:
-        with mine, mine:
-            assert not theirs.acquire(blocking=False)
-        assert theirs.acquire(blocking=False)
-        theirs.release()
-    finally:
-        mine.close()
-        theirs.close()
-
-
-def test_a_release_wakes_a_watcher_and_drain_quiets_it(tmp_path: Path) -> None:
-    path = str(tmp_path / "db-write.lock")
-    holder, watcher = WriteLock(path), WriteLock(path)
-    try:
-        watcher.drain()
-        assert holder.acquire(blocking=False)
-        assert not _readable(watcher.wake_fd, 0.05)
-        holder.release()
-        assert _readable(watcher.wake_fd, 1.0)
-        watcher.drain()
-        assert not _readable(watcher.wake_fd, 0.05)
-    finally:
-        holder.close()
-        watcher.close()
+def test_a_release_wakes_a_watcher_and_drain_quiets_it(pair: tuple[WriteLock, WriteLock]) -> None:
+    holder, watcher = pair
+    watcher.drain()
+    assert holder.acquire(blocking=False)
+    assert not _readable(watcher.wake_fd, 0.05)
+    holder.release()
+    assert _readable(watcher.wake_fd, 1.0)
+    watcher.drain()
+    assert not _readable(watcher.wake_fd, 0.05)
 
 
 def test_releases_nobody_reads_never_block(tmp_path: Path) -> None:
