@@ -4,27 +4,23 @@ A commit writes the transaction's pages to the WAL, a few hundred microseconds o
 class of machine, as long as the rest of a card charge, so writes that arrive together
 share one. `TransactionGroup` is the transaction and its savepoints; whoever opens one
 holds the database's write lock, which the group hands back when it ends. `LoopWrites`
-fills groups; `settle` answers their callers once a group has ended.
+fills the event loop's groups.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 if TYPE_CHECKING:
     from workbench.sandbox.db import Database
 
-__all__ = ["Answer", "TransactionGroup", "settle"]
-
-#: A caller's future and what to settle it with: a result, or an exception.
-Answer = tuple["asyncio.Future[Any]", Any, BaseException | None]
+__all__ = ["TransactionGroup"]
 
 
 class TransactionGroup:
@@ -78,14 +74,3 @@ class TransactionGroup:
             finally:  # the write lock must be released whatever happened above
                 self._db.end_group(self)
         return None
-
-
-def settle(answers: list[Answer]) -> None:
-    """Answer each caller on its loop (one whose request was cancelled meanwhile is skipped)."""
-    for future, result, exc in answers:
-        if future.cancelled():
-            continue
-        if exc is None:
-            future.set_result(result)
-        else:
-            future.set_exception(exc)

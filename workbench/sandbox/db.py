@@ -51,7 +51,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-G = TypeVar("G", bound=TransactionGroup)
 #: WAL pages after which a commit checkpoints by itself; the background checkpointer
 #: normally runs long before, off the request path.
 _AUTOCHECKPOINT_PAGES = 20_000
@@ -455,9 +454,9 @@ class Database:
         finally:
             self.lock.release()
 
-    def begin_group(self, kind: type[G]) -> G:
+    def begin_group(self) -> TransactionGroup:
         """Open a group for this thread's writes; the caller holds the write lock."""
-        group = self._group = kind(self)
+        group = self._group = TransactionGroup(self)
         return group
 
     def end_group(self, group: TransactionGroup) -> None:

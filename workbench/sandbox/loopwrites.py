@@ -18,14 +18,14 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from workbench.sandbox.commits import Answer, TransactionGroup, settle
-
 if TYPE_CHECKING:
     from workbench.sandbox.db import Database
 
 __all__ = ["LoopWrites"]
 
 T = TypeVar("T")
+#: A caller's future and what to settle it with: a result, or an exception.
+_Answer = tuple["asyncio.Future[Any]", Any, BaseException | None]
 #: How long a wait goes without trying the lock even when no wake-up came.
 _RETRY_SECONDS = 0.005
 
@@ -64,12 +64,12 @@ class LoopWrites:
         self._stop_waiting()
         items, self._pending = self._pending, []
         try:
-            group = db.begin_group(TransactionGroup)
+            group = db.begin_group()
         except BaseException as exc:  # cannot even begin: every caller hears why
             db.lock.release()
-            settle([(future, None, exc) for _, future in items])
+            _settle([(future, None, exc) for _, future in items])
             return
-        done: list[Answer] = []
+        done: list[_Answer] = []
         for work, future in items:
             try:
                 done.append((future, work(), None))
@@ -78,7 +78,7 @@ class LoopWrites:
         error = group.finish()  # releases the lock
         if error is not None:
             done = [(future, None, exc or error) for future, _, exc in done]
-        settle(done)
+        _settle(done)
 
     def _wait(self) -> None:
         wake = self._db.lock.wake_fd
@@ -105,3 +105,14 @@ class LoopWrites:
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
+
+
+def _settle(answers: list[_Answer]) -> None:
+    """Answer each caller (one whose request was cancelled meanwhile is skipped)."""
+    for future, result, exc in answers:
+        if future.cancelled():
+            continue
+        if exc is None:
+            future.set_result(result)
+        else:
+            future.set_exception(exc)
