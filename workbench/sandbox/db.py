@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
@@ -58,21 +59,48 @@ _AUTOCHECKPOINT_PAGES = 20_000
 AnyRow = sa.Row[*tuple[Any, ...]]
 
 
+class _SQLiteDateTimeText(sqlite.DATETIME):
+    """``DATETIME`` in SQLite's DDL, bound and read as text by `UTCDateTime` itself."""
+
+    def bind_processor(self, dialect: sa.Dialect) -> None:
+        return None
+
+    def result_processor(self, dialect: sa.Dialect, coltype: object) -> None:
+        return None
+
+
 class UTCDateTime(sa.TypeDecorator[datetime]):
-    """Aware UTC datetimes, stored naive in UTC so SQLite and PostgreSQL agree."""
+    """Aware UTC datetimes, stored naive in UTC so SQLite and PostgreSQL agree.
+
+    On SQLite the text is written and read here, in the format SQLAlchemy's own
+    ``DATETIME`` uses (``2026-11-23 16:07:44.000000``), by ``isoformat`` and
+    ``fromisoformat``: the same bytes, at a fraction of the cost of its formatter.
+    """
 
     impl = sa.DateTime
     cache_ok = True
 
-    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+    def load_dialect_impl(self, dialect: sa.Dialect) -> sa.types.TypeEngine[Any]:
+        if dialect.name == "sqlite":
+            return _SQLiteDateTimeText()  # type: ignore[no-untyped-call]
+        return dialect.type_descriptor(sa.DateTime())
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> Any:
         if value is None:
             return None
         if value.tzinfo is None:
             raise ValueError("naive datetime given to a UTC column")
-        return value.astimezone(UTC).replace(tzinfo=None)
+        naive = value.astimezone(UTC).replace(tzinfo=None)
+        if dialect.name == "sqlite":
+            return naive.isoformat(" ", "microseconds")
+        return naive
 
-    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
-        return None if value is None else value.replace(tzinfo=UTC)
+    def process_result_value(self, value: Any, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
 
 
 metadata = sa.MetaData()
