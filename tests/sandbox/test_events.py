@@ -147,6 +147,32 @@ def test_store_webhook_url_receives_events_without_a_session(
         other_client.put("/sandbox/webhook", json={"url": None})
 
 
+def test_a_charge_with_no_callback_and_no_store_webhook_has_no_endpoint(
+    other_client: httpx.Client,
+) -> None:
+    pid = other_client.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
+    [event] = _mine(other_client, pid)
+    assert event["delivery"]["state"] == "no_endpoint"
+    assert event["delivery"]["url"] is None
+
+
+def test_a_sessions_callback_wins_over_the_store_webhook(
+    other_client: httpx.Client, receiver: Receiver
+) -> None:
+    store_hook = Receiver()
+    other_client.put("/sandbox/webhook", json={"url": store_hook.url})
+    try:
+        _, pid = _session_then_charge(other_client, receiver.url)
+        plain = other_client.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
+        [via_session] = _mine(other_client, pid)
+        [via_store] = _mine(other_client, plain)
+        assert via_session["delivery"]["url"] == receiver.url
+        assert via_store["delivery"]["url"] == store_hook.url
+    finally:
+        other_client.put("/sandbox/webhook", json={"url": None})
+        store_hook.close()
+
+
 def test_events_are_listed_per_merchant(client: httpx.Client, other_client: httpx.Client) -> None:
     pid = client.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
     assert _mine(client, pid)

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from workbench.sandbox import db as tables
 from workbench.sandbox import prepared
 
-__all__ = ["business_now", "iso", "set_business_time", "wall_now"]
+__all__ = ["business_now", "business_time", "iso", "set_business_time", "wall_now"]
 
 
 def wall_now() -> datetime:
@@ -41,7 +41,12 @@ def business_now(conn: sa.Connection, merchant_id: str) -> datetime:
     offset = prepared.scalar(conn, _OFFSET, {"f_merchant": merchant_id})
     if offset is None:
         raise LookupError(f"no merchant {merchant_id!r}")
-    return wall_now() + timedelta(microseconds=int(offset))
+    return business_time(int(offset))
+
+
+def business_time(offset_us: int) -> datetime:
+    """The business time of a merchant whose clock offset (read just now) is ``offset_us``."""
+    return wall_now() + timedelta(microseconds=offset_us)
 
 
 def set_business_time(conn: sa.Connection, merchant_id: str, moment: datetime) -> None:

@@ -50,9 +50,14 @@ def emit(
     data: dict[str, Any],
     now: datetime,
     target_url: str | None = None,
+    look_up_webhook: bool = True,
 ) -> str:
-    """Record an event in the caller's transaction; returns its ``evt_`` id."""
-    if target_url is None:
+    """Record an event in the caller's transaction; returns its ``evt_`` id.
+
+    ``target_url`` is where it goes; ``None``: the store's webhook, looked up, unless
+    ``look_up_webhook`` is false (the caller read it already and there is none).
+    """
+    if target_url is None and look_up_webhook:
         target_url = prepared.scalar(conn, _WEBHOOK_URL, {"f_store": store_id})
     event_id = new_id(IdPrefix.EVENT)
     payload = {

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from workbench.sandbox import acs, cards, events, prepared
 from workbench.sandbox import db as tables
-from workbench.sandbox.clock import business_now, iso
+from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ApiError
 from workbench.sandbox.ids import new_id, new_uuid
@@ -73,6 +73,23 @@ _SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.
     tables.sessions.c.merchant_id == sa.bindparam("f_merchant"),
     tables.sessions.c.transaction_id == sa.bindparam("f_transaction"),
 )
+# What a new charge reads besides the fence, in one statement: the merchant's clock
+# offset, the callback of a checkout session with the same transactionId, and the
+# store's webhook (where the event goes when there is no callback).
+_CHARGE_CONTEXT = sa.select(
+    tables.merchants.c.clock_offset_us,
+    sa.select(tables.sessions.c.callback_url)
+    .where(
+        tables.sessions.c.merchant_id == sa.bindparam("f_merchant"),
+        tables.sessions.c.transaction_id == sa.bindparam("f_transaction"),
+    )
+    .scalar_subquery()
+    .label("session_callback"),
+    sa.select(tables.stores.c.webhook_url)
+    .where(tables.stores.c.id == sa.bindparam("f_store"))
+    .scalar_subquery()
+    .label("store_webhook"),
+).where(tables.merchants.c.id == sa.bindparam("f_merchant"))
 _INSERT = sa.insert(_P)
 #: The states a new charge may start in, from the spec's table.
 _CHARGE_OUTCOMES = frozenset(PAYMENT.targets(None, "charge"))
@@ -180,8 +197,17 @@ def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) ->
 
 
 def _emit(
-    conn: sa.Connection, row: Row | dict[str, Any], type: str, now: datetime, **extra: Any
+    conn: sa.Connection,
+    row: Row | dict[str, Any],
+    type: str,
+    now: datetime,
+    *,
+    store_webhook: str | None = None,
+    store_webhook_read: bool = False,
+    **extra: Any,
 ) -> None:
+    """Record a payment event for the session's callback, else the store's webhook
+    (``store_webhook`` when the caller has read it already, looked up otherwise)."""
     r = row if isinstance(row, dict) else row._asdict()
     data = {
         "paymentId": r["id"],
@@ -198,7 +224,8 @@ def _emit(
         type=type,
         data=data,
         now=now,
-        target_url=r["callback_url"],
+        target_url=r["callback_url"] or store_webhook,
+        look_up_webhook=not store_webhook_read,
     )
 
 
@@ -234,11 +261,20 @@ def _save_card(conn: sa.Connection, row: Row | dict[str, Any]) -> None:
 
 
 def charge(
-    conn: sa.Connection, sandbox: Sandbox, caller: Caller, req: ChargeRequest, base_url: str
+    conn: sa.Connection,
+    sandbox: Sandbox,
+    caller: Caller,
+    req: ChargeRequest,
+    base_url: str,
+    digest: str | None = None,
 ) -> Reply:
-    """POST /v1/payments/card: 201 with the new payment, or the fence's replay."""
+    """POST /v1/payments/card: 201 with the new payment, or the fence's replay.
+
+    ``digest`` is ``fingerprint(req)`` when the caller computed it before the
+    transaction (it needs no lock); computed here otherwise.
+    """
     _check_token(req.cardToken)
-    digest = fingerprint(req)
+    digest = digest or fingerprint(req)
     existing = prepared.fetch_one(
         conn,
         _BY_TRANSACTION,
@@ -261,10 +297,20 @@ def charge(
         raise ApiError("SVC-VAL-4001", "customerId: no such customer for this merchant")
     if card.card_type == "debit" and req.installmentCount > 1:
         raise ApiError("SVC-VAL-4001", "installmentCount: debit cards take a single installment")
-    now = business_now(conn, caller.merchant_id)
+    context = prepared.fetch_one(
+        conn,
+        _CHARGE_CONTEXT,
+        {
+            "f_merchant": caller.merchant_id,
+            "f_transaction": req.transactionId,
+            "f_store": caller.store_id,
+        },
+    )
+    if context is None:
+        raise LookupError(f"no merchant {caller.merchant_id!r}")
+    now = business_time(int(context.clock_offset_us))
     payment_id = new_id(IdPrefix.PAYMENT)
     commission = commission_for(req.amount, req.installmentCount)
-    session = _session_callback(conn, caller.merchant_id, req.transactionId)
     row: dict[str, Any] = {
         "id": payment_id,
         "merchant_id": caller.merchant_id,
@@ -288,7 +334,7 @@ def charge(
         "correlation_id": None,
         "customer_id": req.customerId,
         "save_card": req.saveCard,
-        "callback_url": session.callback_url if session is not None else None,
+        "callback_url": context.session_callback,
         "refunded_amount": 0,
         "pending_refund_amount": 0,
         "created_at": now,
@@ -315,7 +361,7 @@ def charge(
     prepared.execute(conn, _INSERT, row)
     if row["status"] == "captured":
         _save_card(conn, row)
-    _emit(conn, row, event, now)
+    _emit(conn, row, event, now, store_webhook=context.store_webhook, store_webhook_read=True)
     return reply
 
 

@@ -54,13 +54,14 @@ class ChargeShortcut:
             await self.app(scope, receive, send)
             return
         caller, body, key, base = request
+        digest = payments.fingerprint(body)  # here, not under the write lock
         try:
             reply = await run_idempotent_async(
                 self.sandbox,
                 caller,
                 PATH,
                 key,
-                lambda conn: payments.charge(conn, self.sandbox, caller, body, base),
+                lambda conn: payments.charge(conn, self.sandbox, caller, body, base, digest),
             )
         except ApiError as exc:
             response = error_response(exc.code, exc.message, caller.request_id, exc.headers)

@@ -71,12 +71,13 @@ async def charge_card(
     """201 with the new payment (pending_3ds with correlationId and acsUrl on a challenge);
     200 with the original body when the transactionId fence finds the same charge."""
     base = base_url(request, sandbox)
+    digest = payments.fingerprint(body)  # here, not under the write lock
     reply = await run_idempotent_async(
         sandbox,
         caller,
         raw_path(request),
         idempotency_key,
-        lambda conn: payments.charge(conn, sandbox, caller, body, base),
+        lambda conn: payments.charge(conn, sandbox, caller, body, base, digest),
     )
     return reply.to_response(caller.request_id)
 
