@@ -90,16 +90,18 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
             return None
         if value.tzinfo is None:
             raise ValueError("naive datetime given to a UTC column")
-        naive = value.astimezone(UTC).replace(tzinfo=None)
+        if value.tzinfo is not UTC:
+            value = value.astimezone(UTC)
         if dialect.name == "sqlite":
-            return naive.isoformat(" ", "microseconds")
-        return naive
+            # Without the "+00:00" an aware UTC time always ends with (cheaper than replace).
+            return value.isoformat(" ", "microseconds")[:-6]
+        return value.replace(tzinfo=None)
 
     def process_result_value(self, value: Any, dialect: sa.Dialect) -> datetime | None:
         if value is None:
             return None
         if isinstance(value, str):
-            value = datetime.fromisoformat(value)
+            return datetime.fromisoformat(value + "+00:00")
         return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
 
 
