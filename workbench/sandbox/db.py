@@ -93,7 +93,7 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         if value.tzinfo is not UTC:
             value = value.astimezone(UTC)
         if dialect.name == "sqlite":
-            # Without the "+00:00" an aware UTC time always ends with (cheaper than replace).
+            # An aware UTC time's isoformat ends in "+00:00": cut it (cheaper than replace()).
             return value.isoformat(" ", "microseconds")[:-6]
         return value.replace(tzinfo=None)
 
