@@ -69,9 +69,13 @@ _CUSTOMER = sa.select(tables.customers.c.id).where(
     tables.customers.c.id == sa.bindparam("f_customer"),
     tables.customers.c.merchant_id == sa.bindparam("f_merchant"),
 )
-_SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.customer_id).where(
+# The merchant's checkout session with the charge's transactionId, if any.
+_SESSION_OF_TRANSACTION = sa.and_(
     tables.sessions.c.merchant_id == sa.bindparam("f_merchant"),
     tables.sessions.c.transaction_id == sa.bindparam("f_transaction"),
+)
+_SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.customer_id).where(
+    _SESSION_OF_TRANSACTION
 )
 # What a new charge reads besides the fence, in one statement: the merchant's clock
 # offset, the callback of a checkout session with the same transactionId, and the
@@ -79,10 +83,7 @@ _SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.
 _CHARGE_CONTEXT = sa.select(
     tables.merchants.c.clock_offset_us,
     sa.select(tables.sessions.c.callback_url)
-    .where(
-        tables.sessions.c.merchant_id == sa.bindparam("f_merchant"),
-        tables.sessions.c.transaction_id == sa.bindparam("f_transaction"),
-    )
+    .where(_SESSION_OF_TRANSACTION)
     .scalar_subquery()
     .label("session_callback"),
     sa.select(tables.stores.c.webhook_url)
