@@ -8,8 +8,8 @@ and fails when the committed files differ, so they cannot drift from the code.
 
 Regenerate after changing ``workbench.spec``, a command or a notebook::
 
-    uv run python -m workbench._docgen          # write
-    uv run python -m workbench._docgen --check  # exit 1 and list stale files
+    .venv/bin/python -m workbench._docgen          # write (or: make docs-gen)
+    .venv/bin/python -m workbench._docgen --check  # exit 1 and list stale files
 """
 
 from __future__ import annotations
@@ -630,7 +630,7 @@ def sign_session(vectors: Mapping[str, _Vector]) -> str:
     command = (
         f"export {ENV_SECRET_KEY}=\"$(python3 -c 'import json; print(json.load(open("
         f'"tests/data/signing-vectors.json"))["vectors"][0]["secret_key"])\')"\n'
-        f"uv run workbench sign {v.method} {v.url} \\\n"
+        f".venv/bin/workbench sign {v.method} {v.url} \\\n"
         f"    --timestamp {v.timestamp} \\\n"
         f"    --expect {wrong}"
     )
