@@ -377,6 +377,64 @@ def production_page() -> str:
 # --- state machines --------------------------------------------------------------------
 
 
+#: A final state entered from this many states or more gets a diagram of its own.
+_FAN_IN = 3
+_RANK_SPACING = 70
+
+
+def _edges(machine: StateMachine) -> dict[tuple[str, str], list[str]]:
+    edges: dict[tuple[str, str], list[str]] = {}
+    for t in machine.transitions:
+        if t.source == t.target:
+            continue
+        label = t.action + (" (auto)" if t.automatic else "")
+        labels = edges.setdefault(("[*]" if t.source is None else t.source, t.target), [])
+        if label not in labels:
+            labels.append(label)
+    return edges
+
+
+def _mermaid(
+    edges: Mapping[tuple[str, str], Sequence[str]], final: Iterable[str], *, across: bool = False
+) -> str:
+    # More room between ranks than Mermaid's default, so that labels of edges leaving
+    # and entering one state do not touch.
+    head = ["---", "config:", "  state:", f"    rankSpacing: {_RANK_SPACING}", "---"]
+    lines = [*head, "stateDiagram-v2"] + (["    direction LR"] if across else [])
+    lines.extend(
+        f"    {src} --> {dst}: {'<br>'.join(labels)}" for (src, dst), labels in edges.items()
+    )
+    shown = sorted({s for edge in edges for s in edge} & set(final))
+    if shown:
+        lines.append("    classDef final font-weight:bold,stroke-width:3px")
+        lines.append(f"    class {','.join(shown)} final")
+    return "\n".join(lines)
+
+
+def diagrams(machine: StateMachine) -> list[str]:
+    """Mermaid diagrams of ``machine``, drawn to be read at the guide's width.
+
+    Transitions that keep the state (replays, renewals, a scheduled cancellation) are
+    left to the table, actions between the same two states share one arrow, and final
+    states are drawn bold rather than with arrows to an end dot. A final state entered
+    from many states (a subscription's ``cancelled``) gets a second, small diagram:
+    drawn in the first, its arrows would cross every other.
+    """
+    edges = _edges(machine)
+    sources: dict[str, set[str]] = {}
+    for src, dst in edges:
+        sources.setdefault(dst, set()).add(src)
+    apart = {
+        dst for dst, srcs in sources.items() if dst in machine.terminal and len(srcs) >= _FAN_IN
+    }
+    main = {edge: labels for edge, labels in edges.items() if edge[1] not in apart}
+    out = [_mermaid(main, machine.terminal)]
+    for dst in sorted(apart):
+        into = {e: lb for e, lb in edges.items() if e[1] == dst}
+        out.append(_mermaid(into, machine.terminal, across=True))
+    return out
+
+
 def state_machine(machine: StateMachine) -> str:
     """A Mermaid diagram of ``machine`` and its transition table."""
     rows = []
@@ -398,8 +456,9 @@ def state_machine(machine: StateMachine) -> str:
     table = "".join(f"    {line}\n" for line in _table(header, rows).splitlines())
     return (
         _BANNER
-        + f"```mermaid\n{machine.mermaid()}\n```\n\n"
-        + f"States: {states}. Terminal: {terminal}.\n\n"
+        + "".join(f"```mermaid\n{d}\n```\n\n" for d in diagrams(machine))
+        + f"States: {states}. Final (bold in the diagrams): {terminal}. Transitions that keep "
+        "the state, such as replays, are in the table only.\n\n"
         + f'??? info "Every transition of the {machine.name}, as a table"\n\n'
         + table
     )

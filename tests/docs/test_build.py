@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.vectors import load_vectors
+from workbench import _docgen
 from workbench.config import DEFAULT_SECRET_KEY
 from workbench.spec import ERRORS, PAYMENT, REFUND, SESSION, SUBSCRIPTION
 
@@ -30,13 +31,21 @@ def test_error_page_lists_every_code(site: Path) -> None:
     assert missing == []
 
 
-def test_state_page_has_one_diagram_per_machine(site: Path) -> None:
+def test_state_page_draws_every_transition_that_changes_the_state(site: Path) -> None:
     html = (site / "concepts" / "state-machines" / "index.html").read_text(encoding="utf-8")
-    diagrams = re.findall(r'<pre class="mermaid"><code>(.*?)</code></pre>', html, re.S)
-    assert len(diagrams) == 4
-    for machine, diagram in zip((PAYMENT, REFUND, SESSION, SUBSCRIPTION), diagrams, strict=True):
-        assert diagram.startswith("stateDiagram-v2"), machine.name
-        assert diagram.count("--&gt;") == machine.mermaid().count("-->"), machine.name
+    drawn = re.findall(r'<pre class="mermaid"><code>(.*?)</code></pre>', html, re.S)
+    expected = [d for m in (PAYMENT, REFUND, SESSION, SUBSCRIPTION) for d in _docgen.diagrams(m)]
+    assert len(drawn) == len(expected)
+    for diagram, machine in zip(drawn, expected, strict=True):
+        assert "stateDiagram-v2" in diagram
+        assert diagram.count("--&gt;") == machine.count("-->")
+    arrows = "".join(drawn)
+    for machine in (PAYMENT, REFUND, SESSION, SUBSCRIPTION):
+        for t in machine.transitions:
+            if t.source != t.target:
+                source = "[*]" if t.source is None else t.source
+                assert f"{source} --&gt; {t.target}: " in arrows, (machine.name, t)
+                assert t.action in arrows
 
 
 def test_no_page_loads_anything_from_another_host(site: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 from workbench import _docgen, _exceptions
 from workbench._exceptions import error_class_for
 from workbench.sandbox.cards import TEST_CARDS
-from workbench.spec import ERRORS, PAYMENT
+from workbench.spec import ERRORS, PAYMENT, SUBSCRIPTION
 
 from .conftest import ROOT
 
@@ -74,7 +74,8 @@ def test_production_page_splits_spec_codes_from_sandbox_decisions() -> None:
 
 def test_state_page_carries_the_machines_diagram_and_every_row() -> None:
     page = _docgen.state_machine(PAYMENT)
-    assert f"```mermaid\n{PAYMENT.mermaid()}\n```" in page
+    for diagram in _docgen.diagrams(PAYMENT):
+        assert f"```mermaid\n{diagram}\n```" in page
     rows = [line for line in page.splitlines() if line.startswith("    | ") and "`" in line]
     assert len(rows) == len(PAYMENT.transitions)
 
@@ -192,3 +193,13 @@ def test_openapi_hook_reads_the_factorys_document(
     schema = _docgen._openapi_schema("fake_sandbox_app:create_app")
     assert schema is not None
     assert "| `GET` | `/sandbox/fixtures` | Fixtures | 200 |" in _docgen.openapi_summary(schema)
+
+
+def test_subscription_cancellations_get_a_diagram_of_their_own() -> None:
+    main, cancelled = _docgen.diagrams(SUBSCRIPTION)
+    assert "--> cancelled" not in main
+    into = [line for line in cancelled.splitlines() if "-->" in line]
+    assert into
+    assert all(line.split("-->")[1].startswith(" cancelled:") for line in into)
+    sources = {t.source for t in SUBSCRIPTION.transitions if t.target == "cancelled"}
+    assert {line.split("-->")[0].strip() for line in into} == sources - {"cancelled"}
