@@ -221,7 +221,7 @@ def exceptions_table() -> str:
         codes_of.setdefault(_raised_for(code), []).append(code)
     rows = []
     for depth, cls in _exception_tree():
-        name = ("&nbsp;" * 4 * depth) + ("└ " if depth else "") + _exception_ref(cls)
+        name = ("&nbsp;" * 3 * depth) + ("└&nbsp;" if depth else "") + _exception_ref(cls)
         raised: list[str] = []
         retry: list[str] = []
         for code in codes_of.get(cls, []):

@@ -30,6 +30,17 @@ PAGES = [
     ("concepts/signing/", "Request signing"),
     ("errors/", "Errors"),
     ("flows/", "Flows"),
+    ("production/", "What to rely on in production"),
+    ("concepts/signing-without-python/", "Signing without Python"),
+    ("sandbox/test-cards/", "Test cards"),
+    ("reference/client/", "Client"),
+    ("reference/client/resources/", "Resources"),
+    ("reference/client/models/", "Models"),
+    ("reference/client/exceptions/", "Errors and retries"),
+    ("reference/client/tracking/", "Tracking and waiting"),
+    ("reference/client/pagination/", "Pagination"),
+    ("reference/client/testing/", "Testing your integration"),
+    ("contributing/internals/", "Internals"),
 ]
 
 
