@@ -86,3 +86,45 @@ def test_notebook_is_published_with_its_outputs(notebook: Path, site: Path) -> N
     page = site / "notebooks" / notebook.stem
     assert (page / "index.html").is_file()
     assert (page / notebook.name).read_bytes() == notebook.read_bytes()
+
+
+def _ids(page: Path) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+
+
+def test_client_reference_documents_every_resource_method_model_and_exception(
+    site: Path,
+) -> None:
+    import inspect
+
+    import workbench._exceptions
+    import workbench.models
+    import workbench.resources
+
+    reference = site / "reference" / "client"
+    missing = []
+    resources = _ids(reference / "resources" / "index.html")
+    for name in workbench.resources.__all__:
+        cls = getattr(workbench.resources, name)
+        path = f"{cls.__module__}.{name}"
+        missing += [path] if path not in resources else []
+        if name.startswith("Async"):
+            continue
+        for method, _ in inspect.getmembers(cls, inspect.isfunction):
+            if not method.startswith("_") and f"{path}.{method}" not in resources:
+                missing.append(f"{path}.{method}")
+    models = _ids(reference / "models" / "index.html")
+    for name in workbench.models.__all__:
+        obj = getattr(workbench.models, name)
+        if inspect.isclass(obj) and f"{obj.__module__}.{name}" not in models:
+            missing.append(f"{obj.__module__}.{name}")
+    exceptions = _ids(reference / "exceptions" / "index.html")
+    for name in workbench._exceptions.__all__:
+        is_class = inspect.isclass(getattr(workbench._exceptions, name))
+        if is_class and f"workbench._exceptions.{name}" not in exceptions:
+            missing.append(name)
+    client = _ids(reference / "index.html")
+    missing += [
+        c for c in ("workbench._client.Client", "workbench._client.AsyncClient") if c not in client
+    ]
+    assert missing == []
