@@ -1,8 +1,9 @@
 """Writes the guide's pages that are data, from the code that holds the data.
 
-The error table, the state diagrams, the signing worked example, the ``workbench
-sign`` diagnoses, the money examples, the command-line reference, the OpenAPI
-summary and the list of flow notebooks are rendered here and committed under
+The error table (with its anchors and declines), the client's exception tree, the
+test cards, the production page, the state diagrams, the signing worked example, the
+``workbench sign`` diagnoses, the money examples, the command-line reference, the
+OpenAPI summary and the list of flow notebooks are rendered here and committed under
 ``docs/``, so the guide builds without running anything. A test renders them again
 and fails when the committed files differ, so they cannot drift from the code.
 

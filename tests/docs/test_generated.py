@@ -16,7 +16,7 @@ from workbench.spec import ERRORS, PAYMENT, SUBSCRIPTION
 
 from .conftest import ROOT
 
-REGENERATE = "regenerate with `uv run python -m workbench._docgen` and commit the result"
+REGENERATE = "regenerate with `make docs-gen` and commit the result"
 
 
 def test_committed_pages_match_the_code() -> None:
