@@ -15,7 +15,7 @@ from workbench import _docgen
 from workbench._client import Client
 from workbench._exceptions import DeclineError, InvalidRequestError
 from workbench.sandbox import SandboxServer
-from workbench.sandbox.cards import TEST_CARDS, TestCard
+from workbench.sandbox import cards as sandbox_cards
 from workbench.testing import running_sandbox
 
 from .conftest import ROOT
@@ -97,8 +97,12 @@ def _row(page: str, needle: str) -> list[str]:
     return [cell.strip() for cell in line.strip("|").split("|")]
 
 
-@pytest.mark.parametrize("card", TEST_CARDS, ids=[c.token for c in TEST_CARDS])
-def test_test_card_row_is_what_the_sandbox_does(card: TestCard, client: Client) -> None:
+@pytest.mark.parametrize(
+    "card", sandbox_cards.TEST_CARDS, ids=[c.token for c in sandbox_cards.TEST_CARDS]
+)
+def test_test_card_row_is_what_the_sandbox_does(
+    card: sandbox_cards.TestCard, client: Client
+) -> None:
     """Charge each card as the page says: its 3-D Secure outcome and installments hold."""
     page = _docgen.test_cards_table()
     brand, card_type, number, _token, installments, three_ds, _ = _row(page, f"`{card.token}`")
