@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import uuid
@@ -157,3 +158,21 @@ def test_other_numbers_tokenize_as_the_brand_the_page_names(number: str, client:
         transaction_id=f"doc-{uuid.uuid4().hex}", amount=10_000, card_token=token.token
     )
     assert charge.status == "captured"
+
+
+def test_the_pages_local_sandbox_block_runs_as_written(sandbox: SandboxServer) -> None:
+    """The page's own block (keys read from the package, both recipes) against a sandbox.
+
+    Only the address changes: the page's fixed port becomes the test sandbox's free one.
+    """
+    _needs("bash", "openssl", "curl", "node")
+    page = (ROOT / "docs" / "concepts" / "signing-without-python.md").read_text("utf-8")
+    block = next(b for b in re.findall(r"```sh\n(.*?)```", page, re.S) if "sign-request.sh" in b)
+    assert "http://127.0.0.1:8765" in block
+    script = "set -e\n" + block.replace("http://127.0.0.1:8765", sandbox.base_url)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WORKBENCH_")}
+    result = subprocess.run(
+        ["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count('"status":"captured"') == 2, result.stdout
