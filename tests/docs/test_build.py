@@ -29,6 +29,8 @@ def test_error_page_lists_every_code(site: Path) -> None:
     html = (site / "errors" / "index.html").read_text(encoding="utf-8")
     missing = [code for code in ERRORS if f"<code>{code}</code>" not in html]
     assert missing == []
+    unanchored = [code for code in ERRORS if f'id="{code.lower()}"' not in html]
+    assert unanchored == []
 
 
 def test_state_page_draws_every_transition_that_changes_the_state(site: Path) -> None:
