@@ -41,7 +41,9 @@ class SandboxConfig:
         reconciler_interval_seconds: pause between background reconciler passes.
         refund_settle_seconds: business time an in-flight refund takes to settle.
         threeds_timeout_seconds: business time after which an unfinished challenge fails.
-        webhook_timeout_seconds: how long one webhook delivery attempt may take.
+        webhook_timeout_seconds: the total deadline of one webhook delivery attempt
+            (connect, send, wait for and read the answer).
+        webhook_concurrency: webhook attempts in flight at once for one merchant's pass.
         webhook_max_attempts: delivery attempts before an event is marked failed.
     """
 
@@ -59,6 +61,7 @@ class SandboxConfig:
     refund_settle_seconds: int = 60
     threeds_timeout_seconds: int = 15 * 60
     webhook_timeout_seconds: float = 5.0
+    webhook_concurrency: int = 8
     webhook_max_attempts: int = 5
 
     @property
