@@ -56,8 +56,14 @@ def test_no_notebook_is_not_a_success(tmp_path: Path) -> None:
 
 
 def test_kernels_run_over_private_sockets_without_warnings(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A temporary folder of this test's own: other runs on the machine use the shared one.
+    own_tmp = tmp_path / "tmp"
+    own_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(own_tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    assert tempfile.gettempdir() == str(own_tmp)
     _write(tmp_path / "ok.ipynb", "print(6 * 7)")
     result = execute_notebook(tmp_path / "ok.ipynb", env=dict(os.environ), output=None)
     assert result.passed, result.error
@@ -65,4 +71,4 @@ def test_kernels_run_over_private_sockets_without_warnings(
     if os.name == "posix":
         assert "without encryption" not in err
     assert "Traceback" not in err
-    assert not list(Path(tempfile.gettempdir()).glob("wb-kernel-*/kernel-*"))
+    assert not list(own_tmp.glob("wb-kernel-*"))
