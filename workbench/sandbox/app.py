@@ -65,6 +65,9 @@ def create_app(
 ) -> FastAPI:
     """Build a sandbox app: tables and fixtures are created now, background work on startup.
 
+    Besides the API, it serves a front page at ``/`` and Swagger UI at ``/docs`` (assets
+    from the package, no network), both without a signature.
+
     Args:
         config: how to run (default: `SandboxConfig()`, an SQLite file in the user data dir).
         routers: extra routers (subscriptions, hosted checkout pages) to include.
