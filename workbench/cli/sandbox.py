@@ -89,7 +89,8 @@ def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, worke
             "or PostgreSQL (postgresql+psycopg://...), not an in-memory one"
         )
     base = f"http://{host}:{port}"
-    click.echo(f"Payments Workbench sandbox at {base}  (OpenAPI: {base}/docs)")
+    click.echo(f"Payments Workbench sandbox at {base}/  (start page: keys, links, test cards)")
+    click.echo(f"API reference (Swagger UI, no network needed): {base}/docs")
     click.echo(f"database: {config.db_url}")
     click.echo(f"demo merchant mrc_demo0001 / store sto_demo0001: {config.describe_credentials()}")
     if workers == 1:
