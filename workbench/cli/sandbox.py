@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import time
 from typing import TYPE_CHECKING
 
 import click
@@ -14,12 +17,15 @@ if TYPE_CHECKING:
 
     from workbench.sandbox import SandboxConfig
 
-__all__ = ["app_from_environment", "config_from_environment", "sandbox"]
+__all__ = ["app_from_environment", "config_from_environment", "sandbox", "watch_master"]
 
 # How the command hands its options to worker processes, which uvicorn starts afresh.
 ENV_DB = "WORKBENCH_SANDBOX_DB"
 ENV_RECONCILER = "WORKBENCH_SANDBOX_RECONCILER"
 ENV_WORKERS = "WORKBENCH_SANDBOX_WORKERS"
+ENV_MASTER = "WORKBENCH_SANDBOX_MASTER_PID"
+#: How long a worker whose master died may take to shut down before it is ended hard.
+_ORPHAN_GRACE_SECONDS = 10.0
 
 
 def _config(db_url: str | None, reconciler: bool, workers: int) -> SandboxConfig:
@@ -51,10 +57,37 @@ def config_from_environment() -> SandboxConfig:
 
 
 def app_from_environment() -> FastAPI:
-    """The app of one worker process (a uvicorn factory); see `config_from_environment`."""
+    """The app of one worker process (a uvicorn factory); see `config_from_environment`.
+
+    The worker also watches the process that started it and shuts itself down when that
+    process dies, however it died (``kill -9`` included): an orphaned worker would keep
+    serving the port, and a restart would fail with "address already in use".
+    """
     from workbench.sandbox import create_app
 
+    master = os.environ.get(ENV_MASTER)
+    if master:
+        watch_master(int(master))
     return create_app(config_from_environment())
+
+
+def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
+    """Shut this process down (SIGTERM to itself, then hard) once ``master_pid`` is gone.
+
+    A process whose parent dies is handed to another parent, so ``os.getppid()``
+    changing is the sign, on every POSIX system, without polling the master itself.
+    """
+
+    def watch() -> None:
+        while os.getppid() == master_pid:
+            time.sleep(interval)
+        os.kill(os.getpid(), signal.SIGTERM)  # uvicorn's graceful shutdown
+        time.sleep(_ORPHAN_GRACE_SECONDS)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="sandbox-master-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 @click.command("sandbox")
@@ -101,6 +134,7 @@ def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, worke
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
     os.environ[ENV_WORKERS] = str(workers)
+    os.environ[ENV_MASTER] = str(os.getpid())
     click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
     uvicorn.run(
         "workbench.cli.sandbox:app_from_environment",
@@ -109,4 +143,5 @@ def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, worke
         host=host,
         port=port,
         log_level="info",
+        timeout_graceful_shutdown=5,
     )
