@@ -2,6 +2,9 @@
 
 The spec names four codes (SVC-GW-1001..1003, SVC-GW-2001) and leaves the rest
 "not shown"; the others below are the sandbox's documented decisions. The
+statuses keep to the card charge's list (400, 401, 404, 429, and 409 from the
+idempotency section), plus 405 for a method no route takes and the 5xx a merchant
+asks for with the fail-next control: a decline is a 400, never 402. The
 sandbox answers with these, the client's exception classes dispatch on them,
 and the guide's error table is generated from this module.
 """
@@ -116,9 +119,9 @@ _ALL = (
     ),
     ErrorCode(
         "SVC-GW-4013",
-        413,
+        400,
         "Body too large",
-        "The request body exceeds the size the service reads.",
+        "The request body exceeds the size the service reads (64 KiB).",
         "Send a smaller body.",
         False,
     ),
@@ -156,25 +159,25 @@ _ALL = (
     ),
     ErrorCode(
         "SVC-PAY-3001",
-        402,
+        400,
         "Card declined",
-        "The issuer declined the charge.",
+        "The issuer declined the charge; the payment is recorded as declined.",
         "Ask the buyer for another card; do not retry the same card.",
         False,
     ),
     ErrorCode(
         "SVC-PAY-3002",
-        402,
+        400,
         "Insufficient funds",
-        "The card has insufficient funds.",
+        "The card has insufficient funds; the payment is recorded as declined.",
         "Ask the buyer for another card or a smaller amount.",
         False,
     ),
     ErrorCode(
         "SVC-PAY-3003",
-        402,
+        400,
         "3-D Secure failed",
-        "The buyer failed the 3-D Secure challenge.",
+        "The buyer failed the 3-D Secure challenge; the payment is recorded as failed.",
         "Start a new charge; the buyer may try again.",
         False,
     ),
