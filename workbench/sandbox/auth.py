@@ -1,6 +1,9 @@
 """Pure ASGI middleware: read the body once, verify the signature, then the per-key gates.
 
-Order: body size (SVC-GW-4013), a NUL anywhere (SVC-GW-4000), public route exemption,
+First the received path is canonicalised as the spec's canonical string wants it:
+under ``/v1/`` and ``/sandbox/`` a trailing slash is dropped, so ``/x/`` is verified
+and routed as ``/x`` (never redirected). Then: body size (SVC-GW-4013), a NUL anywhere
+(SVC-GW-4000), public route exemption,
 X-Api-Key (SVC-GW-1003), timestamp and signature through `workbench.signing.verify`
 (SVC-GW-1001 / 1002, the wall clock, constant-time comparison), then, outside
 ``/sandbox/`` control routes: rate limit (SVC-GW-1004 with Retry-After), a pending
@@ -30,7 +33,7 @@ from workbench.spec import limits
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["DEFAULT_PUBLIC_ROUTES", "AuthMiddleware", "KeyRecord"]
+__all__ = ["DEFAULT_PUBLIC_ROUTES", "AuthMiddleware", "KeyRecord", "canonicalise_path"]
 
 #: Routes that take no signature: (method or "*", path regex).
 DEFAULT_PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (
@@ -42,6 +45,26 @@ DEFAULT_PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (
     ("GET", r"^/docs/"),
     ("GET", r"^/static/"),
 )
+
+
+#: Where the signed API lives: paths here lose a trailing slash before anything else.
+_API_PREFIXES = ("/v1/", "/sandbox/")
+
+
+def canonicalise_path(scope: Scope) -> None:
+    """Drop a trailing slash from an API path in place (``path`` and ``raw_path``).
+
+    The spec's canonical string has "no trailing slash", so a client that signs it
+    right and sends ``/v1/subscriptions/`` must be verified and answered as
+    ``/v1/subscriptions``. Static pages (``/docs/``) keep theirs.
+    """
+    path = str(scope["path"])
+    if len(path) < 2 or not path.endswith("/") or not path.startswith(_API_PREFIXES):
+        return
+    scope["path"] = path.rstrip("/") or "/"
+    raw = scope.get("raw_path")
+    if raw:
+        scope["raw_path"] = bytes(raw).rstrip(b"/") or b"/"
 
 
 class KeyRecord:
@@ -127,6 +150,7 @@ class AuthMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        canonicalise_path(scope)
         state = scope.setdefault("state", {})
         rid = str(state.get("request_id", ""))
         declared = Headers(scope=scope).get("content-length", "")
