@@ -7,7 +7,8 @@ and routed as ``/x`` (never redirected). Then: body size (SVC-GW-4013), a NUL an
 X-Api-Key (SVC-GW-1003), timestamp and signature through `workbench.signing.verify`
 (SVC-GW-1001 / 1002, the wall clock, constant-time comparison), then, outside
 ``/sandbox/`` control routes: rate limit (SVC-GW-1004 with Retry-After), a pending
-fail-next, simulated latency. The route sees the same body bytes the signature covered.
+fail-next, simulated latency; last, a JSON body naming a key twice is refused
+(`workbench.sandbox.jsonbody`). The route sees the same body bytes the signature covered.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.sandbox import db as tables
+from workbench.sandbox import jsonbody
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.ratelimit import Limit
@@ -184,7 +186,7 @@ class AuthMiddleware:
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else str(scope["path"])
         if self._is_public(method, str(scope["path"])):
-            await self.app(scope, replay, send)
+            await self._forward(scope, body, replay, send, rid)
             return
         headers = Headers(scope=scope)
         failure = await self._authenticate(headers, method, path, body, rid)
@@ -200,7 +202,17 @@ class AuthMiddleware:
                 code, message, extra = gate
                 await error_response(code, message, rid, extra)(scope, receive, send)
                 return
-        await self.app(scope, replay, send)
+        await self._forward(scope, body, replay, send, rid)
+
+    async def _forward(
+        self, scope: Scope, body: bytes, receive: Receive, send: Send, rid: str
+    ) -> None:
+        """Pass the request on, unless its JSON body breaks `jsonbody`'s rule."""
+        refused = jsonbody.refusal(scope, body)
+        if refused is not None:
+            await error_response(*refused, rid)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
     async def _authenticate(
         self, headers: Headers, method: str, path: str, body: bytes, rid: str

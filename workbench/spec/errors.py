@@ -97,8 +97,10 @@ _ALL = (
         "SVC-GW-4000",
         400,
         "Malformed request",
-        "The body is not valid JSON or not a JSON object, or a header is malformed.",
-        "Send a JSON object body and well-formed headers.",
+        "The body is not valid JSON, not a JSON object, names a key twice, or is not sent "
+        "as application/json; or a header is malformed.",
+        "Send one JSON object, each key once, as Content-Type: application/json, "
+        "with well-formed headers.",
         False,
     ),
     ErrorCode(
