@@ -107,7 +107,7 @@ def test_wrong_code_fails_the_challenge(client: httpx.Client, anon: httpx.Client
         f"/v1/payments/{charge['paymentId']}/3ds-callback",
         json={"pares": answer["pares"], "correlationId": charge["correlationId"]},
     )
-    assert_envelope(response, 402, "SVC-PAY-3003")
+    assert_envelope(response, 400, "SVC-PAY-3003")
     assert client.get(f"/v1/payments/{charge['paymentId']}").json()["status"] == "failed"
 
 
@@ -120,7 +120,7 @@ def test_3ds_fail_card_fails_even_with_the_right_code(
         f"/v1/payments/{charge['paymentId']}/3ds-callback",
         json={"pares": answer["pares"], "correlationId": charge["correlationId"]},
     )
-    assert_envelope(response, 402, "SVC-PAY-3003")
+    assert_envelope(response, 400, "SVC-PAY-3003")
 
 
 def test_forged_pares_is_rejected(client: httpx.Client, anon: httpx.Client) -> None:

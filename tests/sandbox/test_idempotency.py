@@ -74,7 +74,7 @@ def test_a_declined_charge_is_replayed_not_recharged(client: httpx.Client) -> No
     key = {"Idempotency-Key": str(uuid.uuid4())}
     first = client.post("/v1/payments/card", json=body, headers=key)
     second = client.post("/v1/payments/card", json=body, headers=key)
-    assert first.status_code == second.status_code == 402
+    assert first.status_code == second.status_code == 400
     assert first.content == second.content
 
 

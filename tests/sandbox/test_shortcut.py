@@ -90,7 +90,7 @@ def test_approved_challenged_and_declined_charges(pair: tuple[str, str]) -> None
         _post(charge_body("tok_test_insufficient_funds", capture=False)),
         _post(charge_body(threeDSecure=False, capture=False, installmentCount=3)),
     )
-    assert [r.status_code for r in answers] == [201, 200, 409, 201, 402, 402, 201]
+    assert [r.status_code for r in answers] == [201, 200, 409, 201, 400, 400, 201]
 
 
 def test_idempotency_keys(pair: tuple[str, str]) -> None:
@@ -123,7 +123,6 @@ def test_idempotency_keys(pair: tuple[str, str]) -> None:
         lambda c: c.post(
             "/v1/payments/card", json=charge_body(), headers={"Content-Type": "text/plain"}
         ),
-        lambda c: c.post("/v1/payments/card/", json=charge_body()),
     ],
     ids=[
         "string-amount",
@@ -136,12 +135,17 @@ def test_idempotency_keys(pair: tuple[str, str]) -> None:
         "deep-json",
         "empty-content-type",
         "text-plain",
-        "trailing-slash",
     ],
 )
 def test_refusals(pair: tuple[str, str], send: Send) -> None:
     (answer,) = _same(pair, send)
     assert 400 <= answer.status_code < 500
+
+
+def test_a_trailing_slash_is_answered_alike(pair: tuple[str, str]) -> None:
+    send: Send = lambda c: c.post("/v1/payments/card/", json=charge_body())  # noqa: E731
+    (answer,) = _same(pair, send)
+    assert answer.status_code == 201  # the path is canonicalised before the signature
 
 
 def test_a_query_string_is_left_to_the_route_and_answered_alike(pair: tuple[str, str]) -> None:

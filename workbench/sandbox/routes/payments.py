@@ -13,6 +13,7 @@ from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import run_idempotent_async
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import (
+    CHARGE_ERRORS,
     ERROR_RESPONSES,
     PUBLIC_ERRORS,
     SIGNED,
@@ -56,7 +57,7 @@ def _signed(**extra: Any) -> dict[str, Any]:
     **_signed(
         summary="Charge a card by vault token",
         responses={
-            **ERROR_RESPONSES,
+            **CHARGE_ERRORS,
             200: {"model": ChargeResponse, "description": "The transactionId fence's answer"},
         },
     ),
