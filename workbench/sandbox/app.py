@@ -16,6 +16,7 @@ from workbench.sandbox.checkout import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.errors import install_error_handlers
 from workbench.sandbox.front import router as front_router
+from workbench.sandbox.hosts import HostGuard, allowed_hosts
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.routes import (
     acs_router,
@@ -138,5 +139,7 @@ def create_app(
     if shortcut:
         app.add_middleware(ChargeShortcut, sandbox=sandbox)
     app.add_middleware(AuthMiddleware, sandbox=sandbox, public_routes=(_FRONT_DOOR, *public_routes))
+    config = sandbox.config
+    app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))
     app.add_middleware(RequestIdMiddleware)
     return app

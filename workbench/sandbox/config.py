@@ -28,8 +28,11 @@ class SandboxConfig:
             database shared by every thread; ``postgresql+psycopg://...`` for a shared sandbox.
         api_key: the demo merchant's public key.
         secret_key: the demo merchant's secret key (kept out of ``repr``).
-        public_base_url: the address clients reach the sandbox at (default: taken from each
-            request's Host), used for the ACS address.
+        public_base_url: the address clients reach the sandbox at (default: the address
+            the server is bound to), used for ``checkoutUrl``, the ACS page and redirects;
+            never taken from a request's ``Host`` header.
+        allowed_hosts: host names served besides loopback and ``public_base_url``'s
+            (``"*"``: any); a request naming another ``Host`` is refused.
         checkout_base_url: where hosted checkout pages live (default: ``public_base_url``);
             a session's ``checkoutUrl`` is ``<checkout_base_url>/checkout/<sessionId>``.
         rate_limit_per_second: sustained requests per second per API key (0 turns it off).
@@ -52,6 +55,7 @@ class SandboxConfig:
     secret_key: str = field(default=DEFAULT_SECRET_KEY, repr=False)
     public_base_url: str | None = None
     checkout_base_url: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
     rate_limit_per_second: float = 200.0
     rate_limit_burst: int = 400
     latency_ms: int = 0
