@@ -14,6 +14,8 @@ from workbench.sandbox.auth import AuthMiddleware
 from workbench.sandbox.checkout import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.errors import install_error_handlers
+from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
+from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.routes import (
     acs_router,
@@ -94,6 +96,7 @@ def create_app(
         subscriptions_router,
         portal_router,
         checkout_router,
+        merchant_return_router,
         *routers,
     ):
         app.include_router(router)
@@ -121,6 +124,8 @@ def create_app(
     app.openapi = openapi  # type: ignore[method-assign]
     if shortcut:
         app.add_middleware(ChargeShortcut, sandbox=sandbox)
-    app.add_middleware(AuthMiddleware, sandbox=sandbox, public_routes=tuple(public_routes))
+    app.add_middleware(
+        AuthMiddleware, sandbox=sandbox, public_routes=(*RETURN_PAGE_ROUTES, *public_routes)
+    )
     app.add_middleware(RequestIdMiddleware)
     return app
