@@ -17,6 +17,8 @@ from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.errors import install_error_handlers
 from workbench.sandbox.front import router as front_router
 from workbench.sandbox.hosts import HostGuard, allowed_hosts
+from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
+from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.routes import (
     acs_router,
@@ -111,6 +113,7 @@ def create_app(
         subscriptions_router,
         portal_router,
         checkout_router,
+        merchant_return_router,
         *routers,
     ):
         app.include_router(router)
@@ -138,7 +141,11 @@ def create_app(
     app.openapi = openapi  # type: ignore[method-assign]
     if shortcut:
         app.add_middleware(ChargeShortcut, sandbox=sandbox)
-    app.add_middleware(AuthMiddleware, sandbox=sandbox, public_routes=(_FRONT_DOOR, *public_routes))
+    app.add_middleware(
+        AuthMiddleware,
+        sandbox=sandbox,
+        public_routes=(_FRONT_DOOR, *RETURN_PAGE_ROUTES, *public_routes),
+    )
     config = sandbox.config
     app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))
     app.add_middleware(RequestIdMiddleware)
