@@ -17,6 +17,8 @@ from html import escape
 from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse
 
+from workbench.sandbox.checkout.rendering import PAGE_HEADERS
+
 __all__ = ["PUBLIC_ROUTES", "RETURN_PATH", "router"]
 
 #: The page's path; a session's ``returnUrl`` is ``{sandbox base URL}`` + this.
@@ -61,15 +63,15 @@ def merchant_return(request: Request) -> HTMLResponse:
     page = (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        "<title>Demo merchant: back from checkout</title></head>"
-        "<body style='font-family: sans-serif; max-width: 40rem; margin: 2rem auto; "
-        "padding: 0 1rem'>"
+        "<title>Demo merchant: back from checkout</title>"
+        "<link rel='stylesheet' href='/checkout/static/checkout.css'></head>"
+        "<body><main id='main'>"
         "<p>Demo merchant (served by the Payments Workbench sandbox in place of your "
         "<code>returnUrl</code>)</p>"
         f"<h1 data-testid='heading'>{escape(heading)}</h1>"
         f"<table>{rows}</table>"
         "<p>This redirect is a hint for what to show the buyer. Your server decides on the "
         "order from <code>GET /v1/payments/{id}</code> or the signed webhook: the buyer may "
-        "close the tab before coming back.</p></body></html>"
+        "close the tab before coming back.</p></main></body></html>"
     )
-    return HTMLResponse(page, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(page, headers=PAGE_HEADERS)

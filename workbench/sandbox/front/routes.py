@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse
 
 from workbench.config import mask_key, mask_secret
 from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
+from workbench.sandbox.checkout.rendering import PAGE_HEADERS
 from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.control import fixtures_view
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
@@ -30,8 +31,6 @@ GUIDE_URL = "http://127.0.0.1:8000/"
 router = APIRouter(redirect_slashes=False, include_in_schema=False)
 
 SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
-
-_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
 @cache
@@ -86,4 +85,4 @@ def front_page(request: Request, sandbox: SandboxDep) -> HTMLResponse:
             challenge_code=CHALLENGE_CODE,
         )
     )
-    return HTMLResponse(html, headers=_HEADERS)
+    return HTMLResponse(html, headers=PAGE_HEADERS)
