@@ -93,6 +93,44 @@ def test_approved_challenged_and_declined_charges(pair: tuple[str, str]) -> None
     assert [r.status_code for r in answers] == [201, 200, 409, 201, 402, 402, 201]
 
 
+def _session(transaction_id: str, **extra: Any) -> Send:
+    body = {
+        "transactionId": transaction_id,
+        "amount": 25_000,
+        "currency": "TRY",
+        "returnUrl": "https://shop.example/return",
+        **extra,
+    }
+    body = {k: v for k, v in body.items() if v is not None}
+    return lambda client: client.post("/v1/payments/sessions", json=body)
+
+
+def test_rule1_session_binding_answers_alike(pair: tuple[str, str]) -> None:
+    paid, qr, update = (f"txn_{uuid.uuid4().hex}" for _ in range(3))
+    bound = {"transactionId": paid, "threeDSecure": False}
+    answers = _same(
+        pair,
+        _session(paid),
+        _post({**charge_body(amount=100), **bound}),
+        _post({**charge_body(amount=25_000, installmentCount=3), **bound}),
+        _post({**charge_body(amount=25_000), **bound}),
+        _post({**charge_body(amount=25_000), **bound}),  # the fence
+        _post({**charge_body(amount=100), **bound}),  # still the session's terms
+        _session(qr, mode="qr"),
+        _post({**charge_body(amount=25_000), "transactionId": qr}),
+        _session(update, mode="card_update_only", amount=None, customerId="cus_demo_ayse"),
+        _post({**charge_body(amount=25_000), "transactionId": update}),
+    )
+    assert [r.status_code for r in answers] == [201, 400, 400, 201, 200, 400, 201, 400, 201, 400]
+    assert [r.json().get("message", "").split(":")[0] for r in answers if r.status_code == 400] == [
+        "amount",
+        "installmentCount",
+        "amount",
+        "transactionId",
+        "transactionId",
+    ]
+
+
 def test_idempotency_keys(pair: tuple[str, str]) -> None:
     key = {"Idempotency-Key": str(uuid.uuid4())}
     body = charge_body()

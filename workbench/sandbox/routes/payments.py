@@ -10,7 +10,7 @@ from starlette.responses import Response
 from workbench.sandbox import payments, refunds
 from workbench.sandbox.context import Caller, caller_of, sandbox_of
 from workbench.sandbox.errors import request_id_of
-from workbench.sandbox.idempotency import run_idempotent_async
+from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import (
     ERROR_RESPONSES,
@@ -78,6 +78,7 @@ async def charge_card(
         raw_path(request),
         idempotency_key,
         lambda conn: payments.charge(conn, sandbox, caller, body, base, digest),
+        digest=digest,
     )
     return reply.to_response(caller.request_id)
 
@@ -102,6 +103,7 @@ async def threeds_callback(
         raw_path(request),
         idempotency_key,
         lambda conn: payments.threeds_callback(conn, sandbox, caller, id, body),
+        digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)
 
@@ -126,6 +128,7 @@ async def capture(
         raw_path(request),
         idempotency_key,
         lambda conn: payments.capture(conn, caller, id),
+        digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)
 
@@ -151,6 +154,7 @@ async def void(
         raw_path(request),
         idempotency_key,
         lambda conn: payments.void(conn, caller, id, req),
+        digest=fingerprint(req),
     )
     return reply.to_response(caller.request_id)
 
@@ -181,6 +185,7 @@ async def refund(
         raw_path(request),
         idempotency_key,
         lambda conn: refunds.refund(conn, sandbox, caller, id, req),
+        digest=fingerprint(req),
     )
     return reply.to_response(caller.request_id)
 
