@@ -318,7 +318,7 @@ def charge(
     base_url: str,
     digest: str | None = None,
 ) -> Reply:
-    """POST /v1/payments/card: 201 with the new payment, or the fence's replay.
+    """POST /v1/payments/card: 201 with the new payment, or the fence's answer.
 
     ``digest`` is ``fingerprint(req)`` when the caller computed it before the
     transaction (it needs no lock); computed here otherwise.

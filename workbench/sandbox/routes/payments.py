@@ -69,7 +69,7 @@ async def charge_card(
     idempotency_key: IdemKey = None,
 ) -> Response:
     """201 with the new payment (pending_3ds with correlationId and acsUrl on a challenge);
-    200 with the original body when the transactionId fence finds the same charge."""
+    200 with the payment as it is now when the transactionId fence finds the same charge."""
     base = base_url(request, sandbox)
     digest = payments.fingerprint(body)  # here, not under the write lock
     reply = await run_idempotent_async(
