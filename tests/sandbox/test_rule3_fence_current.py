@@ -66,9 +66,10 @@ def test_rule3_repeat_after_void_shows_voided(client: httpx.Client) -> None:
     assert _repeat_matches_get(client, body)["status"] == "voided"
 
 
-def test_rule3_repeat_after_refund_matches_the_payment(client: httpx.Client) -> None:
-    body = charge_body(threeDSecure=False)
+def test_rule3_repeat_after_capture_and_refund_matches_the_payment(client: httpx.Client) -> None:
+    body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body).json()
+    assert client.post(f"/v1/payments/{first['paymentId']}/capture", json={}).status_code == 200
     refund = client.post(f"/v1/payments/{first['paymentId']}/refund", json={"amount": 1_000})
     assert refund.status_code in (200, 202), refund.text
     assert _repeat_matches_get(client, body)["status"] == "captured"
