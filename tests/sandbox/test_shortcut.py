@@ -131,6 +131,30 @@ def test_rule1_session_binding_answers_alike(pair: tuple[str, str]) -> None:
     ]
 
 
+def test_rule3_fence_answers_alike_with_this_requests_id(pair: tuple[str, str]) -> None:
+    declined = {**charge_body("tok_test_declined"), "transactionId": f"txn_{uuid.uuid4().hex}"}
+    held = {**charge_body(capture=False, threeDSecure=False)}
+    answers = _same(
+        pair,
+        _post(declined),
+        _post(declined),
+        _post(held),
+        lambda client: client.post(f"/v1/payments/{_last_payment(client)}/capture", json={}),
+        _post(held),
+    )
+    assert answers[1].json()["requestId"] == answers[1].headers["X-Request-Id"]
+    assert answers[1].json()["requestId"] != answers[0].json()["requestId"]
+    assert answers[4].status_code == 200
+    assert answers[4].json()["status"] == "captured"
+
+
+def _last_payment(client: httpx.Client) -> str:
+    items = client.get("/sandbox/events").json()["items"]
+    return str(
+        next(e for e in reversed(items) if e["type"] == "payment.authorized")["data"]["paymentId"]
+    )
+
+
 def test_idempotency_keys(pair: tuple[str, str]) -> None:
     key = {"Idempotency-Key": str(uuid.uuid4())}
     body = charge_body()
