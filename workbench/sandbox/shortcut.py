@@ -61,6 +61,7 @@ class ChargeShortcut:
                 PATH,
                 key,
                 lambda conn: payments.charge(conn, self.sandbox, caller, body, base, digest),
+                digest=digest,
             )
         except ApiError as exc:
             response = error_response(exc.code, exc.message, caller.request_id, exc.headers)
