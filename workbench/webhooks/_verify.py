@@ -287,8 +287,6 @@ def _parse(body: bytes) -> WebhookEvent:
         event = WebhookEvent.model_validate(decoded)
     except ValidationError as exc:
         fields = sorted({".".join(str(p) for p in e["loc"]) for e in exc.errors()})
-        raise WebhookPayloadError(
-            f"the body is not an event: check {', '.join(fields)}"
-        ) from None
+        raise WebhookPayloadError(f"the body is not an event: check {', '.join(fields)}") from None
     event._raw = body
     return event
