@@ -106,12 +106,14 @@ def _start(tmp_path: Path, sandbox_url: str, *args: str) -> tuple[subprocess.Pop
 def _stop(process: subprocess.Popen[str]) -> tuple[int, str]:
     process.send_signal(signal.SIGTERM)
     try:
-        _, stderr = process.communicate(timeout=20)
+        code = process.wait(timeout=20)
     except subprocess.TimeoutExpired:
         process.kill()
-        process.communicate()
+        process.wait()
         raise AssertionError("workbench listen did not stop on SIGTERM") from None
-    return process.returncode, stderr
+    # stdout belongs to the _Lines thread; communicate() would race it for the last lines.
+    assert process.stderr is not None
+    return code, process.stderr.read()
 
 
 def test_listen_verifies_forwards_logs_and_rejects_a_forgery(

@@ -39,8 +39,8 @@ Handler = Callable[[ReceivedRequest], int]
 class WebhookReceiver:
     """Serve ``POST`` on a local port in a background thread, answering what ``handler`` says.
 
-    A handler that raises is answered 500 (and logged by exception type only: the
-    message might quote the body).
+    Each request and its answer are kept in `received`. A handler that raises is
+    answered 500 (and logged by exception type only: the message might quote the body).
 
     Args:
         handler: called once per POST with the `ReceivedRequest`; returns the status.
@@ -63,6 +63,9 @@ class WebhookReceiver:
         self.path = path if path.startswith("/") else f"/{path}"
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        #: Every POST answered so far, with the status it was answered, oldest first.
+        self.received: list[tuple[ReceivedRequest, int]] = []
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url if self._server else 'stopped'})"
@@ -132,10 +135,13 @@ class WebhookReceiver:
 
     def _dispatch(self, request: ReceivedRequest) -> int:
         try:
-            return self._handle(request)
+            status = self._handle(request)
         except Exception as exc:
             log.warning("webhook handler failed: %s", type(exc).__name__)
-            return 500
+            status = 500
+        with self._lock:
+            self.received.append((request, status))
+        return status
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         receiver = self

@@ -37,8 +37,13 @@ __all__ = [
 #: Seconds a delivery's ``X-Timestamp`` may lie from the receiver's clock, either way.
 DEFAULT_TOLERANCE = TIMESTAMP_SKEW_SECONDS
 
-#: Where an event's object id is found in ``data``, most specific first.
-_OBJECT_KEYS = ("refundId", "sessionId", "subscriptionId", "paymentId")
+#: The ``data`` key holding the id of the object an event type is about (by its prefix).
+_OBJECT_KEYS = {
+    "payment": "paymentId",
+    "refund": "refundId",
+    "session": "sessionId",
+    "subscription": "subscriptionId",
+}
 
 
 class WebhookEvent(APIObject):
@@ -61,12 +66,12 @@ class WebhookEvent(APIObject):
 
     @property
     def object_id(self) -> str | None:
-        """The id of the object the event is about (refund, session, subscription, payment)."""
-        for key in _OBJECT_KEYS:
-            value = self.data.get(key)
-            if isinstance(value, str):
-                return value
-        return None
+        """The id of the object the event is about: ``paymentId`` of a ``payment.*`` event,
+        ``refundId`` of ``refund.*``, ``sessionId`` of ``session.*``, ``subscriptionId`` of
+        ``subscription.*`` (``None`` if absent)."""
+        key = _OBJECT_KEYS.get(self.type.split(".", 1)[0])
+        value = self.data.get(key) if key else None
+        return value if isinstance(value, str) else None
 
     @property
     def raw(self) -> bytes:
