@@ -103,14 +103,14 @@ def _start(tmp_path: Path, sandbox_url: str, *args: str) -> tuple[subprocess.Pop
     return process, _Lines(process)
 
 
-def _stop(process: subprocess.Popen[str]) -> tuple[int, str]:
-    process.send_signal(signal.SIGTERM)
+def _stop(process: subprocess.Popen[str], how: int = signal.SIGTERM) -> tuple[int, str]:
+    process.send_signal(how)
     try:
         code = process.wait(timeout=20)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-        raise AssertionError("workbench listen did not stop on SIGTERM") from None
+        raise AssertionError(f"workbench listen did not stop on signal {how}") from None
     # stdout belongs to the _Lines thread; communicate() would race it for the last lines.
     assert process.stderr is not None
     return code, process.stderr.read()
@@ -232,8 +232,9 @@ def test_a_failing_forward_is_answered_so_the_sandbox_retries(
             retried = lines.wait_for(rf"{charge.payment_id} +verified, forwarded 200")
             assert retried.endswith("-> 200")
         finally:
-            code, stderr = _stop(process)
+            code, stderr = _stop(process, signal.SIGINT)  # Ctrl-C
         assert code == 0, stderr
+        lines.wait_for(r"^Stopped: 1 failed, 1 verified")
     (event,) = client.sandbox.events().items
     assert event.delivery["state"] == "delivered"
     assert event.delivery["attempts"] == 2
