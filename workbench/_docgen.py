@@ -804,6 +804,34 @@ def openapi_summary(schema: Mapping[str, Any] | None, factory: str = OPENAPI_FAC
     )
 
 
+def idempotency_routes(schema: Mapping[str, Any] | None) -> str:
+    """Every POST route and whether it honours ``Idempotency-Key`` (declares the header)."""
+    if schema is None:
+        return _BANNER + "The sandbox application is not part of this build.\n"
+    rows = []
+    for path, item in sorted(schema.get("paths", {}).items()):
+        operation = item.get("post")
+        if operation is None:
+            continue
+        headers = {
+            p.get("name", "").lower()
+            for p in operation.get("parameters", [])
+            if p["in"] == "header"
+        }
+        signed = bool(operation.get("security"))
+        scope = "API key, endpoint, key" if signed else "public hash, endpoint, key"
+        honours = "idempotency-key" in headers
+        rows.append(
+            (
+                _code(path),
+                "signed" if signed else "public",
+                "yes" if honours else "**no**",
+                scope if honours else "not keyed: a retry runs it again",
+            )
+        )
+    return _BANNER + _table(("POST route", "Caller", "Honours the key", "Keyed on"), rows)
+
+
 # --- notebooks -------------------------------------------------------------------------
 
 
@@ -901,6 +929,7 @@ def render(root: Path) -> dict[Path, str]:
         GENERATED_DIR / "money.md": money_examples(),
         GENERATED_DIR / "cli.md": cli_reference(),
         GENERATED_DIR / "openapi.md": openapi_summary(schema),
+        GENERATED_DIR / "idempotency-routes.md": idempotency_routes(schema),
         _FLOWS_PAGE: flows_page(found),
         _MKDOCS: nav_with_notebooks((root / _MKDOCS).read_text(encoding="utf-8"), found),
     }

@@ -10,12 +10,13 @@
         │   ├── InvalidRequestError        SVC-VAL-4001 (the message names the field)
         │   ├── RawCardDataError           SVC-VAL-4002
         │   ├── ThreeDSecureAssertionError SVC-PAY-4001
-        │   └── RefundAmountError          SVC-PAY-4002
+        │   ├── RefundAmountError          SVC-PAY-4002
+        │   └── RequestTooLargeError       SVC-GW-4013 (a 413 is read the same)
         ├── AuthenticationError            401
         │   ├── TimestampError             SVC-GW-1001
         │   ├── SignatureError             SVC-GW-1002
         │   └── APIKeyError                SVC-GW-1003
-        ├── DeclineError                   402
+        ├── DeclineError                   SVC-PAY-3xxx, sent as 400 (a 402 is read the same)
         │   ├── CardDeclinedError          SVC-PAY-3001
         │   ├── InsufficientFundsError     SVC-PAY-3002
         │   └── ThreeDSecureFailedError    SVC-PAY-3003
@@ -28,12 +29,14 @@
         │       ├── PaymentStateError      SVC-PAY-4090
         │       ├── SessionStateError      SVC-SES-4090
         │       └── SubscriptionStateError SVC-SUB-4090
-        ├── RequestTooLargeError           413 (SVC-GW-4013)
         ├── RateLimitError                 429 (SVC-GW-1004)
         └── ServerError                    5xx (SVC-GW-5000, SVC-GW-5030)
 
-A code this client does not know falls back to the class of its HTTP status, so
-a new code never crashes a caller that catches the family. Every `APIError`
+A decline is told by its code, not its status: the service lists no decline
+status for the card charge, so the sandbox answers 400 with a ``SVC-PAY-3xxx``
+code, and a decline is never a `BadRequestError`. A code this client does not know
+falls back to its family (``SVC-PAY-3…`` is a decline), else to the class of its
+HTTP status, so a new code never crashes a caller that catches the family. Every `APIError`
 carries ``code``, ``message``, ``request_id`` and ``http_status``, plus the
 spec's advice for the code (``spec``) where there is one; ``str(err)`` always
 shows the request id to quote to support.
@@ -189,7 +192,8 @@ class APIKeyError(AuthenticationError):
 
 
 class DeclineError(APIError):
-    """402: the charge was declined."""
+    """The charge was declined (``SVC-PAY-3xxx``; HTTP 400, or 402 from a service that
+    sends it). The payment is recorded: read it for its ``declined`` or ``failed`` status."""
 
 
 class CardDeclinedError(DeclineError):
@@ -240,8 +244,9 @@ class SubscriptionStateError(StateConflictError):
     """SVC-SUB-4090: the subscription's state does not allow the action."""
 
 
-class RequestTooLargeError(APIError):
-    """413: the request body is larger than the service reads."""
+class RequestTooLargeError(BadRequestError):
+    """SVC-GW-4013 (HTTP 400; a 413 is read the same): the body is larger than the
+    service reads."""
 
 
 class RateLimitError(APIError):
@@ -289,11 +294,19 @@ _BY_STATUS: dict[int, type[APIError]] = {
 }
 
 
+#: Families of codes this client may not know yet, by prefix.
+_BY_PREFIX: dict[str, type[APIError]] = {"SVC-PAY-3": DeclineError}
+
+
 def error_class_for(code: str, http_status: int) -> type[APIError]:
-    """The exception class for an error: by ``code`` if known, else by HTTP status."""
+    """The exception class for an error: by ``code`` if known, then by the code's
+    family, else by HTTP status."""
     by_code = _BY_CODE.get(code)
     if by_code is not None:
         return by_code
+    for prefix, family in _BY_PREFIX.items():
+        if code.startswith(prefix):
+            return family
     if code in ERRORS:
         http_status = ERRORS[code].http_status
     if http_status >= 500:

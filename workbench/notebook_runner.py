@@ -3,11 +3,20 @@
 Used by ``workbench run`` (the README's main command) and by the command that
 regenerates the notebooks' stored outputs. The kernels inherit the environment
 given here, which is how they find the sandbox (``WORKBENCH_*`` variables).
+
+Which notebooks need the sandbox's control routes (``/sandbox/*``: the business clock,
+fixtures, fail-next, the reconciler, ...) is read from their code: the notebooks call
+every control route through the client as ``client.sandbox.<method>(...)``, so a
+notebook with ``client.sandbox.`` in a code cell (outside a comment line) needs them.
+`control_calls` lists those calls; ``workbench run --external`` skips such a notebook
+against a real service, which has no control routes, and prints that list as the reason.
+A notebook that reaches the controls some other way is not detected and will fail there.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -20,9 +29,12 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from traitlets.config import Config
 
-__all__ = ["FlowResult", "discover", "execute_notebook", "run_flows"]
+__all__ = ["FlowResult", "control_calls", "discover", "execute_notebook", "run_flows"]
 
 EXECUTED_DIR = "_executed"
+
+#: ``client.sandbox.<method>``, also as ``async_client.sandbox.<method>``.
+_CONTROL_CALL = re.compile(r"client\.sandbox\.([A-Za-z_]\w*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +44,11 @@ class FlowResult:
     Attributes:
         name: the notebook's file stem.
         source: the notebook executed.
-        passed: every cell ran without an error.
+        passed: every cell ran without an error (false when skipped).
         seconds: wall time of the execution.
         executed: where the executed copy was written (``None`` if nothing was written).
         error: the first error, one line, when not passed.
+        skipped: why the notebook was not executed, when it was not.
     """
 
     name: str
@@ -44,6 +57,7 @@ class FlowResult:
     seconds: float
     executed: Path | None
     error: str | None = None
+    skipped: str | None = None
 
 
 def discover(folder: Path) -> list[Path]:
@@ -51,6 +65,23 @@ def discover(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith(("_", ".")))
+
+
+def control_calls(notebook: Path) -> list[str]:
+    """The sandbox control calls a notebook's code cells make, as ``client.sandbox.<method>``.
+
+    Full-line comments are ignored; the list is sorted and without repeats, empty when
+    the notebook needs no control route.
+    """
+    book = nbformat.read(notebook, as_version=4)  # type: ignore[no-untyped-call]
+    found: set[str] = set()
+    for cell in book.cells:
+        if cell.cell_type != "code":
+            continue
+        for line in cell.source.splitlines():
+            if not line.lstrip().startswith("#"):
+                found.update(_CONTROL_CALL.findall(line))
+    return [f"client.sandbox.{name}" for name in sorted(found)]
 
 
 def _one_line(error: BaseException) -> str:
@@ -124,6 +155,7 @@ def run_flows(
     output_dir: Path | None,
     in_place: bool = False,
     progress: Callable[[str], None] | None = None,
+    skip: Callable[[Path], str | None] | None = None,
 ) -> list[FlowResult]:
     """Execute each notebook in turn and return one result per notebook.
 
@@ -134,10 +166,18 @@ def run_flows(
         in_place: also overwrite each source that ran through with its executed copy
             (regenerates stored outputs); a failed one is left as it was.
         progress: called with a line of text before and after each notebook.
+        skip: called with each notebook first; a reason it returns skips that notebook
+            (not executed, stored outputs untouched, ``FlowResult.skipped`` set).
     """
     kernel_env = dict(os.environ if env is None else env)
     results: list[FlowResult] = []
     for index, source in enumerate(notebooks, start=1):
+        reason = skip(source) if skip else None
+        if reason:
+            results.append(FlowResult(source.stem, source, False, 0.0, None, skipped=reason))
+            if progress:
+                progress(f"[{index}/{len(notebooks)}] {source.stem}: skipped: {reason}")
+            continue
         if progress:
             progress(f"[{index}/{len(notebooks)}] {source.stem} ...")
         target = output_dir / source.name if output_dir else None

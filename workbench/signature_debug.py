@@ -66,8 +66,9 @@ MISTAKES: dict[str, Mistake] = {
         ),
         Mistake(
             "trailing-slash",
-            "the path was signed with a trailing slash",
-            "sign the path without a trailing slash",
+            "the path was signed with its trailing slash; the canonical path has none "
+            "(the server verifies and answers /x/ as /x)",
+            "sign the path without the trailing slash; sending the URL with one is fine",
         ),
         Mistake(
             "timestamp-with-offset",

@@ -64,7 +64,10 @@ def test_each_code_raises_its_class_with_the_envelope(
         client.payments.retrieve("pay_1")
     err = info.value
     assert type(err) is _EXPECTED[code]
-    assert isinstance(err, _FAMILY[spec.http_status])
+    # A decline is told by its code (a 400 on the wire, never a BadRequestError).
+    declined = code.startswith("SVC-PAY-3")
+    assert isinstance(err, errors.DeclineError if declined else _FAMILY[spec.http_status])
+    assert isinstance(err, errors.BadRequestError) is (spec.http_status == 400 and not declined)
     assert err.code == code
     assert err.http_status == spec.http_status
     assert err.request_id == "req-" + code
@@ -140,3 +143,9 @@ def test_the_tree_in_the_docstring_names_every_class() -> None:
         obj = getattr(errors, name)
         if isinstance(obj, type):
             assert name in doc, name
+
+
+@pytest.mark.parametrize("status", [400, 402])
+def test_an_unknown_decline_code_is_still_a_decline(status: int) -> None:
+    response = envelope("SVC-PAY-3999", status)
+    assert errors.error_class_for("SVC-PAY-3999", response.status_code) is errors.DeclineError

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
 from workbench.signing import format_timestamp, sign_request
-from workbench.webhooks import WebhookListener
+from workbench.webhooks import ReceivedRequest, WebhookListener, WebhookReceiver
 
 SECRET = "whsec_test_unit_0001"
 
@@ -92,3 +93,69 @@ def test_stopped_listener_frees_its_port_and_has_no_url() -> None:
         httpx.post(url, json=EVENT)
     assert "secret" not in repr(hooks).lower() or SECRET not in repr(hooks)
     assert SECRET not in repr(hooks)
+
+
+def _post_signed(url: str, body: bytes, *, at: datetime | None = None) -> int:
+    signed = sign_request(
+        api_key="webhook",
+        secret_key=SECRET,
+        method="POST",
+        url=url,
+        body=body,
+        timestamp=format_timestamp(at),
+    )
+    headers = {"X-Timestamp": signed.timestamp, "X-Signature": signed.signature}
+    return httpx.post(url, content=body, headers=headers).status_code
+
+
+def test_a_second_delivery_of_an_event_is_acknowledged_not_kept_again() -> None:
+    body = json.dumps(EVENT).encode()
+    with WebhookListener(SECRET) as hooks:
+        assert _post_signed(hooks.url, body) == 200
+        assert _post_signed(hooks.url, body) == 200
+        assert [e.id for e in hooks.events] == ["evt_1"]
+        assert [d.outcome for d in hooks.deliveries] == ["verified", "duplicate"]
+
+
+def test_a_stale_delivery_is_refused_with_its_reason() -> None:
+    body = json.dumps(EVENT).encode()
+    with WebhookListener(SECRET, tolerance=60) as hooks:
+        stale = datetime.now(UTC) - timedelta(seconds=600)
+        assert _post_signed(hooks.url, body, at=stale) == 401
+        (delivery,) = hooks.deliveries
+        assert delivery.outcome == "rejected"
+        assert delivery.reason is not None
+        assert "old" in delivery.reason
+        assert hooks.events == []
+
+
+def test_a_failed_forward_is_answered_and_its_retry_forwarded_again() -> None:
+    answers = iter([503, 200])
+    got: list[bytes] = []
+
+    def merchant(request: ReceivedRequest) -> int:
+        got.append(request.body)
+        return next(answers)
+
+    body = json.dumps(EVENT).encode()
+    with (
+        WebhookReceiver(merchant) as shop,
+        WebhookListener(SECRET, forward_to=shop.url) as hooks,
+    ):
+        assert _post_signed(hooks.url, body) == 503
+        assert _post_signed(hooks.url, body) == 200
+        assert got == [body, body]
+        assert [(d.outcome, d.forward_status) for d in hooks.deliveries] == [
+            ("failed", 503),
+            ("verified", 200),
+        ]
+        assert [e.id for e in hooks.events] == ["evt_1"]
+
+
+def test_a_handler_that_raises_is_answered_500() -> None:
+    def broken(request: ReceivedRequest) -> int:
+        raise RuntimeError("boom")
+
+    with WebhookReceiver(broken) as receiver:
+        assert httpx.post(receiver.url, content=b"{}").status_code == 500
+        assert [status for _, status in receiver.received] == [500]

@@ -144,8 +144,7 @@ INLINE = re.compile(r"`(?:\.venv/bin/)?workbench ([a-z][a-z-]*)((?: [^`]*)?)`")
 
 def _inline_options() -> list[tuple[str, str, list[str]]]:
     found = []
-    # README and guide pages; notebook 01 still names `workbench sign --explain`.
-    for page in (p for p in pages() if p.suffix == ".md"):
+    for page in pages():
         for match in INLINE.finditer(_text(page)):
             options = re.findall(r"(?<!\S)(--?[a-z][a-z-]*)", match[2])
             found.append((str(page.relative_to(ROOT)), match[1], options))

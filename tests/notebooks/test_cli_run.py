@@ -1,10 +1,13 @@
 """``workbench run``: per-notebook results, a failure never reported as success, stored outputs
-replaced only for a notebook that ran through."""
+replaced only for a notebook that ran through; ``--external`` checks the address first and
+skips the notebooks that need the sandbox's control routes."""
 
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -13,11 +16,13 @@ from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_notebook
 
 from workbench.cli.run import run
-from workbench.notebook_runner import execute_notebook
+from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
+from workbench.notebook_runner import control_calls, execute_notebook
+from workbench.sandbox import SandboxConfig, SandboxServer
 
 
-def _write(path: Path, source: str) -> None:
-    book = new_notebook(cells=[new_code_cell(source)])
+def _write(path: Path, *sources: str) -> None:
+    book = new_notebook(cells=[new_code_cell(source) for source in sources])
     book.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
@@ -56,8 +61,14 @@ def test_no_notebook_is_not_a_success(tmp_path: Path) -> None:
 
 
 def test_kernels_run_over_private_sockets_without_warnings(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A temporary folder of this test's own: other runs on the machine use the shared one.
+    own_tmp = tmp_path / "tmp"
+    own_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(own_tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    assert tempfile.gettempdir() == str(own_tmp)
     _write(tmp_path / "ok.ipynb", "print(6 * 7)")
     result = execute_notebook(tmp_path / "ok.ipynb", env=dict(os.environ), output=None)
     assert result.passed, result.error
@@ -65,4 +76,109 @@ def test_kernels_run_over_private_sockets_without_warnings(
     if os.name == "posix":
         assert "without encryption" not in err
     assert "Traceback" not in err
-    assert not list(Path(tempfile.gettempdir()).glob("wb-kernel-*/kernel-*"))
+    assert not list(own_tmp.glob("wb-kernel-*"))
+
+
+def _free_port() -> int:
+    """A port nobody listens on: bound, then closed."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def _service_env(base_url: str) -> dict[str, str | None]:
+    """The variables ``--external`` reads: this address, the default demo keys."""
+    return {ENV_BASE_URL: base_url, ENV_API_KEY: None, ENV_SECRET_KEY: None, ENV_ENVIRONMENT: None}
+
+
+def test_external_stops_with_one_message_when_nothing_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env of the working copy
+    _write(tmp_path / "01-ok.ipynb", 'open("ran", "w").close()')
+    url = f"http://127.0.0.1:{_free_port()}"
+    result = CliRunner().invoke(
+        run, ["--notebooks", str(tmp_path), "--external"], env=_service_env(url)
+    )
+    assert result.exit_code == 1, result.output
+    assert f"Nothing answers at {url} (WORKBENCH_BASE_URL)" in result.output
+    assert "No flow ran." in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not (tmp_path / "ran").exists()
+    assert not (tmp_path / "_executed").exists()
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
+    """A sandbox already running, that ``--external`` treats as the real service."""
+    db = tmp_path_factory.mktemp("external") / "sandbox.db"
+    config = SandboxConfig(db_url=f"sqlite:///{db}", run_reconciler_in_background=False)
+    with SandboxServer(config) as running:
+        yield running
+
+
+_MERCHANT_ONLY = 'import os\nprint(os.environ["WORKBENCH_BASE_URL"])'
+_NEEDS_CONTROLS = (
+    'open("ran-controls", "w").close()',
+    "from workbench import Client\n\nclient = Client()\nclient.sandbox.advance_clock(seconds=60)",
+    "client.sandbox.tick()\nclient.sandbox.tick()",
+)
+_COMMENT_ONLY = ("# Against the sandbox one could call client.sandbox.tick() here.", "print(42)")
+
+
+def test_control_calls_are_read_from_code_cells_outside_comments(tmp_path: Path) -> None:
+    _write(tmp_path / "controls.ipynb", *_NEEDS_CONTROLS)
+    _write(tmp_path / "comment.ipynb", *_COMMENT_ONLY)
+    book = new_notebook(cells=[nbformat.v4.new_markdown_cell("`client.sandbox.reset()`")])
+    nbformat.write(book, tmp_path / "prose.ipynb")
+    assert control_calls(tmp_path / "controls.ipynb") == [
+        "client.sandbox.advance_clock",
+        "client.sandbox.tick",
+    ]
+    assert control_calls(tmp_path / "comment.ipynb") == []
+    assert control_calls(tmp_path / "prose.ipynb") == []
+
+
+def test_external_skips_notebooks_that_need_control_routes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, service: SandboxServer
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "01-merchant.ipynb", _MERCHANT_ONLY)
+    _write(tmp_path / "02-controls.ipynb", *_NEEDS_CONTROLS)
+    _write(tmp_path / "03-comment.ipynb", *_COMMENT_ONLY)
+    result = CliRunner().invoke(
+        run, ["--notebooks", str(tmp_path), "--external"], env=_service_env(service.base_url)
+    )
+    assert result.exit_code == 0, result.output
+    assert f"Using the service at {service.base_url}" in result.output
+    lines = result.output.splitlines()
+    assert any(line.split()[:2] == ["01-merchant", "passed"] for line in lines), result.output
+    assert any(line.split()[:2] == ["02-controls", "skipped"] for line in lines), result.output
+    assert any(line.split()[:2] == ["03-comment", "passed"] for line in lines), result.output
+    reason = (
+        "SKIPPED 02-controls: needs the sandbox's control routes, which a real service lacks "
+        "(client.sandbox.advance_clock, client.sandbox.tick)"
+    )
+    assert reason in lines, result.output
+    assert "2 of 2 flows passed" in result.output
+    assert "; 1 skipped" in result.output
+    # Not executed at all: its first cell, which needs no control route, never ran.
+    assert not (tmp_path / "ran-controls").exists()
+    assert not (tmp_path / "_executed" / "02-controls.ipynb").exists()
+    executed = nbformat.read(tmp_path / "_executed" / "01-merchant.ipynb", as_version=4)
+    assert executed.cells[0].outputs[0]["text"] == service.base_url + "\n"
+
+
+def test_external_with_every_notebook_skipped_is_not_a_success(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, service: SandboxServer
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "02-controls.ipynb", *_NEEDS_CONTROLS)
+    result = CliRunner().invoke(
+        run, ["--notebooks", str(tmp_path), "--external"], env=_service_env(service.base_url)
+    )
+    assert result.exit_code == 1, result.output
+    assert "0 of 0 flows passed" in result.output
+    assert "No flow ran: every notebook was skipped." in result.output
+    assert not (tmp_path / "ran-controls").exists()

@@ -188,3 +188,34 @@ def test_unrecorded_calls_stay_out_of_the_run(client: Client) -> None:
     assert [c.method for c in run.calls] == ["POST", "GET"]
     assert len(run.tracker.records) == 2
     assert list(run.frame()["step"]) == [1, 2]
+
+
+def test_call_log_shows_the_merchant_calls_and_leaves_control_calls_out(client: Client) -> None:
+    calls = flows.CallLog(client)
+    try:
+        client.sandbox.fixtures()
+        auth = client.payments.charge_card(
+            transaction_id=flows.new_transaction_id(), amount=2_000, card_token="tok_test_success",
+            capture=False,
+        )  # fmt: skip
+        client.sandbox.tick()
+        other = client.payments.charge_card(
+            transaction_id=flows.new_transaction_id(), amount=1_000, card_token="tok_test_success"
+        )
+        client.payments.capture(auth.payment_id)
+    finally:
+        calls.close()
+    client.payments.retrieve(other.payment_id)
+    table = calls.table()
+    assert len(calls) == 3
+    assert list(table["request"]) == [
+        "POST /v1/payments/card",
+        "POST /v1/payments/card",
+        "POST /v1/payments/{id}/capture",
+    ]
+    mine = calls.table(auth.payment_id)
+    assert list(mine["step"]) == [1, 3]
+    assert list(mine["state"]) == ["(new) → authorized", "authorized → captured"]
+    assert calls.states(auth.payment_id) == ["authorized", "captured"]
+    assert str(calls.path(auth.payment_id)) == "(new) --charge--> authorized --capture--> captured"
+    assert calls.exchange(3).startswith(f"→ POST /v1/payments/{auth.payment_id}/capture")

@@ -74,7 +74,8 @@ def test_checkout_completes_and_the_webhook_arrives(pages_client: Client, mode: 
     assert run.outcome["page_status"] == 200
     assert run.outcome["redirect"] == {"outcome": "success"}
     assert run.outcome["status"] == "captured"
-    assert run.outcome["webhook"] == "payment.captured"
+    assert run.outcome["session_event"] is True
+    assert run.outcome["events"] == ["payment.captured", "session.completed"]
     assert run.outcome["again_status"] != 200
 
 
@@ -82,7 +83,7 @@ def test_checkout_decline_goes_back_with_the_code(pages_client: Client) -> None:
     run = flows.checkout(pages_client, card_token="tok_test_declined")
     assert run.outcome["redirect"] == {"outcome": "failed", "errorCode": "SVC-PAY-3001"}
     assert run.outcome["status"] == "declined"
-    assert "webhook" not in run.outcome
+    assert run.outcome["events"] == ["payment.declined", "session.completed"]
 
 
 def test_show_page_is_text_when_headless(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,3 +114,31 @@ def test_qr_fields_reads_a_payload_without_a_sandbox() -> None:
     assert "62.05" in set(table["tag"])
     broken = payload[:-1] + ("0" if payload[-1] != "0" else "1")
     assert flows.qr_fields(broken).iloc[-1]["value"] == "matches: False"
+
+
+def test_the_buyer_lands_on_the_demo_return_page(pages_client: Client) -> None:
+    session = pages_client.sessions.create(
+        transaction_id=flows.new_transaction_id(), amount=5_000,
+        return_url=flows.return_url(pages_client),
+    )  # fmt: skip
+    number = flows.card_number_for(pages_client.sandbox.fixtures(), "tok_test_success")
+    landing = flows.pay_by_card(session.checkout_url, card_number=number)
+    assert landing.status == 200
+    assert landing.path == flows.DEMO_RETURN_PATH
+    assert landing.query["outcome"] == "success"
+    assert landing.query["sessionId"] == session.session_id
+    assert landing.heading.startswith("Thank you")
+    payment = pages_client.payments.retrieve(landing.query["paymentId"])
+    assert payment.status == "captured"
+    assert f"paymentId={payment.id}" in repr(landing)
+
+
+def test_demo_return_path_is_the_sandbox_page() -> None:
+    from workbench.sandbox.merchant_return import RETURN_PATH
+
+    assert flows.DEMO_RETURN_PATH == RETURN_PATH
+
+
+def test_card_number_for_an_unknown_token_says_so(client: Client) -> None:
+    with pytest.raises(ValueError, match="tok_nope"):
+        flows.card_number_for(client.sandbox.fixtures(), "tok_nope")

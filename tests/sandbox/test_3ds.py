@@ -107,7 +107,7 @@ def test_wrong_code_fails_the_challenge(client: httpx.Client, anon: httpx.Client
         f"/v1/payments/{charge['paymentId']}/3ds-callback",
         json={"pares": answer["pares"], "correlationId": charge["correlationId"]},
     )
-    assert_envelope(response, 402, "SVC-PAY-3003")
+    assert_envelope(response, 400, "SVC-PAY-3003")
     assert client.get(f"/v1/payments/{charge['paymentId']}").json()["status"] == "failed"
 
 
@@ -120,7 +120,7 @@ def test_3ds_fail_card_fails_even_with_the_right_code(
         f"/v1/payments/{charge['paymentId']}/3ds-callback",
         json={"pares": answer["pares"], "correlationId": charge["correlationId"]},
     )
-    assert_envelope(response, 402, "SVC-PAY-3003")
+    assert_envelope(response, 400, "SVC-PAY-3003")
 
 
 def test_forged_pares_is_rejected(client: httpx.Client, anon: httpx.Client) -> None:
@@ -172,8 +172,36 @@ def test_unfinished_challenge_fails_after_the_timeout(client: httpx.Client) -> N
     assert client.get(f"/v1/payments/{charge['paymentId']}").json()["status"] == "failed"
 
 
-def test_acs_page_escapes_what_it_echoes(anon: httpx.Client) -> None:
+def test_acs_page_echoes_nothing_for_an_unknown_challenge(anon: httpx.Client) -> None:
     page = anon.get("/sandbox/acs/pay_x", params={"correlationId": "<script>x</script>"})
-    assert page.status_code == 200
-    assert "<script>x</script>" not in page.text
-    assert "&lt;script&gt;" in page.text
+    assert page.status_code == 404
+    assert "<script>" not in page.text
+    assert "&lt;script&gt;" not in page.text
+
+
+def test_acs_page_shows_amount_and_card_only_for_the_pending_challenges_correlation_id(
+    client: httpx.Client, anon: httpx.Client
+) -> None:
+    charge = _challenge(client)
+    pid, correlation = charge["paymentId"], charge["correlationId"]
+    mask = client.get(f"/v1/payments/{pid}").json()["cardMask"]
+    shown = anon.get(f"/sandbox/acs/{pid}", params={"correlationId": correlation})
+    assert shown.status_code == 200
+    assert mask in shown.text
+    for guess in ("", "x", correlation[:-1], correlation + "0", correlation.upper()):
+        if guess == correlation:
+            continue
+        page = anon.get(f"/sandbox/acs/{pid}", params={"correlationId": guess})
+        assert page.status_code == 404, guess
+        assert mask not in page.text
+        assert "100,00" not in page.text
+    _answer(anon, charge)
+    done = client.post(
+        f"/v1/payments/{pid}/3ds-callback",
+        json={"pares": _answer(anon, charge)["pares"], "correlationId": correlation},
+    )
+    assert done.status_code == 200, done.text
+    # Once answered, the challenge is over: the page no longer shows the payment.
+    after = anon.get(f"/sandbox/acs/{pid}", params={"correlationId": correlation})
+    assert after.status_code == 404
+    assert mask not in after.text

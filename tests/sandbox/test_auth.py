@@ -94,8 +94,11 @@ def test_rule1_altered_timestamp_text_gives_1002(anon: httpx.Client) -> None:
     assert_envelope(_send(anon, timestamp=sent, signed_timestamp=signed), 401, "SVC-GW-1002")
 
 
-def test_trailing_slash_is_a_signature_failure_not_a_redirect(anon: httpx.Client) -> None:
-    response = _send(anon, sent_path=PATH + "/")
+def test_trailing_slash_is_not_part_of_the_canonical_path(anon: httpx.Client) -> None:
+    # Signed over the canonical path (no slash), sent with one: the same route, no redirect.
+    assert _send(anon, sent_path=PATH + "/").status_code == 201
+    # Signed over the slash itself: the canonical string differs.
+    response = _send(anon, path=PATH + "/")
     assert_envelope(response, 401, "SVC-GW-1002")
 
 

@@ -64,9 +64,9 @@ def test_invalid_json_or_non_object_body_is_4000(client: httpx.Client, raw: byte
     assert_envelope(response, 400, "SVC-GW-4000")
 
 
-def test_huge_body_is_413(client: httpx.Client) -> None:
+def test_huge_body_is_4013_with_400(client: httpx.Client) -> None:
     body = {**charge_body(), "description": "x" * (limits.MAX_BODY_BYTES + 10)}
-    assert_envelope(client.post("/v1/payments/card", json=body), 413, "SVC-GW-4013")
+    assert_envelope(client.post("/v1/payments/card", json=body), 400, "SVC-GW-4013")
 
 
 @pytest.mark.parametrize(

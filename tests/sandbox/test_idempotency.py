@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +15,8 @@ from workbench.config import DEFAULT_API_KEY
 from workbench.sandbox import SandboxServer
 from workbench.sandbox import db as tables
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
+from workbench.sandbox.idempotency import fingerprint
+from workbench.sandbox.schemas import ChargeRequest
 
 
 def test_same_key_same_payload_returns_original_status_body_and_request_id(
@@ -74,7 +75,7 @@ def test_a_declined_charge_is_replayed_not_recharged(client: httpx.Client) -> No
     key = {"Idempotency-Key": str(uuid.uuid4())}
     first = client.post("/v1/payments/card", json=body, headers=key)
     second = client.post("/v1/payments/card", json=body, headers=key)
-    assert first.status_code == second.status_code == 402
+    assert first.status_code == second.status_code == 400
     assert first.content == second.content
 
 
@@ -172,7 +173,8 @@ def test_a_record_left_pending_is_409_2002_until_its_claim_lapses(
     server: SandboxServer, client: httpx.Client
 ) -> None:
     # What a sandbox of an earlier version left when it stopped mid-request.
-    content = json.dumps(charge_body()).encode()
+    body = charge_body()
+    content = json.dumps(body).encode()
     key = str(uuid.uuid4())
     now = datetime.now(UTC)
     records = tables.idempotency_records
@@ -183,7 +185,7 @@ def test_a_record_left_pending_is_409_2002_until_its_claim_lapses(
                 endpoint="POST /v1/payments/card",
                 key=key,
                 merchant_id=DEMO_MERCHANT_ID,
-                fingerprint=hashlib.sha256(content).hexdigest(),
+                fingerprint=fingerprint(ChargeRequest.model_validate(body)),
                 state="pending",
                 locked_until=now + timedelta(seconds=60),
                 created_at=now,

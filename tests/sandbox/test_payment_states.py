@@ -141,11 +141,11 @@ def test_refund_more_than_refundable_is_refused(client: httpx.Client) -> None:
     assert client.get(f"/v1/payments/{pid}").json()["refundableAmount"] == 1000
 
 
-def test_declined_card_is_402_and_recorded_declined(client: httpx.Client) -> None:
+def test_declined_card_is_400_and_recorded_declined(client: httpx.Client) -> None:
     body = charge_body(token="tok_test_declined")
-    assert_envelope(client.post("/v1/payments/card", json=body), 402, "SVC-PAY-3001")
+    assert_envelope(client.post("/v1/payments/card", json=body), 400, "SVC-PAY-3001")
     body = charge_body(token="tok_test_insufficient_funds")
-    assert_envelope(client.post("/v1/payments/card", json=body), 402, "SVC-PAY-3002")
+    assert_envelope(client.post("/v1/payments/card", json=body), 400, "SVC-PAY-3002")
 
 
 def test_payment_object_has_every_spec_field(client: httpx.Client) -> None:

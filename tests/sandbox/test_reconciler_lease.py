@@ -14,6 +14,7 @@ from tests.sandbox.conftest import assert_envelope, database_url, signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox import db as tables
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
+from workbench.sandbox.reconciler import lease_name
 from workbench.sandbox.runtime import Sandbox
 
 
@@ -32,7 +33,11 @@ def two(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[Sandbox
 
 def _holder(sandbox: Sandbox) -> tuple[str, object] | None:
     with sandbox.db.read() as conn:
-        row = conn.execute(sa.select(tables.leases.c.holder, tables.leases.c.expires_at)).first()
+        row = conn.execute(
+            sa.select(tables.leases.c.holder, tables.leases.c.expires_at).where(
+                tables.leases.c.name == lease_name(DEMO_MERCHANT_ID)
+            )
+        ).first()
     return None if row is None else (row.holder, row.expires_at)
 
 

@@ -90,7 +90,69 @@ def test_approved_challenged_and_declined_charges(pair: tuple[str, str]) -> None
         _post(charge_body("tok_test_insufficient_funds", capture=False)),
         _post(charge_body(threeDSecure=False, capture=False, installmentCount=3)),
     )
-    assert [r.status_code for r in answers] == [201, 200, 409, 201, 402, 402, 201]
+    assert [r.status_code for r in answers] == [201, 200, 409, 201, 400, 400, 201]
+
+
+def _session(transaction_id: str, **extra: Any) -> Send:
+    body = {
+        "transactionId": transaction_id,
+        "amount": 25_000,
+        "currency": "TRY",
+        "returnUrl": "https://shop.example/return",
+        **extra,
+    }
+    body = {k: v for k, v in body.items() if v is not None}
+    return lambda client: client.post("/v1/payments/sessions", json=body)
+
+
+def test_rule1_session_binding_answers_alike(pair: tuple[str, str]) -> None:
+    paid, qr, update = (f"txn_{uuid.uuid4().hex}" for _ in range(3))
+    bound = {"transactionId": paid, "threeDSecure": False}
+    answers = _same(
+        pair,
+        _session(paid),
+        _post({**charge_body(amount=100), **bound}),
+        _post({**charge_body(amount=25_000, installmentCount=3), **bound}),
+        _post({**charge_body(amount=25_000), **bound}),
+        _post({**charge_body(amount=25_000), **bound}),  # the fence
+        _post({**charge_body(amount=100), **bound}),  # still the session's terms
+        _session(qr, mode="qr"),
+        _post({**charge_body(amount=25_000), "transactionId": qr}),
+        _session(update, mode="card_update_only", amount=None, customerId="cus_demo_ayse"),
+        _post({**charge_body(amount=25_000), "transactionId": update}),
+    )
+    assert [r.status_code for r in answers] == [201, 400, 400, 201, 200, 400, 201, 400, 201, 400]
+    assert [r.json().get("message", "").split(":")[0] for r in answers if r.status_code == 400] == [
+        "amount",
+        "installmentCount",
+        "amount",
+        "transactionId",
+        "transactionId",
+    ]
+
+
+def test_rule3_fence_answers_alike_with_this_requests_id(pair: tuple[str, str]) -> None:
+    declined = {**charge_body("tok_test_declined"), "transactionId": f"txn_{uuid.uuid4().hex}"}
+    held = {**charge_body(capture=False, threeDSecure=False)}
+    answers = _same(
+        pair,
+        _post(declined),
+        _post(declined),
+        _post(held),
+        lambda client: client.post(f"/v1/payments/{_last_payment(client)}/capture", json={}),
+        _post(held),
+    )
+    assert answers[1].json()["requestId"] == answers[1].headers["X-Request-Id"]
+    assert answers[1].json()["requestId"] != answers[0].json()["requestId"]
+    assert answers[4].status_code == 200
+    assert answers[4].json()["status"] == "captured"
+
+
+def _last_payment(client: httpx.Client) -> str:
+    items = client.get("/sandbox/events").json()["items"]
+    return str(
+        next(e for e in reversed(items) if e["type"] == "payment.authorized")["data"]["paymentId"]
+    )
 
 
 def test_idempotency_keys(pair: tuple[str, str]) -> None:
@@ -123,7 +185,6 @@ def test_idempotency_keys(pair: tuple[str, str]) -> None:
         lambda c: c.post(
             "/v1/payments/card", json=charge_body(), headers={"Content-Type": "text/plain"}
         ),
-        lambda c: c.post("/v1/payments/card/", json=charge_body()),
     ],
     ids=[
         "string-amount",
@@ -136,12 +197,17 @@ def test_idempotency_keys(pair: tuple[str, str]) -> None:
         "deep-json",
         "empty-content-type",
         "text-plain",
-        "trailing-slash",
     ],
 )
 def test_refusals(pair: tuple[str, str], send: Send) -> None:
     (answer,) = _same(pair, send)
     assert 400 <= answer.status_code < 500
+
+
+def test_a_trailing_slash_is_answered_alike(pair: tuple[str, str]) -> None:
+    send: Send = lambda c: c.post("/v1/payments/card/", json=charge_body())  # noqa: E731
+    (answer,) = _same(pair, send)
+    assert answer.status_code == 201  # the path is canonicalised before the signature
 
 
 def test_a_query_string_is_left_to_the_route_and_answered_alike(pair: tuple[str, str]) -> None:

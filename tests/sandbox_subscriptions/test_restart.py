@@ -55,7 +55,7 @@ def test_an_unfinished_renewal_is_finished_exactly_once_after_restart(
             payments = conn.execute(
                 sa.select(sa.func.count())
                 .select_from(tables.payments)
-                .where(tables.payments.c.transaction_id.like(f"{sub['id']}-%"))
+                .where(tables.payments.c.transaction_id.like(f"renewal {sub['id']} %"))
             ).scalar_one()
             states = conn.execute(sa.select(subscription_charges.c.state)).scalars().all()
         renewed = client.get("/sandbox/events", params={"type": "subscription.renewed"}).json()

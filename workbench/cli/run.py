@@ -9,11 +9,37 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
+import httpx
 
-from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, Settings
-from workbench.notebook_runner import EXECUTED_DIR, discover, run_flows
+from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, ConfigError, Settings
+from workbench.notebook_runner import EXECUTED_DIR, control_calls, discover, run_flows
 
 __all__ = ["run"]
+
+#: How long ``--external`` waits for the base URL to answer before giving up.
+REACHABLE_TIMEOUT = 5.0
+
+
+def _unreachable(base_url: str, timeout: float = REACHABLE_TIMEOUT) -> str | None:
+    """Why nothing answers HTTP at ``base_url``, or ``None`` when something does.
+
+    Any HTTP answer counts (a 401 or 404 from the service's root included): this only
+    tells a wrong address or a service that is down from one that is up.
+    """
+    try:
+        httpx.get(base_url, timeout=timeout)
+    except httpx.TimeoutException:
+        return f"no answer within {timeout:g} s"
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def _needs_control_routes(notebook: Path) -> str | None:
+    calls = control_calls(notebook)
+    if not calls:
+        return None
+    return f"needs the sandbox's control routes, which a real service lacks ({', '.join(calls)})"
 
 
 @contextlib.contextmanager
@@ -41,7 +67,12 @@ def _embedded_sandbox(settings: Settings, db_dir: Path) -> Iterator[str]:
 @click.option(
     "--external",
     is_flag=True,
-    help="Use the sandbox at WORKBENCH_BASE_URL instead of starting the embedded one.",
+    help=(
+        "Run against the service at WORKBENCH_BASE_URL (with WORKBENCH_API_KEY and "
+        "WORKBENCH_SECRET_KEY) instead of starting the embedded sandbox. The address is "
+        "checked first; notebooks that call the sandbox's control routes "
+        "(client.sandbox.*) are skipped, each with the reason printed."
+    ),
 )
 @click.option(
     "--update-stored",
@@ -56,6 +87,12 @@ def run(folder: Path, external: bool, update_stored: bool, only: tuple[str, ...]
     database, so every run starts from the same state. Executed copies are left in
     NOTEBOOKS/_executed/; with --update-stored, each notebook that ran through also
     gets its stored outputs replaced (one that failed keeps its old ones).
+
+    With --external the notebooks run against WORKBENCH_BASE_URL instead, treated as a
+    real service: if nothing answers there within a few seconds the command stops with
+    one message and exit status 1. A notebook with a client.sandbox.<method> call in a
+    code cell needs the sandbox's control routes (clock, fixtures, fail-next,
+    reconciler), which a real service does not have: it is skipped, the reason printed.
     """
     notebooks = discover(folder)
     if only:
@@ -63,13 +100,27 @@ def run(folder: Path, external: bool, update_stored: bool, only: tuple[str, ...]
     if not notebooks:
         click.echo(f"No flow notebooks found in {folder}/: no flow ran.", err=True)
         raise SystemExit(1)
-    settings = Settings.load()
+    try:
+        settings = Settings.load()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    if external:
+        reason = _unreachable(settings.base_url)
+        if reason is not None:
+            click.echo(
+                f"Nothing answers at {settings.base_url} (WORKBENCH_BASE_URL): {reason}. "
+                "No flow ran.",
+                err=True,
+            )
+            raise SystemExit(1)
     output_dir = folder / EXECUTED_DIR
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="workbench-run-"))
         if external:
             base_url = settings.base_url
-            click.echo(f"Using the sandbox at {base_url}")
+            click.echo(
+                f"Using the service at {base_url}; notebooks that call client.sandbox.* are skipped"
+            )
         else:
             base_url = stack.enter_context(_embedded_sandbox(settings, Path(tmp)))
             click.echo(f"Embedded sandbox listening at {base_url}")
@@ -87,21 +138,33 @@ def run(folder: Path, external: bool, update_stored: bool, only: tuple[str, ...]
             output_dir=output_dir,
             in_place=update_stored,
             progress=click.echo,
+            skip=_needs_control_routes if external else None,
         )
     click.echo("")
     click.echo(f"{'flow':<32} {'result':<8} {'seconds':>8}")
     for r in results:
-        click.echo(f"{r.name:<32} {'passed' if r.passed else 'FAILED':<8} {r.seconds:>8.1f}")
-    passed = sum(r.passed for r in results)
-    total = sum(r.seconds for r in results)
-    click.echo(f"{passed} of {len(results)} flows passed in {total:.1f} s")
+        word = "skipped" if r.skipped else "passed" if r.passed else "FAILED"
+        click.echo(f"{r.name:<32} {word:<8} {r.seconds:>8.1f}")
+    ran = [r for r in results if not r.skipped]
+    skipped = [r for r in results if r.skipped]
+    passed = sum(r.passed for r in ran)
+    total = sum(r.seconds for r in ran)
+    summary = f"{passed} of {len(ran)} flows passed in {total:.1f} s"
+    if skipped:
+        summary += f"; {len(skipped)} skipped"
+    click.echo(summary)
+    for r in skipped:
+        click.echo(f"SKIPPED {r.name}: {r.skipped}")
     click.echo(f"Executed notebooks: {output_dir.resolve()}")
     if update_stored:
         kept = [r.name for r in results if r.passed]
         click.echo(f"Stored outputs rewritten in {folder}/: {', '.join(kept) or 'none'}")
     click.echo("Guide: `make docs-serve`, then http://127.0.0.1:8000/")
-    failed = [r for r in results if not r.passed]
+    failed = [r for r in ran if not r.passed]
     if failed:
         for r in failed:
             click.echo(f"FAILED {r.name}: {r.error}", err=True)
+        raise SystemExit(1)
+    if not ran:
+        click.echo("No flow ran: every notebook was skipped.", err=True)
         raise SystemExit(1)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
+import socket
+import threading
+import time
 from typing import TYPE_CHECKING
 
 import click
@@ -14,15 +18,26 @@ if TYPE_CHECKING:
 
     from workbench.sandbox import SandboxConfig
 
-__all__ = ["app_from_environment", "config_from_environment", "sandbox"]
+__all__ = ["app_from_environment", "config_from_environment", "sandbox", "watch_master"]
 
 # How the command hands its options to worker processes, which uvicorn starts afresh.
 ENV_DB = "WORKBENCH_SANDBOX_DB"
 ENV_RECONCILER = "WORKBENCH_SANDBOX_RECONCILER"
 ENV_WORKERS = "WORKBENCH_SANDBOX_WORKERS"
+ENV_MASTER = "WORKBENCH_SANDBOX_MASTER_PID"
+ENV_PUBLIC_URL = "WORKBENCH_SANDBOX_PUBLIC_URL"
+ENV_HOSTS = "WORKBENCH_SANDBOX_ALLOWED_HOSTS"
+#: How long a worker whose master died may take to shut down before it is ended hard.
+_ORPHAN_GRACE_SECONDS = 10.0
 
 
-def _config(db_url: str | None, reconciler: bool, workers: int) -> SandboxConfig:
+def _config(
+    db_url: str | None,
+    reconciler: bool,
+    workers: int,
+    public_url: str | None = None,
+    hosts: tuple[str, ...] = (),
+) -> SandboxConfig:
     from workbench.sandbox import SandboxConfig
 
     config = SandboxConfig(
@@ -30,6 +45,8 @@ def _config(db_url: str | None, reconciler: bool, workers: int) -> SandboxConfig
         secret_key=os.environ.get(ENV_SECRET_KEY) or DEFAULT_SECRET_KEY,
         run_reconciler_in_background=reconciler,
         workers=workers,
+        public_base_url=public_url,
+        allowed_hosts=hosts,
     )
     if db_url:
         config.db_url = db_url
@@ -47,14 +64,43 @@ def config_from_environment() -> SandboxConfig:
         os.environ[ENV_DB],
         os.environ.get(ENV_RECONCILER) == "1",
         int(os.environ.get(ENV_WORKERS) or "2"),
+        os.environ.get(ENV_PUBLIC_URL) or None,
+        tuple(filter(None, os.environ.get(ENV_HOSTS, "").split(","))),
     )
 
 
 def app_from_environment() -> FastAPI:
-    """The app of one worker process (a uvicorn factory); see `config_from_environment`."""
+    """The app of one worker process (a uvicorn factory); see `config_from_environment`.
+
+    The worker also watches the process that started it and shuts itself down when that
+    process dies, however it died (``kill -9`` included): an orphaned worker would keep
+    serving the port, and a restart would fail with "address already in use".
+    """
     from workbench.sandbox import create_app
 
+    master = os.environ.get(ENV_MASTER)
+    if master:
+        watch_master(int(master))
     return create_app(config_from_environment())
+
+
+def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
+    """Shut this process down (SIGTERM to itself, then hard) once ``master_pid`` is gone.
+
+    A process whose parent dies is handed to another parent, so ``os.getppid()``
+    changing is the sign, on every POSIX system, without polling the master itself.
+    """
+
+    def watch() -> None:
+        while os.getppid() == master_pid:
+            time.sleep(interval)
+        os.kill(os.getpid(), signal.SIGTERM)  # uvicorn's graceful shutdown
+        time.sleep(_ORPHAN_GRACE_SECONDS)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="sandbox-master-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 @click.command("sandbox")
@@ -74,22 +120,51 @@ def app_from_environment() -> FastAPI:
     type=click.IntRange(1, 64),
     help="Server processes sharing the port and the database (not an in-memory one).",
 )
-def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, workers: int) -> None:
-    """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys."""
+@click.option(
+    "--public-url",
+    default=None,
+    help="Address buyers and clients reach the sandbox at, used in checkoutUrl and "
+    "redirects (default: http://HOST:PORT).",
+)
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    help="Another Host name to serve besides loopback and the public URL's (repeatable).",
+)
+def sandbox(
+    host: str,
+    port: int,
+    db_url: str | None,
+    no_reconciler: bool,
+    workers: int,
+    public_url: str | None,
+    allowed_hosts: tuple[str, ...],
+) -> None:
+    """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
+
+    Public addresses (checkoutUrl, redirects) come from --public-url, never from a
+    request's Host header; a request naming a Host this sandbox does not serve is refused.
+    """
     import uvicorn
 
     from workbench.sandbox import create_app
     from workbench.sandbox.db import is_memory_url
     from workbench.sandbox.runtime import Sandbox
 
-    config = _config(db_url, not no_reconciler, workers)
+    if public_url is None:
+        wildcard = host in ("0.0.0.0", "::", "")  # noqa: S104 - comparing, not binding
+        name = socket.gethostname() if wildcard else host
+        public_url = f"http://{f'[{name}]' if ':' in name else name}:{port}"
+    config = _config(db_url, not no_reconciler, workers, public_url.rstrip("/"), allowed_hosts)
     if workers > 1 and is_memory_url(config.db_url):
         raise click.UsageError(
             "--workers above 1 needs a database the processes can share: an SQLite file "
             "or PostgreSQL (postgresql+psycopg://...), not an in-memory one"
         )
-    base = f"http://{host}:{port}"
-    click.echo(f"Payments Workbench sandbox at {base}  (OpenAPI: {base}/docs)")
+    base = config.public_base_url
+    click.echo(f"Payments Workbench sandbox at {base}/  (start page: keys, links, test cards)")
+    click.echo(f"API reference (Swagger UI, no network needed): {base}/docs")
     click.echo(f"database: {config.db_url}")
     click.echo(f"demo merchant mrc_demo0001 / store sto_demo0001: {config.describe_credentials()}")
     if workers == 1:
@@ -100,6 +175,9 @@ def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, worke
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
     os.environ[ENV_WORKERS] = str(workers)
+    os.environ[ENV_MASTER] = str(os.getpid())
+    os.environ[ENV_PUBLIC_URL] = public_url
+    os.environ[ENV_HOSTS] = ",".join(allowed_hosts)
     click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
     uvicorn.run(
         "workbench.cli.sandbox:app_from_environment",
@@ -108,4 +186,5 @@ def sandbox(host: str, port: int, db_url: str | None, no_reconciler: bool, worke
         host=host,
         port=port,
         log_level="info",
+        timeout_graceful_shutdown=5,
     )

@@ -73,7 +73,10 @@ def sign_command(
     if upper != method:
         echo(f"note: method {method!r} uppercased to {upper!r} as the canonical string requires")
     if path != url:
-        echo(f"note: URL reduced to its route path {path!r} (no domain, query or trailing slash)")
+        echo(
+            f"note: URL reduced to its route path {path!r} (no domain, query or trailing "
+            "slash); the server reduces the path it receives the same way"
+        )
     try:
         parse_timestamp(ts)
     except TimestampInvalid as exc:

@@ -1,10 +1,11 @@
-"""Card charge with 3-D Secure: frictionless, challenge passed or failed, duplicate callback."""
+"""The flow behind notebook 03's "Try it" form: a card charge with 3-D Secure (frictionless,
+challenge passed or failed, duplicate callback)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench._exceptions import APIError
+from workbench._exceptions import APIError, DeclineError
 from workbench.flows._run import CHALLENGE_CARD, FlowRun, new_transaction_id
 from workbench.money import format_try
 from workbench.resources.sandbox import CHALLENGE_CODE
@@ -54,8 +55,10 @@ def card_3ds(
                 three_d_secure=three_d_secure,
                 capture=capture,
             )
-        except APIError as err:
-            run.say(f"charge {format_try(amount)} with {card_token}: {err.http_status} {err.code}")
+        except DeclineError as err:
+            run.say(
+                f"charge {format_try(amount)} with {card_token}: {type(err).__name__} {err.code}"
+            )
             run.outcome.update(status="declined", challenged=False, error=err.code)
             return run
         run.object_id = charge.payment_id
@@ -76,7 +79,7 @@ def card_3ds(
                     run.say(f"{attempt}: {done.status}")
                 except APIError as err:
                     answers.append(("error", err.code, None))
-                    run.say(f"{attempt}: {err.http_status} {err.code}")
+                    run.say(f"{attempt}: {type(err).__name__} {err.code}")
             run.outcome["duplicate_same"] = answers[0] == answers[1]
         payment = client.payments.retrieve(charge.payment_id)
         run.say(

@@ -1,30 +1,32 @@
-"""Hosted checkout: a session in payment or TR QR mode, the buyer on the hosted page, the
-redirect back to ``returnUrl``, and the signed webhook that confirms the payment."""
+"""Hosted checkout helpers: the page shown inline, the TR QR fields as a table, the demo
+``returnUrl``, and the flow behind the notebook's "Try it" form."""
 
 from __future__ import annotations
 
-import html
 import os
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pandas as pd
 
 from workbench.emvco import parse_tlv, verify_crc
 from workbench.flows._run import APPROVED_CARD, FlowRun, new_transaction_id
+from workbench.flows.buyer import (
+    DEMO_RETURN_PATH,
+    card_number_for,
+    open_page,
+    pay_by_card,
+    pay_by_qr,
+    qr_payload,
+)
 from workbench.money import format_try
 from workbench.webhooks import WebhookListener
 
 if TYPE_CHECKING:
     from workbench._client import Client
 
-__all__ = ["RETURN_URL", "PageAddress", "checkout", "qr_fields", "show_page"]
+__all__ = ["PageAddress", "checkout", "qr_fields", "return_url", "show_page"]
 
-#: Where the sandbox sends the buyer back (a merchant page; never fetched here).
-RETURN_URL = "https://merchant.example/orders/return"
 #: Set by ``workbench lab``: the notebook runs in front of a person, so pages may be shown.
 ENV_INTERACTIVE = "WORKBENCH_INTERACTIVE"
 
@@ -70,7 +72,6 @@ QR_TAGS: dict[str, str] = {
     "62.05": "reference label (transactionId)",
     "63": "CRC-16/CCITT-FALSE",
 }
-_QR_PAYLOAD = re.compile(r'data-testid="qr-payload">([^<]+)<')
 
 
 def qr_fields(payload: str) -> pd.DataFrame:
@@ -90,12 +91,9 @@ def qr_fields(payload: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["tag", "meaning", "value"])
 
 
-def _card_number(client: Client, card_token: str) -> str:
-    """The test card number behind a test token (what the buyer types on the page)."""
-    for card in client.sandbox.fixtures().test_cards:
-        if card.token == card_token and card.number:
-            return card.number
-    raise ValueError(f"no test card number for {card_token}")
+def return_url(client: Client) -> str:
+    """The sandbox's demo merchant return page, used as ``returnUrl`` (a real one is yours)."""
+    return client.base_url + DEMO_RETURN_PATH
 
 
 def checkout(
@@ -106,7 +104,10 @@ def checkout(
     card_token: str = APPROVED_CARD,
     installments: int = 1,
 ) -> FlowRun:
-    """Create a checkout session, complete it as the buyer, and wait for its webhook.
+    """Create a checkout session, pay it as the buyer, read the payment, wait for the webhooks.
+
+    What runs behind the notebook's "Try it" form; the notebook's cells make the
+    same calls one by one.
 
     Args:
         client: a configured client of the local sandbox (the buyer's steps post to its pages).
@@ -117,11 +118,11 @@ def checkout(
 
     Returns:
         The run; ``outcome`` holds ``session_status``, ``page_status``, ``redirect``
-        (the query added to ``returnUrl``), ``status`` (the payment's public status),
-        ``webhook`` (the type of the verified event), ``events`` (the types of the
-        verified events of this checkout, in order), ``qr_payload`` (``qr`` mode: the
-        EMVCo payload the page shows) and ``again_status`` (the page once the session
-        is completed).
+        (``outcome`` and ``errorCode`` of the query added to ``returnUrl``), ``status``
+        (the payment's status), ``session_event`` (the ``session.completed`` event's
+        ``paymentId`` equals the payment's), ``events`` (the types of the verified events
+        of this checkout, in order), ``qr_payload`` (``qr`` mode) and ``again_status``
+        (the page once the session is completed).
     """
     if mode not in ("payment", "qr"):
         raise ValueError("mode must be 'payment' or 'qr'")
@@ -130,66 +131,53 @@ def checkout(
     run = FlowRun("checkout", params)
     with run.recording(client):
         fixtures = client.sandbox.fixtures()
-        secret = fixtures.webhook_secret or ""
-        number = _card_number(client, card_token) if mode == "payment" else ""
-        with WebhookListener(secret) as listener:
+        number = card_number_for(fixtures, card_token) if mode == "payment" else ""
+        with WebhookListener(fixtures.webhook_secret or "") as listener:
             session = client.sessions.create(
                 transaction_id=new_transaction_id(), amount=amount, mode=mode,
-                return_url=RETURN_URL, callback_url=listener.url,
+                return_url=return_url(client), callback_url=listener.url,
                 description="Order from the workbench notebook", installment_enabled=True,
             )  # fmt: skip
             run.object_id = session.session_id
             run.outcome["session_status"] = session.status
             run.say(f"session for {format_try(amount)} in {mode} mode: {session.status}")
-            with httpx.Client(timeout=10, follow_redirects=False) as browser:
-                page = browser.get(session.checkout_url)
-                run.outcome["page_status"] = page.status_code
-                run.say(f"buyer opens the hosted page: {page.status_code} {_kind(page)}")
-                if mode == "qr":
-                    found = _QR_PAYLOAD.search(page.text)
-                    payload = html.unescape(found.group(1)) if found else ""
-                    run.outcome["qr_payload"] = payload
-                    fields = parse_tlv(payload) if payload else {}
-                    run.say(
-                        f"the page shows a TR QR code: {fields.get('54')} in currency "
-                        f"{fields.get('53')}, CRC matches: {bool(payload) and verify_crc(payload)}"
-                    )
-                if mode == "payment":
-                    form = {"cardNumber": number, "expiry": "12/30", "cvc": "123",
-                            "holder": "Ayse Yilmaz", "installments": str(installments)}  # fmt: skip
-                    answer = browser.post(f"{session.checkout_url}/pay", data=form)
-                    run.say("buyer types the card and pays")
-                else:
-                    answer = browser.post(f"{session.checkout_url}/qr")
-                    run.say("buyer's bank app scans the TR QR code and pays")
-                location = answer.headers.get("location", "")
-                query = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
-                shown = {k: query[k] for k in ("outcome", "errorCode") if k in query}
-                run.outcome["redirect"] = shown
-                run.say(f"page answers {answer.status_code}, back to returnUrl with {shown}")
-                payment_id = query.get("paymentId")
-                if payment_id:
-                    status = client.payments.public_status(payment_id).status
-                    run.outcome["status"] = status
-                    run.say(f"merchant server reads the payment (public status): {status}")
+            page = open_page(session.checkout_url)
+            run.outcome["page_status"] = page.status_code
+            run.say(f"buyer opens the hosted page: {page.status_code}")
+            if mode == "qr":
+                payload = qr_payload(session.checkout_url)
+                run.outcome["qr_payload"] = payload
+                fields = parse_tlv(payload) if payload else {}
+                run.say(
+                    f"the page shows a TR QR code: {fields.get('54')} in currency "
+                    f"{fields.get('53')}, CRC matches: {bool(payload) and verify_crc(payload)}"
+                )
+                landing = pay_by_qr(session.checkout_url)
+                run.say("buyer's bank app scans the TR QR code and pays")
+            else:
+                landing = pay_by_card(
+                    session.checkout_url, card_number=number, installments=installments
+                )
+                run.say("buyer types the card and pays")
+            shown = {k: landing.query[k] for k in ("outcome", "errorCode") if k in landing.query}
+            run.outcome["redirect"] = shown
+            run.say(f"back on the return page ({landing.status}) with {shown}")
+            payment_id = landing.query.get("paymentId")
+            if payment_id:
+                payment = client.payments.retrieve(payment_id)
+                run.outcome["status"] = payment.status
+                run.say(f"merchant server reads the payment: {payment.status}")
                 client.sandbox.tick()
-                wanted = "payment.captured" if query.get("outcome") == "success" else None
-                if wanted:
-                    events = listener.wait_for(wanted, timeout=10)
-                    mine = [e for e in events if e.data.get("paymentId") == payment_id]
-                    run.outcome["webhook"] = mine[0].type if mine else None
-                    run.say(f"webhook received and verified: {run.outcome['webhook']}")
-                if payment_id:
-                    listener.wait_for("session.completed", timeout=10)
-                    run.outcome["events"] = [
-                        e.type for e in listener.events if e.data.get("paymentId") == payment_id
-                    ]
-                    run.say(f"events of this checkout: {', '.join(run.outcome['events'])}")
-                again = browser.get(session.checkout_url)
-                run.outcome["again_status"] = again.status_code
-                run.say(f"the page once completed: {again.status_code}")
+                completed = listener.wait_for("session.completed", timeout=10)
+                mine = [e for e in completed if e.data.get("sessionId") == session.session_id]
+                run.outcome["session_event"] = bool(mine) and (
+                    mine[0].data.get("paymentId") == payment_id
+                )
+                run.outcome["events"] = [
+                    e.type for e in listener.events if e.data.get("paymentId") == payment_id
+                ]
+                run.say(f"webhooks verified: {', '.join(run.outcome['events'])}")
+            again = open_page(session.checkout_url)
+            run.outcome["again_status"] = again.status_code
+            run.say(f"the page once completed: {again.status_code}")
     return run
-
-
-def _kind(response: httpx.Response) -> str:
-    return str(response.headers.get("content-type", "")).split(";")[0]

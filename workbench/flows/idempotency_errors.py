@@ -1,5 +1,5 @@
-"""Idempotency and errors: replays, a reused key with another payload, the transactionId fence,
-the error envelope, and the client's retries through a rate limit."""
+"""The flow behind notebook 08's "Try it" form: replays, a reused key with another payload,
+the transactionId fence, the error envelope, and the client's retries through a rate limit."""
 
 from __future__ import annotations
 

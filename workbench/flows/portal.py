@@ -1,4 +1,4 @@
-"""Buyer portal: the public view by ``publicHash``, a card-update session, the buyer's cancel."""
+"""The flow behind notebook 07's "Try it" form: the buyer portal by ``publicHash``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Preauthorization: authorize, then capture (twice: a no-op repeat) or void with a reason."""
+"""The flow behind notebook 04's "Try it" form: authorize, then capture (twice) or void."""
 
 from __future__ import annotations
 

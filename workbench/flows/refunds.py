@@ -1,4 +1,4 @@
-"""Refunds: partial, an over-refund refused, the rest; in-flight ones awaited under one key."""
+"""The flow behind notebook 05's "Try it" form: partial, too much, the rest, in flight."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Quickstart and signing: configuration, a first signed request, its canonical string, and the
-errors a tampered body and a skewed timestamp give."""
+"""The flow behind notebook 01's "Try it" form: a first signed request, its canonical string,
+and the errors a tampered body and a skewed timestamp give."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Subscription lifecycle: create (with or without a trial), renew by moving the sandbox clock,
-a failing card to ``past_due`` and ``retry``, ``charge-now`` polled out of ``charging``,
-pause and resume, cancel at period end and at once."""
+"""The flow behind notebook 06's "Try it" form, the subscription lifecycle: create (with or
+without a trial), renew by moving the sandbox clock, a failing card to ``past_due`` and
+``retry``, ``charge-now`` polled out of ``charging``, pause and resume, cancel."""
 
 from __future__ import annotations
 

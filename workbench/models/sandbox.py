@@ -15,6 +15,8 @@ __all__ = [
     "BusinessTime",
     "ChallengeAnswer",
     "CustomerFixture",
+    "DeliveryAttempt",
+    "EventDeliveries",
     "FailNext",
     "Latency",
     "RateLimit",
@@ -130,6 +132,33 @@ class SandboxEventList(APIObject):
         from workbench.frames import to_frame
 
         return to_frame(self.items)
+
+
+class DeliveryAttempt(APIObject):
+    """One attempt to deliver an event: the receiver's status code or the error."""
+
+    attempt: int
+    attempted_at: UtcDatetime | None = None
+    status_code: int | None = None
+    error: str | None = None
+
+
+class EventDeliveries(APIObject):
+    """``GET /sandbox/events/{id}/deliveries``: an event's delivery state and attempts."""
+
+    event_id: str
+    type: str
+    object: str | None = None
+    state: str
+    url: str | None = None
+    next_attempt_at: UtcDatetime | None = None
+    attempts: list[DeliveryAttempt] = Field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The attempts as a DataFrame."""
+        from workbench.frames import to_frame
+
+        return to_frame(self.attempts)
 
 
 class FailNext(APIObject):

@@ -109,7 +109,7 @@ class Payments(SyncResource):
         Raises:
             ValueError: ``card_token`` is not a ``tok_`` token.
             TypeError: ``amount`` is not an ``int``.
-            DeclineError: the card was declined (402).
+            DeclineError: the card was declined (``CardDeclinedError``, ``InsufficientFundsError``).
 
         Returns:
             The payment: ``captured``, ``authorized``, or ``pending_3ds`` with ``acs_url``

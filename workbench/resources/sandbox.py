@@ -15,6 +15,7 @@ from workbench._base_client import RequestOptions
 from workbench.models import (
     BusinessTime,
     ChallengeAnswer,
+    EventDeliveries,
     FailNext,
     Latency,
     RateLimit,
@@ -78,6 +79,10 @@ def _events(type: str | None) -> RequestOptions:
     return RequestOptions("GET", "/sandbox/events", params={"type": type})
 
 
+def _deliveries(event_id: str) -> RequestOptions:
+    return RequestOptions("GET", f"/sandbox/events/{segment(event_id, 'event_id')}/deliveries")
+
+
 def _webhook(url: str | None) -> RequestOptions:
     return RequestOptions("PUT", "/sandbox/webhook", {"url": url})
 
@@ -138,6 +143,10 @@ class Sandbox(SyncResource):
             The events, each with its payload and delivery attempts.
         """
         return self._client.request(_events(type), SandboxEventList)
+
+    def deliveries(self, event_id: str) -> EventDeliveries:
+        """One event's delivery state and every attempt made (status code, error, next try)."""
+        return self._client.request(_deliveries(event_id), EventDeliveries)
 
     def fail_next(self, mode: FailureMode, *, seconds: int | None = None) -> FailNext:
         """Make your next request fail once: ``429``, ``500`` or ``timeout`` (``seconds`` long).
@@ -227,6 +236,10 @@ class AsyncSandbox(AsyncResource):
     async def events(self, type: str | None = None) -> SandboxEventList:
         """The events recorded for you."""
         return await self._client.request(_events(type), SandboxEventList)
+
+    async def deliveries(self, event_id: str) -> EventDeliveries:
+        """One event's delivery state and every attempt made."""
+        return await self._client.request(_deliveries(event_id), EventDeliveries)
 
     async def fail_next(self, mode: FailureMode, *, seconds: int | None = None) -> FailNext:
         """Make your next request fail once."""

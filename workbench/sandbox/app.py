@@ -8,12 +8,17 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi_offline import FastAPIOffline
 
 from workbench._version import __version__
 from workbench.sandbox.auth import AuthMiddleware
 from workbench.sandbox.checkout import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.errors import install_error_handlers
+from workbench.sandbox.front import router as front_router
+from workbench.sandbox.hosts import HostGuard, allowed_hosts
+from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
+from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.routes import (
     acs_router,
@@ -27,7 +32,15 @@ from workbench.sandbox.routes import (
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.shortcut import ChargeShortcut
 
-__all__ = ["create_app"]
+__all__ = ["DOCS_ASSETS", "create_app"]
+
+#: Where Swagger UI's script and stylesheet are served from (shipped by the
+#: fastapi-offline package), so that ``/docs`` works with no network. There is no
+#: ``/redoc``: ReDoc loads its logo from its own CDN.
+DOCS_ASSETS = "/docs/static"
+
+#: The front page needs no signature (``/docs*`` and ``/openapi.json`` are public already).
+_FRONT_DOOR = ("GET", r"^/$")
 
 _SECURITY_SCHEMES = {
     "ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
@@ -55,6 +68,9 @@ def create_app(
 ) -> FastAPI:
     """Build a sandbox app: tables and fixtures are created now, background work on startup.
 
+    Besides the API, it serves a front page at ``/`` and Swagger UI at ``/docs`` (assets
+    from the package, no network), both without a signature.
+
     Args:
         config: how to run (default: `SandboxConfig()`, an SQLite file in the user data dir).
         routers: extra routers (subscriptions, hosted checkout pages) to include.
@@ -75,17 +91,20 @@ def create_app(
         finally:
             sandbox.stop()
 
-    app = FastAPI(
+    app = FastAPIOffline(
         title="Payments Workbench sandbox",
         version=__version__,
         description="A stateful local emulator of the payments service interface.",
         redirect_slashes=False,
         lifespan=lifespan,
+        static_url=DOCS_ASSETS,
+        redoc_url=None,
     )
     app.router.redirect_slashes = False
     app.state.sandbox = sandbox
     install_error_handlers(app)
     for router in (
+        front_router,
         sessions_router,
         payments_router,
         tokens_router,
@@ -94,6 +113,7 @@ def create_app(
         subscriptions_router,
         portal_router,
         checkout_router,
+        merchant_return_router,
         *routers,
     ):
         app.include_router(router)
@@ -121,6 +141,12 @@ def create_app(
     app.openapi = openapi  # type: ignore[method-assign]
     if shortcut:
         app.add_middleware(ChargeShortcut, sandbox=sandbox)
-    app.add_middleware(AuthMiddleware, sandbox=sandbox, public_routes=tuple(public_routes))
+    app.add_middleware(
+        AuthMiddleware,
+        sandbox=sandbox,
+        public_routes=(_FRONT_DOOR, *RETURN_PAGE_ROUTES, *public_routes),
+    )
+    config = sandbox.config
+    app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))
     app.add_middleware(RequestIdMiddleware)
     return app

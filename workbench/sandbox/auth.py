@@ -1,10 +1,14 @@
 """Pure ASGI middleware: read the body once, verify the signature, then the per-key gates.
 
-Order: body size (SVC-GW-4013), a NUL anywhere (SVC-GW-4000), public route exemption,
+First the received path is canonicalised as the spec's canonical string wants it:
+under ``/v1/`` and ``/sandbox/`` a trailing slash is dropped, so ``/x/`` is verified
+and routed as ``/x`` (never redirected). Then: body size (SVC-GW-4013), a NUL anywhere
+(SVC-GW-4000), public route exemption,
 X-Api-Key (SVC-GW-1003), timestamp and signature through `workbench.signing.verify`
 (SVC-GW-1001 / 1002, the wall clock, constant-time comparison), then, outside
 ``/sandbox/`` control routes: rate limit (SVC-GW-1004 with Retry-After), a pending
-fail-next, simulated latency. The route sees the same body bytes the signature covered.
+fail-next, simulated latency; last, a JSON body naming a key twice is refused
+(`workbench.sandbox.jsonbody`). The route sees the same body bytes the signature covered.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.sandbox import db as tables
+from workbench.sandbox import jsonbody
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.ratelimit import Limit
@@ -30,7 +35,7 @@ from workbench.spec import limits
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["DEFAULT_PUBLIC_ROUTES", "AuthMiddleware", "KeyRecord"]
+__all__ = ["DEFAULT_PUBLIC_ROUTES", "AuthMiddleware", "KeyRecord", "canonicalise_path"]
 
 #: Routes that take no signature: (method or "*", path regex).
 DEFAULT_PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (
@@ -42,6 +47,26 @@ DEFAULT_PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (
     ("GET", r"^/docs/"),
     ("GET", r"^/static/"),
 )
+
+
+#: Where the signed API lives: paths here lose a trailing slash before anything else.
+_API_PREFIXES = ("/v1/", "/sandbox/")
+
+
+def canonicalise_path(scope: Scope) -> None:
+    """Drop a trailing slash from an API path in place (``path`` and ``raw_path``).
+
+    The spec's canonical string has "no trailing slash", so a client that signs it
+    right and sends ``/v1/subscriptions/`` must be verified and answered as
+    ``/v1/subscriptions``. Static pages (``/docs/``) keep theirs.
+    """
+    path = str(scope["path"])
+    if len(path) < 2 or not path.endswith("/") or not path.startswith(_API_PREFIXES):
+        return
+    scope["path"] = path.rstrip("/") or "/"
+    raw = scope.get("raw_path")
+    if raw:
+        scope["raw_path"] = bytes(raw).rstrip(b"/") or b"/"
 
 
 class KeyRecord:
@@ -127,6 +152,7 @@ class AuthMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        canonicalise_path(scope)
         state = scope.setdefault("state", {})
         rid = str(state.get("request_id", ""))
         declared = Headers(scope=scope).get("content-length", "")
@@ -160,7 +186,7 @@ class AuthMiddleware:
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else str(scope["path"])
         if self._is_public(method, str(scope["path"])):
-            await self.app(scope, replay, send)
+            await self._forward(scope, body, replay, send, rid)
             return
         headers = Headers(scope=scope)
         failure = await self._authenticate(headers, method, path, body, rid)
@@ -176,7 +202,17 @@ class AuthMiddleware:
                 code, message, extra = gate
                 await error_response(code, message, rid, extra)(scope, receive, send)
                 return
-        await self.app(scope, replay, send)
+        await self._forward(scope, body, replay, send, rid)
+
+    async def _forward(
+        self, scope: Scope, body: bytes, receive: Receive, send: Send, rid: str
+    ) -> None:
+        """Pass the request on, unless its JSON body breaks `jsonbody`'s rule."""
+        refused = jsonbody.refusal(scope, body)
+        if refused is not None:
+            await error_response(*refused, rid)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
     async def _authenticate(
         self, headers: Headers, method: str, path: str, body: bytes, rid: str

@@ -27,7 +27,10 @@ from workbench.sandbox import prepared
 from workbench.sandbox.errors import ApiError
 
 __all__ = [
+    "CARD_BRANDS",
+    "CARD_TYPES",
     "CHALLENGE_CODE",
+    "QR_CARD_FIELDS",
     "TEST_CARDS",
     "CardRecord",
     "TestCard",
@@ -40,6 +43,20 @@ __all__ = [
     "tokenize",
     "tokenize_checked",
 ]
+
+#: Every ``cardBrand`` a token or payment reports (the spec leaves the list open);
+#: ``tr_qr`` only on a TR QR payment, where no card is involved.
+CARD_BRANDS = ("visa", "mastercard", "amex", "troy", "unknown", "tr_qr")
+#: Every ``cardType``; ``tr_qr`` only on a TR QR payment.
+CARD_TYPES = ("credit", "debit", "tr_qr")
+#: The card columns of a TR QR payment: brand and type ``tr_qr``, no mask, no bin.
+QR_CARD_FIELDS: dict[str, str] = {
+    "card_token": "",
+    "card_mask": "",
+    "card_brand": "tr_qr",
+    "card_type": "tr_qr",
+    "bin": "",
+}
 
 #: The one-time code that passes a ``tok_test_3ds_challenge`` challenge.
 CHALLENGE_CODE = "123456"

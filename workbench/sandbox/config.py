@@ -28,8 +28,11 @@ class SandboxConfig:
             database shared by every thread; ``postgresql+psycopg://...`` for a shared sandbox.
         api_key: the demo merchant's public key.
         secret_key: the demo merchant's secret key (kept out of ``repr``).
-        public_base_url: the address clients reach the sandbox at (default: taken from each
-            request's Host), used for the ACS address.
+        public_base_url: the address clients reach the sandbox at (default: the address
+            the server is bound to), used for ``checkoutUrl``, the ACS page and redirects;
+            never taken from a request's ``Host`` header.
+        allowed_hosts: host names served besides loopback and ``public_base_url``'s
+            (``"*"``: any); a request naming another ``Host`` is refused.
         checkout_base_url: where hosted checkout pages live (default: ``public_base_url``);
             a session's ``checkoutUrl`` is ``<checkout_base_url>/checkout/<sessionId>``.
         rate_limit_per_second: sustained requests per second per API key (0 turns it off).
@@ -41,7 +44,9 @@ class SandboxConfig:
         reconciler_interval_seconds: pause between background reconciler passes.
         refund_settle_seconds: business time an in-flight refund takes to settle.
         threeds_timeout_seconds: business time after which an unfinished challenge fails.
-        webhook_timeout_seconds: how long one webhook delivery attempt may take.
+        webhook_timeout_seconds: the total deadline of one webhook delivery attempt
+            (connect, send, wait for and read the answer).
+        webhook_concurrency: webhook attempts in flight at once for one merchant's pass.
         webhook_max_attempts: delivery attempts before an event is marked failed.
     """
 
@@ -50,6 +55,7 @@ class SandboxConfig:
     secret_key: str = field(default=DEFAULT_SECRET_KEY, repr=False)
     public_base_url: str | None = None
     checkout_base_url: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
     rate_limit_per_second: float = 200.0
     rate_limit_burst: int = 400
     latency_ms: int = 0
@@ -59,6 +65,7 @@ class SandboxConfig:
     refund_settle_seconds: int = 60
     threeds_timeout_seconds: int = 15 * 60
     webhook_timeout_seconds: float = 5.0
+    webhook_concurrency: int = 8
     webhook_max_attempts: int = 5
 
     @property

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fastapi import Request
-from starlette.datastructures import Headers
 from starlette.types import Scope
 
 from workbench.sandbox.errors import ApiError, request_id_of
@@ -58,14 +57,14 @@ async def request_id(request: Request) -> str:
 
 
 def base_url_of(scope: Scope, configured: str | None) -> str:
-    """The address clients reach this sandbox at: ``configured``, else the request's Host.
+    """The address clients reach this sandbox at: ``configured``, else the bound address.
 
-    What Starlette's ``request.base_url`` gives, without building a URL object per request.
+    Never the request's ``Host`` header: it is not signed, and a ``checkoutUrl`` or a
+    redirect built from it would send a buyer wherever the request said.
     """
     if configured:
         return configured.rstrip("/")
-    host = Headers(scope=scope).get("host")
-    if not host:
-        server = scope.get("server") or ("127.0.0.1", 80)
-        host = f"{server[0]}:{server[1]}"
-    return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}".rstrip("/")
+    host, port = scope.get("server") or ("127.0.0.1", 80)
+    name = f"[{host}]" if ":" in str(host) else str(host)
+    root = scope.get("root_path", "")
+    return f"{scope.get('scheme', 'http')}://{name}:{port}{root}".rstrip("/")

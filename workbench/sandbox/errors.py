@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from workbench.sandbox import jsonbody
 from workbench.spec import ERRORS
 
 __all__ = [
@@ -84,10 +85,13 @@ _TYPE_HINTS = {
 }
 
 
-def validation_message(errors: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+def validation_message(
+    errors: Sequence[Mapping[str, Any]], content_type: str | None = None
+) -> tuple[str, str]:
     """Turn pydantic errors into (code, message) naming every offending field.
 
-    A body that is not JSON, or not a JSON object, is SVC-GW-4000; anything else is
+    A body that is not JSON, not a JSON object, or not sent as JSON (``content_type``,
+    the request's Content-Type, says so) is SVC-GW-4000; anything else is
     SVC-VAL-4001. The input values are left out on purpose.
     """
     for err in errors:
@@ -95,6 +99,13 @@ def validation_message(errors: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
         if err.get("type") == "json_invalid":
             return "SVC-GW-4000", "request body is not valid JSON"
         if loc in (("body",), ()) and err.get("type") in ("model_attributes_type", "dict_type"):
+            if content_type and not jsonbody.is_json(content_type):
+                sent = content_type.split(";", 1)[0].strip()[:100]
+                return (
+                    "SVC-GW-4000",
+                    f"Content-Type {sent!r} is not accepted: send the JSON body "
+                    "with Content-Type: application/json",
+                )
             return "SVC-GW-4000", "request body must be a JSON object"
         if loc == ("body",) and err.get("type") == "missing":
             return "SVC-GW-4000", "request body is required (send {} when there are no fields)"
@@ -118,7 +129,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def invalid(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        code, message = validation_message(exc.errors())
+        code, message = validation_message(exc.errors(), request.headers.get("content-type"))
         return error_response(code, message, request_id_of(request.scope))
 
     async def http_error(request: Request, exc: Exception) -> Response:

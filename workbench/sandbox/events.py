@@ -4,16 +4,26 @@ A webhook is a POST of the event JSON to the target (the session's ``callbackUrl
 or the store's webhook URL), signed with the request-signing scheme of
 `workbench.signing` under the store's webhook secret: ``X-Timestamp`` and
 ``X-Signature`` over (timestamp, ``POST``, the target URL's path, SHA-256 of the
-body). A non-2xx answer or a network error is retried on the merchant's business
-clock after 10 s, 1 min, 5 min, 30 min; after `SandboxConfig.webhook_max_attempts`
-attempts the event is marked ``failed``.
+body). A non-2xx answer, a network error or an attempt that outlives its deadline is
+retried on the merchant's business clock after 10 s, 1 min, 5 min, 30 min; after
+`SandboxConfig.webhook_max_attempts` attempts the event is marked ``failed``.
+
+Each object's events (a payment and its refunds, a subscription, a session) go out in
+the order they were made: the next waits until the one before it is delivered or given
+up. Events of different objects go out concurrently, a bounded number at once, each
+attempt under one total deadline, so a receiver that answers slowly, or a byte at a
+time, costs its own deliveries that deadline and nobody else's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 import sqlalchemy as sa
@@ -29,12 +39,18 @@ from workbench.spec import IdPrefix
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["RETRY_DELAYS", "WebhookWork", "emit", "list_events"]
+__all__ = ["RETRY_DELAYS", "WebhookWork", "emit", "list_deliveries", "list_events", "object_of"]
 
 #: Delay before attempt 2, 3, 4, 5... (the last repeats).
 RETRY_DELAYS = (10, 60, 300, 1800)
 
 _E = tables.events
+_D = tables.event_deliveries
+#: How long a claimed delivery stays claimed (a pass that died frees it after this).
+_CLAIM_SECONDS = 120
+#: Keys of an event's data that name the object its order is kept for, first wins.
+_OBJECT_KEYS = ("paymentId", "subscriptionId", "sessionId")
+_T = TypeVar("_T")
 _INSERT = sa.insert(_E)
 _WEBHOOK_URL = sa.select(tables.stores.c.webhook_url).where(
     tables.stores.c.id == sa.bindparam("f_store")
@@ -113,75 +129,169 @@ def list_events(
     return items
 
 
+def list_deliveries(conn: sa.Connection, merchant_id: str, event_id: str) -> dict[str, Any] | None:
+    """One event's delivery state and every attempt made, oldest first (``None``: unknown)."""
+    row = conn.execute(
+        sa.select(_E).where(_E.c.id == event_id, _E.c.merchant_id == merchant_id)
+    ).first()
+    if row is None:
+        return None
+    attempts = conn.execute(
+        sa.select(_D).where(_D.c.event_id == event_id).order_by(_D.c.attempt, _D.c.id)
+    ).all()
+    return {
+        "eventId": row.id,
+        "type": row.type,
+        "object": object_of(json.loads(row.payload)),
+        "state": row.delivery_state,
+        "url": row.target_url,
+        "nextAttemptAt": iso(row.next_attempt_at) if row.delivery_state == "pending" else None,
+        "attempts": [
+            {
+                "attempt": a.attempt,
+                "attemptedAt": iso(a.attempted_at),
+                "statusCode": a.status_code,
+                "error": a.error,
+            }
+            for a in attempts
+        ],
+    }
+
+
+def object_of(payload: dict[str, Any]) -> str:
+    """The object an event is about, whose events are delivered in order."""
+    data = payload.get("data") or {}
+    for key in _OBJECT_KEYS:
+        if data.get(key):
+            return str(data[key])
+    return str(payload["id"])  # an event about nothing else is an order of its own
+
+
+@dataclass(frozen=True, slots=True)
+class _Delivery:
+    event_id: str
+    event_type: str
+    url: str
+    body: bytes
+    secret: str
+    attempt: int
+
+
 class WebhookWork:
-    """Reconciler work: deliver the events whose next attempt is due."""
+    """Reconciler work: deliver the events whose next attempt is due, in order per object.
+
+    Args:
+        timeout_seconds: the total deadline of one attempt (connect, send, wait, read).
+        concurrency: attempts in flight at once for one merchant's pass.
+        max_attempts: attempts before an event is marked ``failed``.
+    """
 
     name = "webhooks"
 
-    def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
-        """When the earliest pending delivery falls due."""
-        return conn.execute(
-            sa.select(sa.func.min(_E.c.next_attempt_at)).where(
-                _E.c.merchant_id == merchant_id, _E.c.delivery_state == "pending"
-            )
-        ).scalar_one_or_none()
-
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
-        """Attempt every due delivery once; returns how many were attempted."""
-        with sandbox.db.write() as conn:
-            rows = conn.execute(
-                sa.select(
-                    _E.c.id,
-                    _E.c.payload,
-                    _E.c.target_url,
-                    _E.c.attempts,
-                    tables.stores.c.webhook_secret,
-                )
-                .join(tables.stores, tables.stores.c.id == _E.c.store_id)
-                .where(
-                    _E.c.merchant_id == merchant_id,
-                    _E.c.delivery_state == "pending",
-                    _E.c.next_attempt_at <= now,
-                )
-                .order_by(_E.c.seq)
-            ).all()
-            # Lease the batch so a concurrent pass does not deliver it twice.
-            for row in rows:
-                conn.execute(
-                    sa.update(_E)
-                    .where(_E.c.id == row.id)
-                    .values(next_attempt_at=now + timedelta(seconds=120))
-                )
-        for row in rows:
-            status, error = self._post(
-                sandbox, str(row.target_url), bytes(row.payload), str(row.webhook_secret)
-            )
-            self._record(sandbox, merchant_id, str(row.id), int(row.attempts) + 1, status, error)
-        return len(rows)
+    def __init__(self, timeout_seconds: float, concurrency: int, max_attempts: int) -> None:
+        self.timeout_seconds = timeout_seconds
+        self.concurrency = concurrency
+        self.max_attempts = max_attempts
 
     @staticmethod
-    def _post(
-        sandbox: Sandbox, url: str, body: bytes, secret: str
-    ) -> tuple[int | None, str | None]:
+    def _heads(conn: sa.Connection, merchant_id: str) -> list[Any]:
+        """The first pending event of each object: only those may be attempted."""
+        rows = conn.execute(
+            sa.select(
+                _E.c.id,
+                _E.c.type,
+                _E.c.payload,
+                _E.c.target_url,
+                _E.c.attempts,
+                _E.c.next_attempt_at,
+                tables.stores.c.webhook_secret,
+            )
+            .join(tables.stores, tables.stores.c.id == _E.c.store_id)
+            .where(_E.c.merchant_id == merchant_id, _E.c.delivery_state == "pending")
+            .order_by(_E.c.seq)
+        ).all()
+        heads: dict[str, Any] = {}
+        for row in rows:
+            heads.setdefault(object_of(json.loads(row.payload)), row)
+        return list(heads.values())
+
+    def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
+        """When the earliest attempt that may be made falls due."""
+        return min((h.next_attempt_at for h in self._heads(conn, merchant_id)), default=None)
+
+    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+        """Attempt every due delivery; returns how many attempts were made.
+
+        An object's next event is attempted in the same pass once the one before it
+        is delivered, so a pass leaves no due event behind a delivered one.
+        """
+        attempted = 0
+        while True:
+            with sandbox.db.write() as conn:
+                due = [h for h in self._heads(conn, merchant_id) if h.next_attempt_at <= now]
+                # Claim the batch so a concurrent pass does not deliver it twice.
+                for row in due:
+                    conn.execute(
+                        sa.update(_E)
+                        .where(_E.c.id == row.id)
+                        .values(next_attempt_at=now + timedelta(seconds=_CLAIM_SECONDS))
+                    )
+            if not due:
+                return attempted
+            batch = [
+                _Delivery(
+                    str(r.id),
+                    str(r.type),
+                    str(r.target_url),
+                    bytes(r.payload),
+                    str(r.webhook_secret),
+                    int(r.attempts) + 1,
+                )
+                for r in due
+            ]
+            results = _run(self._post_all(batch))
+            delivered = 0
+            for delivery, (status, error) in zip(batch, results, strict=True):
+                self._record(sandbox, merchant_id, delivery, status, error)
+                delivered += error is None
+            attempted += len(batch)
+            if not delivered:
+                return attempted
+
+    async def _post_all(self, batch: Sequence[_Delivery]) -> list[tuple[int | None, str | None]]:
+        gate = asyncio.Semaphore(self.concurrency)
+        async with httpx.AsyncClient(timeout=self.timeout_seconds) as http:
+
+            async def one(delivery: _Delivery) -> tuple[int | None, str | None]:
+                async with gate:
+                    try:
+                        async with asyncio.timeout(self.timeout_seconds):
+                            return await self._post(http, delivery)
+                    except TimeoutError:
+                        return None, f"no answer within {self.timeout_seconds:g} s"
+
+            return list(await asyncio.gather(*(one(d) for d in batch)))
+
+    @staticmethod
+    async def _post(http: httpx.AsyncClient, delivery: _Delivery) -> tuple[int | None, str | None]:
         headers = sign_request(
             api_key="webhook",
-            secret_key=secret,
+            secret_key=delivery.secret,
             method="POST",
-            url=url,
-            body=body,
+            url=delivery.url,
+            body=delivery.body,
             timestamp=format_timestamp(wall_now()),
         )
-        event = json.loads(body)
         try:
-            response = sandbox.http.post(
-                url,
-                content=body,
+            response = await http.post(
+                delivery.url,
+                content=delivery.body,
                 headers={
                     "Content-Type": "application/json",
                     "X-Timestamp": headers.timestamp,
                     "X-Signature": headers.signature,
-                    "X-Event-Id": event["id"],
-                    "X-Event-Type": event["type"],
+                    "X-Event-Id": delivery.event_id,
+                    "X-Event-Type": delivery.event_type,
                 },
             )
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
@@ -192,20 +302,20 @@ class WebhookWork:
             return response.status_code, None
         return response.status_code, f"HTTP {response.status_code}"
 
-    @staticmethod
     def _record(
+        self,
         sandbox: Sandbox,
         merchant_id: str,
-        event_id: str,
-        attempt: int,
+        delivery: _Delivery,
         status: int | None,
         error: str | None,
     ) -> None:
+        attempt = delivery.attempt
         with sandbox.db.write() as conn:
             now = business_now(conn, merchant_id)
             conn.execute(
-                sa.insert(tables.event_deliveries).values(
-                    event_id=event_id,
+                sa.insert(_D).values(
+                    event_id=delivery.event_id,
                     merchant_id=merchant_id,
                     attempt=attempt,
                     attempted_at=now,
@@ -216,9 +326,33 @@ class WebhookWork:
             values: dict[str, Any] = {"attempts": attempt, "last_error": error}
             if error is None:
                 values.update(delivery_state="delivered", delivered_at=now, next_attempt_at=None)
-            elif attempt >= sandbox.config.webhook_max_attempts:
+            elif attempt >= self.max_attempts:
                 values.update(delivery_state="failed", next_attempt_at=None)
             else:
                 delay = RETRY_DELAYS[min(attempt - 1, len(RETRY_DELAYS) - 1)]
                 values.update(next_attempt_at=now + timedelta(seconds=delay))
-            conn.execute(sa.update(_E).where(_E.c.id == event_id).values(**values))
+            conn.execute(sa.update(_E).where(_E.c.id == delivery.event_id).values(**values))
+
+
+def _run(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coroutine`` to its end from synchronous code, whatever thread this is."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    # Called from a thread that runs an event loop: finish on a thread of our own.
+    box: list[_T] = []
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            box.append(asyncio.run(coroutine))
+        except BaseException as exc:  # handed back to the caller below
+            failure.append(exc)
+
+    thread = threading.Thread(target=target, name="sandbox-webhooks")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return box[0]

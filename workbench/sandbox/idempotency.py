@@ -1,5 +1,12 @@
 """Idempotency: claim, replay, conflict; keyed on (API key, method + path, Idempotency-Key).
 
+"The same payload" is decided by `fingerprint`, the one comparison the sandbox uses
+for an Idempotency-Key, for the ``transactionId`` fences of the charge and the session,
+and for the buyer portal's keys (issue 15, rule 9): the validated request's meaning
+(field values, defaults applied), not its bytes, so re-ordered JSON keys or other
+whitespace are the same payload. The buyer portal's routes are keyed on (public hash,
+endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the hash>``.
+
 1. No record: the work's own writes and the record holding its `Reply` are written
    in *one* transaction, so a crash leaves either nothing or both, and a concurrent
    duplicate waits for that transaction (SQLite's write lock; on PostgreSQL the
@@ -18,12 +25,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
+from pydantic import BaseModel
 
 from workbench.sandbox import db as tables
 from workbench.sandbox import prepared
@@ -40,6 +50,7 @@ __all__ = [
     "PROVISIONAL",
     "IdempotencyPurgeWork",
     "Work",
+    "fingerprint",
     "run_idempotent",
     "run_idempotent_async",
 ]
@@ -79,6 +90,17 @@ _STORE = (
 )
 
 
+def fingerprint(model: BaseModel | None) -> str:
+    """A hash of a request's meaning: its validated field values, defaults applied.
+
+    Key order, whitespace and a default written out or left implicit do not change it;
+    any value does. ``None`` (no body) hashes like an empty object.
+    """
+    values = {} if model is None else model.model_dump(mode="json")
+    canonical = json.dumps(values, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> tables.AnyRow | None:
     params = {"f_api_key": caller.api_key, "f_endpoint": endpoint, "f_key": key}
     row: tables.AnyRow | None = prepared.fetch_one(conn, _FIND, params)
@@ -86,7 +108,7 @@ def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> table
 
 
 def _claim(
-    conn: sa.Connection, caller: Caller, endpoint: str, key: str
+    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str
 ) -> Reply | tuple[str, None] | tuple[None, int | None]:
     """A `Reply` to send, ``(code, None)`` on conflict, or ``(None, id)`` to run the work:
     the id of a stale record taken over, ``None`` for a key seen for the first time."""
@@ -99,7 +121,7 @@ def _claim(
         # The record is written with the answer, in this transaction: a concurrent
         # duplicate meets the unique index, is rolled back and retried, and replays.
         return None, None
-    if row.fingerprint != caller.body_sha256:
+    if row.fingerprint != digest:
         return "SVC-GW-2001", None
     if row.state == "pending":
         if row.locked_until > now:
@@ -142,7 +164,9 @@ def _store(conn: sa.Connection, record_id: int, reply: Reply, request_id: str) -
     )
 
 
-def _record(conn: sa.Connection, caller: Caller, endpoint: str, key: str, reply: Reply) -> None:
+def _record(
+    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str, reply: Reply
+) -> None:
     now = wall_now()
     kind, ident = reply.provisional or (None, None)
     prepared.execute(
@@ -153,7 +177,7 @@ def _record(conn: sa.Connection, caller: Caller, endpoint: str, key: str, reply:
             "endpoint": endpoint,
             "key": key,
             "merchant_id": caller.merchant_id,
-            "fingerprint": caller.body_sha256,
+            "fingerprint": digest,
             "state": "done",
             "locked_until": now,
             "status_code": reply.status,
@@ -168,9 +192,18 @@ def _record(conn: sa.Connection, caller: Caller, endpoint: str, key: str, reply:
 
 
 def run_idempotent(
-    sandbox: Sandbox, caller: Caller, method: str, path: str, key: str | None, work: Work
+    sandbox: Sandbox,
+    caller: Caller,
+    method: str,
+    path: str,
+    key: str | None,
+    work: Work,
+    *,
+    digest: str,
 ) -> Reply:
-    """Run ``work`` once per (key, endpoint, body); see the module docstring.
+    """Run ``work`` once per (key, endpoint, payload); see the module docstring.
+
+    ``digest`` is `fingerprint` of the request's validated body.
 
     Without a key the work simply runs in one transaction (retried on a lost insert
     race, which is how a ``transactionId`` fence answers a concurrent duplicate).
@@ -186,7 +219,7 @@ def run_idempotent(
     endpoint = f"{method} {path}"
 
     def claim_work_and_store(conn: sa.Connection) -> Reply:
-        claimed = _claim(conn, caller, endpoint, key)
+        claimed = _claim(conn, caller, endpoint, key, digest)
         if isinstance(claimed, Reply):
             return claimed
         code, record_id = claimed
@@ -201,7 +234,7 @@ def run_idempotent(
             )
         reply = work(conn)
         if record_id is None:
-            _record(conn, caller, endpoint, key, reply)
+            _record(conn, caller, endpoint, key, digest, reply)
         else:
             _store(conn, record_id, reply, caller.request_id)
         return reply
@@ -210,10 +243,12 @@ def run_idempotent(
 
 
 async def run_idempotent_async(
-    sandbox: Sandbox, caller: Caller, path: str, key: str | None, work: Work
+    sandbox: Sandbox, caller: Caller, path: str, key: str | None, work: Work, *, digest: str
 ) -> Reply:
     """`run_idempotent` for a POST from an async route, through `Database.run`."""
-    return await sandbox.db.run(lambda: run_idempotent(sandbox, caller, "POST", path, key, work))
+    return await sandbox.db.run(
+        lambda: run_idempotent(sandbox, caller, "POST", path, key, work, digest=digest)
+    )
 
 
 class IdempotencyPurgeWork:

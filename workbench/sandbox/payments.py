@@ -11,7 +11,6 @@ commission``. It is fixed when the payment is created (integer arithmetic only).
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import secrets
 from datetime import datetime, timedelta
@@ -19,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import sqlalchemy as sa
-from pydantic import BaseModel
 
 from workbench.sandbox import acs, cards, events, prepared
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ApiError
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_id, new_uuid
 from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.schemas import ChargeRequest, ThreeDSCallbackRequest, VoidRequest
@@ -40,6 +39,7 @@ __all__ = [
     "challenge_url",
     "charge",
     "commission_for",
+    "fence_answer",
     "fingerprint",
     "get_payment",
     "payment_object",
@@ -55,6 +55,9 @@ _DECLINES = {
     "declined": ("SVC-PAY-3001", "the issuer declined the card"),
     "insufficient_funds": ("SVC-PAY-3002", "the card has insufficient funds"),
 }
+_FAILED_3DS = "the buyer failed the 3-D Secure challenge"
+#: The message of each refusal a payment can end in, for the fence's answer.
+_REFUSALS = {code: message for code, message in _DECLINES.values()} | {"SVC-PAY-3003": _FAILED_3DS}
 Row = tables.AnyRow
 # The charge path's statements, built once (a charge is the sandbox's hottest request).
 _BY_TRANSACTION = (
@@ -77,15 +80,22 @@ _SESSION_OF_TRANSACTION = sa.and_(
 _SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.customer_id).where(
     _SESSION_OF_TRANSACTION
 )
-# What a new charge reads besides the fence, in one statement: the merchant's clock
-# offset, the callback of a checkout session with the same transactionId, and the
-# store's webhook (where the event goes when there is no callback).
+# The terms a charge under a session's transactionId must meet (issue 15, rule 1).
+_SESSION_TERMS = sa.select(
+    tables.sessions.c.mode,
+    tables.sessions.c.amount,
+    tables.sessions.c.currency,
+    tables.sessions.c.installment_enabled,
+    tables.sessions.c.callback_url,
+).where(_SESSION_OF_TRANSACTION)
+#: Session modes a card charge can settle (``qr`` is paid by a bank app, and a
+#: ``card_update_only`` session has nothing to pay).
+_CARD_MODES = frozenset({"payment"})
+# What a new charge reads besides the fence and the session, in one statement: the
+# merchant's clock offset and the store's webhook (where the event goes when there is
+# no session callback).
 _CHARGE_CONTEXT = sa.select(
     tables.merchants.c.clock_offset_us,
-    sa.select(tables.sessions.c.callback_url)
-    .where(_SESSION_OF_TRANSACTION)
-    .scalar_subquery()
-    .label("session_callback"),
     sa.select(tables.stores.c.webhook_url)
     .where(tables.stores.c.id == sa.bindparam("f_store"))
     .scalar_subquery()
@@ -105,12 +115,6 @@ def commission_for(amount: int, installments: int) -> int:
     """The commission in kuruş (see the module docstring)."""
     basis_points = 249 + 75 * (installments - 1)
     return (amount * basis_points + 5_000) // 10_000
-
-
-def fingerprint(model: BaseModel) -> str:
-    """A hash of a request's meaning (field values), for the ``transactionId`` fence."""
-    canonical = json.dumps(model.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def load(conn: sa.Connection, merchant_id: str, payment_id: str) -> Row:
@@ -261,6 +265,51 @@ def _save_card(conn: sa.Connection, row: Row | dict[str, Any]) -> None:
         )
 
 
+def _check_session_terms(session: Row, req: ChargeRequest) -> None:
+    """A charge under a checkout session's ``transactionId`` pays that session, as is.
+
+    Raises:
+        ApiError: SVC-VAL-4001 naming the field that differs from the session.
+    """
+    if session.mode not in _CARD_MODES:
+        raise ApiError(
+            "SVC-VAL-4001",
+            f"transactionId: names a checkout session in mode {session.mode}, "
+            "which a card charge cannot pay",
+        )
+    if req.amount != session.amount:
+        raise ApiError(
+            "SVC-VAL-4001",
+            f"amount: must equal the checkout session's amount ({session.amount}) "
+            "for this transactionId",
+        )
+    if req.currency != session.currency:
+        raise ApiError(
+            "SVC-VAL-4001",
+            f"currency: must equal the checkout session's currency ({session.currency})",
+        )
+    if req.installmentCount > 1 and not session.installment_enabled:
+        raise ApiError(
+            "SVC-VAL-4001",
+            "installmentCount: the checkout session for this transactionId offers no installments",
+        )
+
+
+def fence_answer(row: Row, base_url: str, request_id: str) -> Reply:
+    """The ``transactionId`` fence's answer: the payment as it is now (issue 15, rule 3).
+
+    The charge-response shape with the current status (what ``GET /v1/payments/{id}``
+    would report), ``acsUrl`` only while the challenge is still pending; a payment
+    that ended refused answers its refusal, with this request's ``requestId``.
+    """
+    if row.status in ("declined", "failed") and row.decline_code in _REFUSALS:
+        return error_reply(str(row.decline_code), _REFUSALS[str(row.decline_code)], request_id)
+    acs_url = None
+    if row.status == "pending_3ds":
+        acs_url = challenge_url(base_url, row.id, row.correlation_id)
+    return Reply.json(200, _charge_body(row, acs_url))
+
+
 def charge(
     conn: sa.Connection,
     sandbox: Sandbox,
@@ -269,26 +318,27 @@ def charge(
     base_url: str,
     digest: str | None = None,
 ) -> Reply:
-    """POST /v1/payments/card: 201 with the new payment, or the fence's replay.
+    """POST /v1/payments/card: 201 with the new payment, or the fence's answer.
 
     ``digest`` is ``fingerprint(req)`` when the caller computed it before the
     transaction (it needs no lock); computed here otherwise.
     """
     _check_token(req.cardToken)
     digest = digest or fingerprint(req)
-    existing = prepared.fetch_one(
-        conn,
-        _BY_TRANSACTION,
-        {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId},
-    )
+    params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
+    # The session's terms first: a charge that does not match its session gets the
+    # same answer whether or not the session was paid meanwhile.
+    session = prepared.fetch_one(conn, _SESSION_TERMS, params)
+    if session is not None:
+        _check_session_terms(session, req)
+    existing = prepared.fetch_one(conn, _BY_TRANSACTION, params)
     if existing is not None:
         if existing.fingerprint != digest:
             raise ApiError(
                 "SVC-GW-2001",
                 "transactionId was already used for a charge with a different payload",
             )
-        status = 200 if existing.response_status < 300 else existing.response_status
-        return Reply(status, bytes(existing.response_body))
+        return fence_answer(existing, base_url, caller.request_id)
     card = cards.find_token(conn, caller.merchant_id, req.cardToken)
     if card is None:
         raise ApiError("SVC-VAL-4001", "cardToken: no such token for this merchant")
@@ -301,11 +351,7 @@ def charge(
     context = prepared.fetch_one(
         conn,
         _CHARGE_CONTEXT,
-        {
-            "f_merchant": caller.merchant_id,
-            "f_transaction": req.transactionId,
-            "f_store": caller.store_id,
-        },
+        {"f_merchant": caller.merchant_id, "f_store": caller.store_id},
     )
     if context is None:
         raise LookupError(f"no merchant {caller.merchant_id!r}")
@@ -335,7 +381,7 @@ def charge(
         "correlation_id": None,
         "customer_id": req.customerId,
         "save_card": req.saveCard,
-        "callback_url": context.session_callback,
+        "callback_url": session.callback_url if session is not None else None,
         "refunded_amount": 0,
         "pending_refund_amount": 0,
         "created_at": now,
@@ -401,12 +447,8 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
         "currency": session.currency,
         "commission": commission,
         "net_amount": session.amount - commission,
-        "card_token": "",
         "behaviour": "qr",
-        "card_mask": "",
-        "card_brand": "tr_qr",
-        "card_type": "tr_qr",
-        "bin": "",
+        **cards.QR_CARD_FIELDS,
         "installment_count": 1,
         "three_d_secure": False,
         "capture": True,
@@ -478,9 +520,7 @@ def threeds_callback(
     else:
         values = {"status": "failed", "decline_code": "SVC-PAY-3003"}
         merged = {**row._asdict(), **values}
-        reply = error_reply(
-            "SVC-PAY-3003", "the buyer failed the 3-D Secure challenge", caller.request_id
-        )
+        reply = error_reply("SVC-PAY-3003", _FAILED_3DS, caller.request_id)
         event = "payment.failed"
     values.update(threeds_status=reply.status, threeds_body=reply.body)
     conn.execute(sa.update(_P).where(_P.c.id == payment_id).values(**values))

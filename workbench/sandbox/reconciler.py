@@ -7,10 +7,13 @@ item due by a given time. `Reconciler.advance` moves a merchant's clock forward
 *through* each due time in order, so work due at 10:00 runs before work due at 11:00
 and sees the clock at 10:00.
 
-Only one process runs passes at a time: a lease row in the database (SQLite has a
-single writer anyway; on PostgreSQL the row is locked ``FOR UPDATE``). A pass gives the
-lease back when it ends, so a clock advance asked of another worker waits one pass at
-most; the lease's expiry only frees it from a process that died holding it.
+Only one process runs a merchant's passes at a time: a lease row per merchant in the
+database (SQLite has a single writer anyway; on PostgreSQL the row is locked ``FOR
+UPDATE``). A pass gives the lease back when it ends, so a clock advance asked of another
+worker waits one pass at most; the lease's expiry only frees it from a process that died
+holding it. Leases are per merchant so that one merchant's slow work (a webhook receiver
+that takes its time) never holds up another merchant's clock; the background loop runs
+each merchant's pass on a small pool for the same reason.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
@@ -36,11 +40,18 @@ __all__ = ["DueWork", "Reconciler"]
 
 logger = logging.getLogger("workbench.sandbox.reconciler")
 
-_LEASE = "reconciler"
+_LEASE_PREFIX = "reconciler:"
 _LEASE_SECONDS = 30
 #: How long a clock advance or a tick waits for another process's pass to end.
 _WAIT_SECONDS = 30
 _MAX_STEPS = 10_000
+#: Merchants whose background passes may run at once.
+_POOL_SIZE = 4
+
+
+def lease_name(merchant_id: str) -> str:
+    """The lease row that guards one merchant's passes."""
+    return f"{_LEASE_PREFIX}{merchant_id}"
 
 
 class DueWork(Protocol):
@@ -64,10 +75,13 @@ class Reconciler:
         self.sandbox = sandbox
         self.work: list[DueWork] = []
         self.holder = uuid.uuid4().hex
-        self._lock = threading.RLock()
-        self._depth = 0
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.RLock] = {}
+        self._depths: dict[str, int] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._running: dict[str, Future[dict[str, int]]] = {}
 
     def register(self, work: DueWork) -> None:
         """Add a kind of work (runs after those registered before it at the same time)."""
@@ -75,53 +89,57 @@ class Reconciler:
             raise ValueError(f"reconciler work {work.name!r} is already registered")
         self.work.append(work)
 
+    def _lock_for(self, merchant_id: str) -> threading.RLock:
+        with self._guard:
+            return self._locks.setdefault(merchant_id, threading.RLock())
+
     @contextmanager
-    def _lease(self, wait: bool) -> Iterator[bool]:
-        with self._lock:
-            if self._depth:  # already held by an enclosing pass of this thread
+    def _lease(self, merchant_id: str, wait: bool) -> Iterator[bool]:
+        with self._lock_for(merchant_id):
+            if self._depths.get(merchant_id):  # held by an enclosing pass of this thread
                 yield True
                 return
             deadline = wall_now() + timedelta(seconds=_WAIT_SECONDS)
-            while not self._take_lease():
+            while not self._take_lease(merchant_id):
                 if not wait or wall_now() > deadline:
                     yield False
                     return
                 self._stop.wait(0.1)
-            self._depth += 1
+            self._depths[merchant_id] = 1
             try:
                 yield True
             finally:
-                self._depth -= 1
-                self._release_lease()
+                self._depths[merchant_id] = 0
+                self._release_lease(merchant_id)
 
-    def _take_lease(self) -> bool:
-        lease = tables.leases
+    def _take_lease(self, merchant_id: str) -> bool:
+        lease, name = tables.leases, lease_name(merchant_id)
         now = wall_now()
         with self.sandbox.db.write() as conn:
             row = conn.execute(
-                sa.select(lease).where(lease.c.name == _LEASE).with_for_update()
+                sa.select(lease).where(lease.c.name == name).with_for_update()
             ).first()
             until = now + timedelta(seconds=_LEASE_SECONDS)
             if row is None:
                 conn.execute(
-                    sa.insert(lease).values(name=_LEASE, holder=self.holder, expires_at=until)
+                    sa.insert(lease).values(name=name, holder=self.holder, expires_at=until)
                 )
                 return True
             if row.holder != self.holder and row.expires_at > now:
                 return False
             conn.execute(
                 sa.update(lease)
-                .where(lease.c.name == _LEASE)
+                .where(lease.c.name == name)
                 .values(holder=self.holder, expires_at=until)
             )
             return True
 
-    def _release_lease(self) -> None:
+    def _release_lease(self, merchant_id: str) -> None:
         lease = tables.leases
         with self.sandbox.db.write() as conn:
             conn.execute(
                 sa.update(lease)
-                .where(lease.c.name == _LEASE, lease.c.holder == self.holder)
+                .where(lease.c.name == lease_name(merchant_id), lease.c.holder == self.holder)
                 .values(expires_at=wall_now())
             )
 
@@ -137,15 +155,18 @@ class Reconciler:
     def tick(self, merchant_id: str | None = None, *, wait: bool = True) -> dict[str, int]:
         """One pass now, for one merchant or all; returns the items processed per work."""
         totals = {w.name: 0 for w in self.work}
-        with self._lease(wait) as held:
-            if not held:
-                return totals
-            for merchant in self._merchants(merchant_id):
-                with self.sandbox.db.read() as conn:
-                    now = business_now(conn, merchant)
-                for name, count in self._run_all(merchant, now).items():
-                    totals[name] += count
+        for merchant in self._merchants(merchant_id):
+            for name, count in self._pass(merchant, wait).items():
+                totals[name] += count
         return totals
+
+    def _pass(self, merchant_id: str, wait: bool) -> dict[str, int]:
+        with self._lease(merchant_id, wait) as held:
+            if not held:
+                return {w.name: 0 for w in self.work}
+            with self.sandbox.db.read() as conn:
+                now = business_now(conn, merchant_id)
+            return self._run_all(merchant_id, now)
 
     def _dues(self, merchant_id: str) -> dict[str, datetime]:
         with self.sandbox.db.read() as conn:
@@ -161,7 +182,7 @@ class Reconciler:
         Returns:
             The merchant's new business time.
         """
-        with self._lease(wait=True) as held:
+        with self._lease(merchant_id, wait=True) as held:
             if not held:
                 raise TimeoutError("another process has held the reconciler lease too long")
             with self.sandbox.db.read() as conn:
@@ -195,20 +216,43 @@ class Reconciler:
         if self._thread is not None:
             return
         self._stop.clear()
+        self._pool = ThreadPoolExecutor(_POOL_SIZE, thread_name_prefix="sandbox-pass")
         self._thread = threading.Thread(target=self._loop, name="sandbox-reconciler", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop the background thread (waits for the current pass)."""
+        """Stop the background thread (waits for the passes in progress)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=30)
             self._thread = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        self._running.clear()
 
     def _loop(self) -> None:
         interval = self.sandbox.config.reconciler_interval_seconds
         while not self._stop.wait(interval):
             try:
-                self.tick(wait=False)
+                self._schedule_passes()
             except Exception:
                 logger.exception("reconciler pass failed")
+
+    def _schedule_passes(self) -> None:
+        """Start a pass for each merchant whose previous background pass has ended."""
+        pool = self._pool
+        if pool is None:
+            return
+        for merchant in self._merchants(None):
+            running = self._running.get(merchant)
+            if running is not None and not running.done():
+                continue  # a slow pass delays its own merchant only
+            future = pool.submit(self._pass, merchant, False)
+            future.add_done_callback(_log_failure)
+            self._running[merchant] = future
+
+
+def _log_failure(future: Future[dict[str, int]]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        logger.error("reconciler pass failed", exc_info=future.exception())

@@ -56,13 +56,31 @@ class Reply:
         return cls(status, dumps(payload), provisional)
 
     def to_response(self, request_id: str, *, replayed: bool = False) -> Response:
-        """The Starlette response, echoing ``request_id``."""
+        """The Starlette response, echoing ``request_id``.
+
+        An error envelope recorded by an earlier request (a decline answered again by
+        the ``transactionId`` fence, a duplicate 3-D Secure callback) keeps its own
+        ``requestId``, and the header says the same: one response, one id to quote.
+        """
         headers = {"X-Request-Id": request_id, **self.headers}
+        recorded = _envelope_request_id(self) if self.status >= 400 else None
+        if recorded:
+            headers["X-Request-Id"] = recorded
         if replayed:
             headers["Idempotent-Replayed"] = "true"
         return Response(
             self.body, status_code=self.status, media_type="application/json", headers=headers
         )
+
+
+def _envelope_request_id(reply: Reply) -> str | None:
+    """The ``requestId`` of an error envelope body, if it is one and carries one."""
+    try:
+        body = json.loads(reply.body)
+    except ValueError:
+        return None
+    rid = body.get("requestId") if isinstance(body, dict) else None
+    return rid if isinstance(rid, str) and rid else None
 
 
 def error_reply(code: str, message: str, request_id: str) -> Reply:

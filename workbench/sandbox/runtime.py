@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import httpx
 import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
@@ -54,13 +53,18 @@ class Sandbox:
             if self.db.is_sqlite and config.workers == 1
             else SharedRateLimiter(self.db, rate, burst)
         )
-        self.http = httpx.Client(timeout=config.webhook_timeout_seconds)
         self.reconciler = Reconciler(self)
         self.reconciler.register(RefundSettlementWork())
         self.reconciler.register(SessionExpiryWork())
         self.reconciler.register(ThreeDSExpiryWork(config.threeds_timeout_seconds))
         self.reconciler.register(RenewalWork())
-        self.reconciler.register(WebhookWork())
+        self.reconciler.register(
+            WebhookWork(
+                config.webhook_timeout_seconds,
+                config.webhook_concurrency,
+                config.webhook_max_attempts,
+            )
+        )
         self.reconciler.register(IdempotencyPurgeWork())
 
     def start(self) -> None:
@@ -72,7 +76,6 @@ class Sandbox:
     def stop(self) -> None:
         """Stop background work and release connections."""
         self.reconciler.stop()
-        self.http.close()
         if not self.db.is_memory:
             self.db.dispose()
 

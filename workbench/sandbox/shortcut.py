@@ -12,7 +12,6 @@ which gives the error exactly as before; the route also keeps the OpenAPI docume
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -62,6 +61,7 @@ class ChargeShortcut:
                 PATH,
                 key,
                 lambda conn: payments.charge(conn, self.sandbox, caller, body, base, digest),
+                digest=digest,
             )
         except ApiError as exc:
             response = error_response(exc.code, exc.message, caller.request_id, exc.headers)
@@ -84,10 +84,10 @@ class ChargeShortcut:
         key = headers.get("idempotency-key")
         if key is not None and len(key) > 255:
             return None
+        data = state.get("json_body")  # parsed once, by `jsonbody`'s rule, in AuthMiddleware
         try:
-            data = json.loads(raw)
             body = ChargeRequest.model_validate(data) if isinstance(data, dict) else None
-        except (ValueError, RecursionError, ValidationError):
+        except ValidationError:
             return None
         if body is None:
             return None

@@ -2,6 +2,9 @@
 
 The spec names four codes (SVC-GW-1001..1003, SVC-GW-2001) and leaves the rest
 "not shown"; the others below are the sandbox's documented decisions. The
+statuses keep to the card charge's list (400, 401, 404, 429, and 409 from the
+idempotency section), plus 405 for a method no route takes and the 5xx a merchant
+asks for with the fail-next control: a decline is a 400, never 402. The
 sandbox answers with these, the client's exception classes dispatch on them,
 and the guide's error table is generated from this module.
 """
@@ -94,8 +97,10 @@ _ALL = (
         "SVC-GW-4000",
         400,
         "Malformed request",
-        "The body is not valid JSON or not a JSON object, or a header is malformed.",
-        "Send a JSON object body and well-formed headers.",
+        "The body is not valid JSON, not a JSON object, names a key twice, or is not sent "
+        "as application/json; or a header is malformed.",
+        "Send one JSON object, each key once, as Content-Type: application/json, "
+        "with well-formed headers.",
         False,
     ),
     ErrorCode(
@@ -116,9 +121,9 @@ _ALL = (
     ),
     ErrorCode(
         "SVC-GW-4013",
-        413,
+        400,
         "Body too large",
-        "The request body exceeds the size the service reads.",
+        "The request body exceeds the size the service reads (64 KiB).",
         "Send a smaller body.",
         False,
     ),
@@ -156,25 +161,25 @@ _ALL = (
     ),
     ErrorCode(
         "SVC-PAY-3001",
-        402,
+        400,
         "Card declined",
-        "The issuer declined the charge.",
+        "The issuer declined the charge; the payment is recorded as declined.",
         "Ask the buyer for another card; do not retry the same card.",
         False,
     ),
     ErrorCode(
         "SVC-PAY-3002",
-        402,
+        400,
         "Insufficient funds",
-        "The card has insufficient funds.",
+        "The card has insufficient funds; the payment is recorded as declined.",
         "Ask the buyer for another card or a smaller amount.",
         False,
     ),
     ErrorCode(
         "SVC-PAY-3003",
-        402,
+        400,
         "3-D Secure failed",
-        "The buyer failed the 3-D Secure challenge.",
+        "The buyer failed the 3-D Secure challenge; the payment is recorded as failed.",
         "Start a new charge; the buyer may try again.",
         False,
     ),

@@ -133,7 +133,7 @@ PAYMENT = StateMachine(
             _CHARGE,
             "issuer declines or funds insufficient",
             "declined",
-            "402 in the error envelope",
+            "400 in the error envelope (SVC-PAY-3001 / 3002)",
             origin="sandbox",
         ),
         Transition(

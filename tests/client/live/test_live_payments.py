@@ -245,7 +245,7 @@ def test_three_d_secure_failure(client: Client) -> None:
 def test_declines_are_typed(client: Client, token: str, error: type) -> None:
     with pytest.raises(error) as info:
         client.payments.charge_card(transaction_id=_order(), amount=1_000, card_token=token)
-    assert info.value.http_status == 402
+    assert info.value.http_status == 400
     assert info.value.request_id
     assert info.value.retries == 0
 

@@ -55,3 +55,27 @@ def test_a_listener_with_the_wrong_secret_rejects_deliveries(client: Client) -> 
         states = {e.type: e.delivery.get("state") for e in client.sandbox.events().items}
         assert states.get("payment.voided") == "pending"
     client.sandbox.set_webhook(None)
+
+
+def test_deliveries_lists_each_attempt_of_an_event(client: Client) -> None:
+    secret = client.sandbox.fixtures().webhook_secret
+    assert secret
+    with WebhookListener(secret) as hooks:
+        client.sandbox.set_webhook(hooks.url)
+        paid = client.payments.charge_card(
+            transaction_id=f"order-{uuid.uuid4().hex[:10]}",
+            amount=4_000,
+            card_token="tok_test_success",
+        )
+        client.sandbox.tick()
+        [event] = hooks.wait_for("payment.captured", timeout=10)
+        assert event.data.get("paymentId") == paid.payment_id
+        record = wait_until(
+            lambda: client.sandbox.deliveries(event.id),
+            lambda found: found.state == "delivered",
+            timeout=10,
+        )
+    client.sandbox.set_webhook(None)
+    assert record.object == paid.payment_id
+    assert [(a.attempt, a.status_code, a.error) for a in record.attempts] == [(1, 200, None)]
+    assert record.next_attempt_at is None

@@ -18,11 +18,24 @@ from starlette.responses import HTMLResponse
 
 from workbench.money import format_try
 
-__all__ = ["qr_svg", "render", "stylesheet"]
+__all__ = ["PAGE_HEADERS", "qr_svg", "render", "script", "stylesheet"]
 
-#: Sent with every page: no caching of a page that holds a session's state, no MIME
-#: sniffing. Framing stays allowed: the notebooks show the page in an IFrame.
-_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+#: Pages on this machine may frame the hosted pages (the notebooks show them in an
+#: IFrame from JupyterLab's origin); no other site may.
+FRAME_ANCESTORS = "'self' http://127.0.0.1:* http://localhost:*"
+
+#: Sent with every HTML page of the sandbox: only its own stylesheet and script run (no
+#: inline script, so an injected one would not), no caching of a page that holds a
+#: session's state, no MIME sniffing, no full URL (with a session id) in a Referer.
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"base-uri 'none'; frame-ancestors {FRAME_ANCESTORS}"
+    ),
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
 
 
 @cache
@@ -41,7 +54,7 @@ def _environment() -> jinja2.Environment:
 def render(template: str, status: int = 200, **context: Any) -> HTMLResponse:
     """An HTML response from a template of the package."""
     html = _environment().get_template(template).render(**context)
-    return HTMLResponse(html, status_code=status, headers=_HEADERS)
+    return HTMLResponse(html, status_code=status, headers=PAGE_HEADERS)
 
 
 def qr_svg(payload: str) -> Markup:
@@ -54,6 +67,14 @@ def qr_svg(payload: str) -> Markup:
 @cache
 def stylesheet() -> bytes:
     """The pages' stylesheet."""
-    return (
-        resources.files("workbench.sandbox.checkout").joinpath("static/checkout.css").read_bytes()
-    )
+    return _static("checkout.css")
+
+
+@cache
+def script() -> bytes:
+    """The pages' script (submit once, focus the error, post the 3-D Secure answer back)."""
+    return _static("checkout.js")
+
+
+def _static(name: str) -> bytes:
+    return resources.files("workbench.sandbox.checkout").joinpath(f"static/{name}").read_bytes()

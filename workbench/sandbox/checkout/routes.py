@@ -11,6 +11,7 @@ stack trace. Paths (see docs/sandbox/decisions.md, "Hosted checkout"):
 | POST | ``/checkout/{sessionId}/qr`` | sandbox-only "pay from a bank app" (mode qr) |
 | POST | ``/checkout/{sessionId}/3ds-callback`` | the ACS page posts the signed pares here |
 | GET | ``/checkout/static/checkout.css`` | the stylesheet |
+| GET | ``/checkout/static/checkout.js`` | the pages' one script (no inline script runs) |
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from starlette.responses import RedirectResponse, Response
 
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
-from workbench.sandbox.checkout.rendering import qr_svg, render, stylesheet
+from workbench.sandbox.checkout.rendering import qr_svg, render, script, stylesheet
 from workbench.sandbox.clock import iso
 from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.errors import ApiError, request_id_of
@@ -121,6 +122,14 @@ def checkout_css() -> Response:
     """The pages' stylesheet."""
     return Response(
         stylesheet(), media_type="text/css", headers={"Cache-Control": "public, max-age=300"}
+    )
+
+
+@router.get("/checkout/static/checkout.js")
+def checkout_js() -> Response:
+    """The pages' script."""
+    return Response(
+        script(), media_type="text/javascript", headers={"Cache-Control": "public, max-age=300"}
     )
 
 

@@ -10,27 +10,38 @@ from workbench.sandbox.context import base_url_of
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import ErrorEnvelope
 
-__all__ = ["ERROR_RESPONSES", "PUBLIC_ERRORS", "SIGNED", "base_url", "checkout_base", "raw_path"]
+__all__ = [
+    "CHARGE_ERRORS",
+    "ERROR_RESPONSES",
+    "PUBLIC_ERRORS",
+    "SIGNED",
+    "base_url",
+    "checkout_base",
+    "raw_path",
+]
 
 _ENVELOPE: dict[str, Any] = {"model": ErrorEnvelope}
 #: Error statuses any signed route may answer with, all in the envelope.
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {**_ENVELOPE, "description": text}
     for status, text in (
-        (400, "Validation failed or malformed request"),
+        (400, "Validation failed, malformed or too large, or declined (SVC-PAY-3xxx)"),
         (401, "Authentication failed (SVC-GW-1001/1002/1003)"),
-        (402, "Declined"),
         (404, "Not found for this merchant"),
         (405, "Method not allowed"),
         (409, "Idempotency or state conflict"),
-        (413, "Body too large"),
         (429, "Rate limited (Retry-After)"),
         (500, "Internal error"),
         (503, "Unavailable"),
     )
 }
 PUBLIC_ERRORS: dict[int | str, dict[str, Any]] = {
-    k: v for k, v in ERROR_RESPONSES.items() if k in (400, 404, 405, 409, 413, 500)
+    k: v for k, v in ERROR_RESPONSES.items() if k in (400, 404, 405, 409, 500)
+}
+#: The card charge's error statuses: exactly the spec's list (409 from its idempotency rules).
+CHARGE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **{k: v for k, v in ERROR_RESPONSES.items() if k in (400, 401, 404, 429)},
+    409: {**_ENVELOPE, "description": "Idempotency conflict (SVC-GW-2001, SVC-GW-2002)"},
 }
 #: OpenAPI security requirement of signed routes.
 SIGNED: list[dict[str, list[str]]] = [{"ApiKey": [], "Signature": [], "Timestamp": []}]

@@ -4,6 +4,7 @@ No signature: these are the buyer's (and the bank's) side of the challenge."""
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated
 
 import sqlalchemy as sa
@@ -64,20 +65,39 @@ def challenge_page(
     The form posts to ``/sandbox/acs/{payment_id}/challenge``, which answers with a
     page that posts the signed ``pares`` back to the hosted checkout's 3DS return.
     """
+    p = tables.payments
     with sandbox.db.read() as conn:
         row = conn.execute(
-            sa.select(tables.payments.c.amount, tables.payments.c.card_mask).where(
-                tables.payments.c.id == payment_id
+            sa.select(p.c.amount, p.c.card_mask, p.c.correlation_id).where(
+                p.c.id == payment_id, p.c.status == "pending_3ds"
             )
         ).first()
+    # The page shows an amount and a card mask: only to whoever holds the challenge's
+    # correlationId, and only while the challenge waits for an answer.
+    if row is None or not hmac.compare_digest(
+        str(row.correlation_id or "").encode(), correlation_id.encode()
+    ):
+        return _no_challenge(request, sandbox)
     return render(
         "acs.html",
         static_base=base_url(request, sandbox),
         payment_id=payment_id,
         correlation_id=correlation_id,
-        amount=None if row is None else int(row.amount),
-        card_mask=None if row is None else row.card_mask,
+        amount=int(row.amount),
+        card_mask=row.card_mask,
         challenge_code=CHALLENGE_CODE,
+    )
+
+
+def _no_challenge(request: Request, sandbox: Sandbox) -> Response:
+    return render(
+        "ended.html",
+        404,
+        static_base=base_url(request, sandbox),
+        reason="missing",
+        heading="No challenge here",
+        message="There is no 3-D Secure challenge waiting at this address.",
+        return_url=None,
     )
 
 
@@ -103,15 +123,7 @@ async def challenge_form(
                 data.get("code", "").strip()[:32],
             )
     except (FormError, ApiError):
-        return render(
-            "ended.html",
-            404,
-            static_base=base_url(request, sandbox),
-            reason="missing",
-            heading="No challenge here",
-            message="There is no 3-D Secure challenge waiting at this address.",
-            return_url=None,
-        )
+        return _no_challenge(request, sandbox)
     return render(
         "acs_done.html",
         static_base=base_url(request, sandbox),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 from pydantic import Field
 from starlette.responses import Response
 
@@ -118,6 +118,24 @@ def list_events(
     """Oldest first."""
     with sandbox.db.read() as conn:
         return _ok(caller, {"items": events.list_events(conn, caller.merchant_id, type)})
+
+
+@router.get(
+    "/events/{event_id}/deliveries",
+    summary="One event's delivery state and every attempt made",
+    **_EXTRA,
+)
+def event_deliveries(
+    event_id: Annotated[str, Path(pattern=r"^evt_[A-Za-z0-9]{1,60}$")],
+    sandbox: SandboxDep,
+    caller: CallerDep,
+) -> Response:
+    """Attempts oldest first (status code, error), and when the next one falls due."""
+    with sandbox.db.read() as conn:
+        found = events.list_deliveries(conn, caller.merchant_id, event_id)
+    if found is None:
+        raise ApiError("SVC-GW-4004", "no such event")
+    return _ok(caller, found)
 
 
 @router.post("/fail-next", summary="Make the next request fail (429, 500, timeout)", **_EXTRA)

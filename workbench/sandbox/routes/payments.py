@@ -10,9 +10,10 @@ from starlette.responses import Response
 from workbench.sandbox import payments, refunds
 from workbench.sandbox.context import Caller, caller_of, sandbox_of
 from workbench.sandbox.errors import request_id_of
-from workbench.sandbox.idempotency import run_idempotent_async
+from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import (
+    CHARGE_ERRORS,
     ERROR_RESPONSES,
     PUBLIC_ERRORS,
     SIGNED,
@@ -56,7 +57,7 @@ def _signed(**extra: Any) -> dict[str, Any]:
     **_signed(
         summary="Charge a card by vault token",
         responses={
-            **ERROR_RESPONSES,
+            **CHARGE_ERRORS,
             200: {"model": ChargeResponse, "description": "The transactionId fence's answer"},
         },
     ),
@@ -69,7 +70,7 @@ async def charge_card(
     idempotency_key: IdemKey = None,
 ) -> Response:
     """201 with the new payment (pending_3ds with correlationId and acsUrl on a challenge);
-    200 with the original body when the transactionId fence finds the same charge."""
+    200 with the payment as it is now when the transactionId fence finds the same charge."""
     base = base_url(request, sandbox)
     digest = payments.fingerprint(body)  # here, not under the write lock
     reply = await run_idempotent_async(
@@ -78,6 +79,7 @@ async def charge_card(
         raw_path(request),
         idempotency_key,
         lambda conn: payments.charge(conn, sandbox, caller, body, base, digest),
+        digest=digest,
     )
     return reply.to_response(caller.request_id)
 
@@ -102,6 +104,7 @@ async def threeds_callback(
         raw_path(request),
         idempotency_key,
         lambda conn: payments.threeds_callback(conn, sandbox, caller, id, body),
+        digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)
 
@@ -126,6 +129,7 @@ async def capture(
         raw_path(request),
         idempotency_key,
         lambda conn: payments.capture(conn, caller, id),
+        digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)
 
@@ -151,6 +155,7 @@ async def void(
         raw_path(request),
         idempotency_key,
         lambda conn: payments.void(conn, caller, id, req),
+        digest=fingerprint(req),
     )
     return reply.to_response(caller.request_id)
 
@@ -181,6 +186,7 @@ async def refund(
         raw_path(request),
         idempotency_key,
         lambda conn: refunds.refund(conn, sandbox, caller, id, req),
+        digest=fingerprint(req),
     )
     return reply.to_response(caller.request_id)
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Header, Request
 from starlette.responses import Response
 
 from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.errors import request_id_of
+from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url, checkout_base
 from workbench.sandbox.runtime import Sandbox
@@ -26,6 +27,29 @@ __all__ = ["router"]
 router = APIRouter(tags=["buyer portal"], redirect_slashes=False)
 
 SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
+_BASE = "/v1/public/subscriptions/{hash}"
+
+
+def _idempotent(
+    request: Request,
+    sandbox: Sandbox,
+    public_hash: str,
+    tail: str,
+    key: str | None,
+    digest: str,
+    work: Work,
+) -> Response:
+    """Run a portal POST under its Idempotency-Key, keyed on (public hash, endpoint, key).
+
+    The endpoint is recorded as its template, so the hash (the buyer's bearer) is kept
+    only as the SHA-256 in the caller's key.
+    """
+    request_id = request_id_of(request.scope)
+    with sandbox.db.read() as conn:
+        caller = service.portal_caller(conn, public_hash, request_id)
+    reply = run_idempotent(sandbox, caller, "POST", _BASE + tail, key, work, digest=digest)
+    return reply.to_response(request_id)
 
 
 @router.get(
@@ -48,12 +72,23 @@ def view(hash: str, request: Request, sandbox: SandboxDep) -> Response:
     summary="Buyer portal: cancel (atPeriodEnd defaults to true)",
 )
 def cancel(
-    hash: str, request: Request, sandbox: SandboxDep, body: PublicCancelRequest | None = None
+    hash: str,
+    request: Request,
+    sandbox: SandboxDep,
+    body: PublicCancelRequest | None = None,
+    idempotency_key: IdemKey = None,
 ) -> Response:
     """publicHash, status, cancelAtPeriodEnd."""
     req = body or PublicCancelRequest()
-    reply = sandbox.db.transact(lambda conn: service.public_cancel(conn, hash, req))
-    return reply.to_response(request_id_of(request.scope))
+    return _idempotent(
+        request,
+        sandbox,
+        hash,
+        "/cancel",
+        idempotency_key,
+        fingerprint(req),
+        lambda conn: service.public_cancel(conn, hash, req),
+    )
 
 
 @router.post(
@@ -64,12 +99,22 @@ def cancel(
     summary="Buyer portal: a card_update_only checkout session",
 )
 def update_card_session(
-    hash: str, request: Request, sandbox: SandboxDep, body: EmptyRequest | None = None
+    hash: str,
+    request: Request,
+    sandbox: SandboxDep,
+    body: EmptyRequest | None = None,
+    idempotency_key: IdemKey = None,
 ) -> Response:
-    """sessionId, checkoutUrl, expiresAt only."""
+    """sessionId, checkoutUrl, expiresAt only; a retry with the same Idempotency-Key
+    answers the same session instead of making a second one."""
     checkout = checkout_base(request, sandbox)
     portal = base_url(request, sandbox)
-    reply = sandbox.db.transact(
-        lambda conn: service.update_card_session(conn, hash, checkout, portal)
+    return _idempotent(
+        request,
+        sandbox,
+        hash,
+        "/update-card-session",
+        idempotency_key,
+        fingerprint(body),
+        lambda conn: service.update_card_session(conn, hash, checkout, portal),
     )
-    return reply.to_response(request_id_of(request.scope))

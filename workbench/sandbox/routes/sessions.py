@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from workbench.sandbox import sessions
 from workbench.sandbox.context import Caller, caller_of, sandbox_of
-from workbench.sandbox.idempotency import run_idempotent
+from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import SessionRequest, SessionResponse
@@ -46,5 +46,6 @@ def create_session(
         raw_path(request),
         idempotency_key,
         lambda conn: sessions.create_session(conn, caller, body, base),
+        digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)

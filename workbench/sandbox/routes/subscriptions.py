@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from starlette.responses import Response
 
 from workbench.sandbox.context import Caller, caller_of, sandbox_of
-from workbench.sandbox.idempotency import run_idempotent
+from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
 from workbench.sandbox.runtime import Sandbox
@@ -73,6 +73,7 @@ def create(
         raw_path(request),
         idempotency_key,
         lambda conn: service.create(conn, caller, body),
+        digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)
 
@@ -151,6 +152,7 @@ def cancel(
         raw_path(request),
         idempotency_key,
         lambda conn: service.cancel(conn, caller, id, body),
+        digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)
 
@@ -173,6 +175,7 @@ def _action(name: str, summary: str, model: type[Any], status_code: int = 200) -
             raw_path(request),
             idempotency_key,
             lambda conn: work(conn, caller, id),
+            digest=fingerprint(body),
         )
         return reply.to_response(caller.request_id)
 

@@ -4,8 +4,9 @@ A charge runs in three steps, each its own transaction, so a server stopped at a
 point finishes the cycle exactly once after a restart:
 
 1. **claim**: for each due subscription a ``subscription_charges`` row is inserted in
-   state ``processing`` with a fresh card-charge ``transactionId``, and the
-   subscription points at it (``claim_id``) so no second claim is made.
+   state ``processing`` with a fresh card-charge ``transactionId`` from an id space
+   no merchant can reach (`renewal_transaction_id`), and the subscription points at
+   it (``claim_id``) so no second claim is made.
 2. **charge**: the saved card is charged under that ``transactionId``. The payment is
    looked up by it first (the fence of the card charge), so a resumed claim never
    charges twice; the row moves to ``charged``.
@@ -44,7 +45,7 @@ from workbench.spec import ERRORS, SUBSCRIPTION, IdPrefix
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["RETRY_OFFSETS", "RenewalWork", "charge_saved_card"]
+__all__ = ["RETRY_OFFSETS", "RenewalWork", "charge_saved_card", "renewal_transaction_id"]
 
 _S = subscriptions
 _C = subscription_charges
@@ -59,6 +60,16 @@ _RENEWAL_DECLINES = {
     "insufficient_funds": "SVC-PAY-3002",
 }
 _CHARGEABLE = ("active", "trialing", "past_due", "charging")
+
+
+def renewal_transaction_id(subscription_id: str, attempt: int) -> str:
+    """The ``transactionId`` of a subscription's charge attempt.
+
+    It contains spaces, which a merchant's ``transactionId`` (printable ASCII
+    without space) can never hold: no merchant charge, however the id is guessed,
+    can take a renewal's place in the payments fence (issue 15, rule 2).
+    """
+    return f"renewal {subscription_id} {attempt}"
 
 
 def charge_saved_card(
@@ -269,7 +280,7 @@ class RenewalWork:
                         merchant_id=merchant_id,
                         subscription_id=sub.id,
                         cycle_number=int(sub.cycle_number) + 1,
-                        transaction_id=f"{sub.id}-{attempt}",
+                        transaction_id=renewal_transaction_id(sub.id, attempt),
                         kind=_kind(sub),
                         state="processing",
                         amount_minor=sub.amount_minor,

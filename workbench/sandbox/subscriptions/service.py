@@ -52,6 +52,7 @@ __all__ = [
     "load",
     "parse_instant",
     "pause",
+    "portal_caller",
     "public_cancel",
     "public_get",
     "replace_card",
@@ -303,6 +304,15 @@ def charges(conn: sa.Connection, caller: Caller, subscription_id: str) -> dict[s
 def _cancel(
     conn: sa.Connection, row: Row, action: str, at_period_end: bool, reason: str | None
 ) -> Row:
+    if row.status == "charging":
+        # A charge is running: the cancel is refused, not queued, so the answer never
+        # claims an outcome the charge has not decided yet (issue 15, rule 10).
+        raise ApiError(
+            "SVC-SUB-4090",
+            "subscription is charging: a charge is running; retry the cancel when the "
+            "status leaves charging (the next reconciler pass finishes it)",
+            headers={"Retry-After": "1"},
+        )
     _require(row, action)
     now = business_now(conn, row.merchant_id)
     if at_period_end and row.status in ("active", "trialing"):
@@ -385,6 +395,23 @@ def public_get(conn: sa.Connection, public_hash: str) -> dict[str, Any]:
         sa.select(tables.merchants.c.name).where(tables.merchants.c.id == row.merchant_id)
     ).scalar_one()
     return views.public_view(row, public_hash, str(name))
+
+
+def portal_caller(conn: sa.Connection, public_hash: str, request_id: str) -> Caller:
+    """Who a buyer portal request acts as, for its Idempotency-Key: keyed on the public
+    hash (stored only as its SHA-256), in the subscription's merchant.
+
+    Raises:
+        ApiError: SVC-GW-4004 for an unknown hash.
+    """
+    row = _by_hash(conn, public_hash)
+    return Caller(
+        api_key=f"public {hash_digest(public_hash)}",
+        merchant_id=row.merchant_id,
+        store_id=row.store_id,
+        request_id=request_id,
+        body_sha256="",
+    )
 
 
 def public_cancel(conn: sa.Connection, public_hash: str, req: PublicCancelRequest) -> Reply:

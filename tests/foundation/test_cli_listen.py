@@ -1,0 +1,269 @@
+"""``workbench listen`` end to end: a running sandbox, the command in its own process."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from workbench._client import Client
+from workbench.cli import main
+from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.signing import format_timestamp, sign_request
+from workbench.webhooks import ReceivedRequest, WebhookReceiver, construct_event
+
+LINE_WAIT = 20.0
+
+
+@pytest.fixture(scope="module")
+def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A sandbox whose reconciler runs only when the test ticks it."""
+    from workbench.sandbox import SandboxConfig, SandboxServer
+
+    db = tmp_path_factory.mktemp("listen-sandbox") / "sandbox.db"
+    config = SandboxConfig(
+        db_url=f"sqlite:///{db}",
+        api_key=DEFAULT_API_KEY,
+        secret_key=DEFAULT_SECRET_KEY,
+        run_reconciler_in_background=False,
+    )
+    with SandboxServer(config) as server:
+        yield server.base_url
+
+
+@pytest.fixture
+def client(sandbox_url: str) -> Iterator[Client]:
+    with Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, sandbox_url) as c:
+        c.sandbox.reset()
+        yield c
+
+
+class _Lines:
+    """The command's stdout, read on a thread so a test can wait for a line."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.seen: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        assert process.stdout is not None
+        stdout = process.stdout
+
+        def pump() -> None:
+            for line in stdout:
+                self._queue.put(line.rstrip("\n"))
+            self._queue.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+
+    def wait_for(self, pattern: str) -> str:
+        regex = re.compile(pattern)
+        for old in self.seen:
+            if regex.search(old):
+                return old
+        while True:
+            try:
+                line = self._queue.get(timeout=LINE_WAIT)
+            except queue.Empty:
+                raise AssertionError(f"no line matching {pattern!r}; got {self.seen}") from None
+            if line is None:
+                raise AssertionError(f"the command ended; no {pattern!r} in {self.seen}")
+            self.seen.append(line)
+            if regex.search(line):
+                return line
+
+
+def _start(tmp_path: Path, sandbox_url: str, *args: str) -> tuple[subprocess.Popen[str], _Lines]:
+    env = {
+        **os.environ,
+        "WORKBENCH_BASE_URL": sandbox_url,
+        "WORKBENCH_API_KEY": DEFAULT_API_KEY,
+        "WORKBENCH_SECRET_KEY": DEFAULT_SECRET_KEY,
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("WORKBENCH_WEBHOOK_SECRET", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "listen", "--port", "0", *args],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return process, _Lines(process)
+
+
+def _stop(process: subprocess.Popen[str], how: int = signal.SIGTERM) -> tuple[int, str]:
+    process.send_signal(how)
+    try:
+        code = process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise AssertionError(f"workbench listen did not stop on signal {how}") from None
+    # stdout belongs to the _Lines thread; communicate() would race it for the last lines.
+    assert process.stderr is not None
+    return code, process.stderr.read()
+
+
+def test_listen_verifies_forwards_logs_and_rejects_a_forgery(
+    tmp_path: Path, sandbox_url: str, client: Client
+) -> None:
+    secret = client.sandbox.fixtures().webhook_secret
+    assert secret
+    forwarded: list[ReceivedRequest] = []
+
+    def merchant(request: ReceivedRequest) -> int:
+        forwarded.append(request)
+        return 200
+
+    log = tmp_path / "deliveries.jsonl"
+    with WebhookReceiver(merchant, path="/shop/hooks") as shop:
+        process, lines = _start(
+            tmp_path, sandbox_url, "--set-webhook", "--forward-to", shop.url, "--log", str(log)
+        )
+        try:
+            listening = lines.wait_for(r"^Listening on ")
+            url = listening.split()[2]
+            port = int(re.search(r"\(port (\d+)\)", listening).group(1))  # type: ignore[union-attr]
+            assert port > 0
+            assert url == f"http://127.0.0.1:{port}/shop/hooks"
+            lines.wait_for(r"^Ready\.")
+            assert secret not in "\n".join(lines.seen)
+            store = client.sandbox.fixtures().stores[0]
+            assert store.webhook_url == url
+
+            charge = client.payments.charge_card(
+                transaction_id=f"order-{uuid.uuid4().hex[:12]}",
+                amount=12_500,
+                card_token="tok_test_success",
+                three_d_secure=False,
+            )
+            client.sandbox.tick()
+            line = lines.wait_for(rf"payment\.\w+ +{charge.payment_id} ")
+            assert "verified, forwarded 200 -> 200" in line
+
+            # A POST nobody signed with the secret is answered 401 and reported.
+            body = (
+                b'{"id":"evt_forged","type":"payment.captured","createdAt":"2026-01-01T00:00:00Z"}'
+            )
+            forged = sign_request(
+                api_key="webhook",
+                secret_key="whsec_guess",
+                method="POST",
+                url=url,
+                body=body,
+                timestamp=format_timestamp(),
+            )
+            answer = httpx.post(
+                url,
+                content=body,
+                headers={"X-Timestamp": forged.timestamp, "X-Signature": forged.signature},
+            )
+            assert answer.status_code == 401
+            rejected = lines.wait_for(r"rejected")
+            assert "X-Signature does not match" in rejected
+            assert rejected.rstrip().endswith("-> 401")
+        finally:
+            code, stderr = _stop(process)
+        assert code == 0, stderr
+        lines.wait_for(r"^Stopped: 1 rejected, 1 verified")
+        lines.wait_for(r"webhook set back to none")
+
+    assert client.sandbox.fixtures().stores[0].webhook_url is None
+    # The merchant's URL got the same bytes and signature headers: it verifies them itself.
+    assert len(forwarded) == 1
+    event = construct_event(forwarded[0].body, forwarded[0].headers, secret, path=forwarded[0].path)
+    assert event.object_id == charge.payment_id
+    recorded = client.sandbox.events().items
+    assert [e.id for e in recorded] == [event.id]
+    assert recorded[0].delivery["state"] == "delivered"
+
+    records = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    assert [r["outcome"] for r in records] == ["verified", "rejected"]
+    assert records[0]["eventId"] == event.id
+    assert records[0]["object"] == charge.payment_id
+    assert records[0]["forwardStatus"] == 200
+    assert records[1]["status"] == 401
+    text = log.read_text(encoding="utf-8")
+    for secret_thing in (
+        secret,
+        DEFAULT_SECRET_KEY,
+        forwarded[0].headers["x-signature"],
+        forwarded[0].headers["x-signature"][:16],
+        forged.signature[:16],
+    ):
+        assert secret_thing not in text
+
+
+def test_a_failing_forward_is_answered_so_the_sandbox_retries(
+    tmp_path: Path, sandbox_url: str, client: Client
+) -> None:
+    answers = iter([500, 200])
+
+    def merchant(request: ReceivedRequest) -> int:
+        return next(answers)
+
+    with WebhookReceiver(merchant) as shop:
+        process, lines = _start(tmp_path, sandbox_url, "--set-webhook", "--forward-to", shop.url)
+        try:
+            lines.wait_for(r"^Ready\.")
+            charge = client.payments.charge_card(
+                transaction_id=f"order-{uuid.uuid4().hex[:12]}",
+                amount=5_000,
+                card_token="tok_test_success",
+                three_d_secure=False,
+            )
+            client.sandbox.tick()
+            failed = lines.wait_for(rf"{charge.payment_id} +failed")
+            assert "forward answered 500" in failed
+            assert failed.endswith("-> 500")
+            client.sandbox.advance_clock(10)
+            retried = lines.wait_for(rf"{charge.payment_id} +verified, forwarded 200")
+            assert retried.endswith("-> 200")
+        finally:
+            code, stderr = _stop(process, signal.SIGINT)  # Ctrl-C
+        assert code == 0, stderr
+        lines.wait_for(r"^Stopped: 1 failed, 1 verified")
+    (event,) = client.sandbox.events().items
+    assert event.delivery["state"] == "delivered"
+    assert event.delivery["attempts"] == 2
+
+
+def test_set_webhook_is_refused_against_a_remote_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env of the checkout
+    result = CliRunner().invoke(
+        main,
+        ["listen", "--set-webhook", "--secret", "whsec_x"],
+        env={"WORKBENCH_BASE_URL": "https://api.sandbox-payments.example"},
+    )
+    assert result.exit_code == 2
+    assert "only against a local sandbox" in result.output
+
+
+def test_a_remote_service_needs_the_secret_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(
+        main,
+        ["listen"],
+        env={
+            "WORKBENCH_BASE_URL": "https://api.sandbox-payments.example",
+            "WORKBENCH_WEBHOOK_SECRET": "",
+        },
+    )
+    assert result.exit_code == 2
+    assert "--secret" in result.output

@@ -1,0 +1,88 @@
+"""``workbench sandbox --workers 2`` whose master is killed: no orphan keeps the port.
+
+After ``kill -9`` of the master, its workers shut themselves down, and a sandbox
+started again on the same port and database comes up and finds its data.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import charge_body, database_url, signed_client
+from tests.sandbox.test_workers import _answers, _children
+
+
+def _alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for a parent that does not reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def _start(port: int, url: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
+    command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
+    command += ["--port", str(port), "--db", url]
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _wait_serving(proc: subprocess.Popen[bytes], base: str) -> list[int]:
+    deadline = time.monotonic() + 60
+    while len(_children(proc.pid)) < 2 or not _answers(base):
+        assert proc.poll() is None, "the sandbox exited while starting"
+        assert time.monotonic() < deadline, "two workers did not start within 60 s"
+        time.sleep(0.2)
+    return _children(proc.pid)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if not Path("/proc").is_dir():
+        pytest.skip("following worker processes reads /proc (Linux only)")
+    with database_url(request.param, tmp_path) as url:
+        yield url
+
+
+def test_workers_exit_when_their_master_is_killed_and_a_restart_finds_the_data(
+    db: str,
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    first = _start(port, db)
+    workers = _wait_serving(first, base)
+    with signed_client(base) as client:
+        paid = client.post("/v1/payments/card", json=charge_body())
+    assert paid.status_code == 201, paid.text
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    while any(_alive(pid) for pid in workers):
+        if time.monotonic() > deadline:
+            for pid in workers:  # leave nothing behind, then fail
+                if _alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+            pytest.fail("the workers kept running after their master was killed")
+        time.sleep(0.2)
+    second = _start(port, db)
+    try:
+        _wait_serving(second, base)
+        with signed_client(base) as client:
+            again = client.get(f"/v1/payments/{paid.json()['paymentId']}")
+    finally:
+        second.terminate()
+        second.wait(timeout=30)
+    assert again.status_code == 200, again.text
+    assert again.json()["amount"] == paid.json()["amount"]

@@ -1,0 +1,238 @@
+"""``workbench listen``: receive webhooks on a local port, verify each, print and log it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import IO, TYPE_CHECKING, Any
+
+import click
+
+from workbench.config import Environment, Settings, mask_secret
+from workbench.webhooks import DEFAULT_TOLERANCE, Delivery, WebhookListener
+
+if TYPE_CHECKING:
+    from workbench._client import Client
+
+__all__ = ["ENV_WEBHOOK_SECRET", "delivery_line", "delivery_record", "listen"]
+
+#: Where the command reads the webhook secret when ``--secret`` is not given.
+ENV_WEBHOOK_SECRET = "WORKBENCH_WEBHOOK_SECRET"
+
+
+def delivery_line(delivery: Delivery) -> str:
+    """One printed line: time, event type, object id, outcome and the status answered."""
+    event = delivery.event
+    kind = event.type if event else "-"
+    obj = (event.object_id if event else None) or "-"
+    outcome = delivery.outcome
+    if delivery.forward_status is not None and delivery.outcome == "verified":
+        outcome = f"verified, forwarded {delivery.forward_status}"
+    elif delivery.reason and delivery.outcome != "duplicate":
+        outcome = f"{outcome}: {delivery.reason}"
+    elif delivery.outcome == "duplicate":
+        outcome = "duplicate, already received: not processed again"
+    when = delivery.received_at.strftime("%H:%M:%SZ")
+    return f"{when}  {kind:<28} {obj:<30} {outcome} -> {delivery.status}"
+
+
+def delivery_record(delivery: Delivery) -> dict[str, Any]:
+    """One JSON line of ``--log``: what happened, never the body, signature or secret."""
+    event = delivery.event
+    return {
+        "receivedAt": delivery.received_at.isoformat().replace("+00:00", "Z"),
+        "path": delivery.path,
+        "status": delivery.status,
+        "outcome": delivery.outcome,
+        "eventId": event.id if event else None,
+        "type": event.type if event else None,
+        "object": event.object_id if event else None,
+        "reason": delivery.reason,
+        "forwardStatus": delivery.forward_status,
+    }
+
+
+class _Reporter:
+    """Prints and logs deliveries; called from the listener's threads."""
+
+    def __init__(self, log: IO[str] | None) -> None:
+        self._log = log
+        self._lock = threading.Lock()
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, delivery: Delivery) -> None:
+        with self._lock:
+            self.counts[delivery.outcome] = self.counts.get(delivery.outcome, 0) + 1
+            click.echo(delivery_line(delivery))
+            if self._log is not None:
+                self._log.write(json.dumps(delivery_record(delivery)) + "\n")
+                self._log.flush()
+
+
+def _sandbox_client(settings: Settings) -> Client:
+    from workbench._client import Client
+
+    return Client(settings=settings, max_retries=1)
+
+
+def _resolve_secret(given: str | None, settings: Settings) -> str:
+    secret = given or os.environ.get(ENV_WEBHOOK_SECRET)
+    if secret:
+        return secret
+    if settings.environment is not Environment.LOCAL:
+        raise click.UsageError(
+            f"no webhook secret: pass --secret or set {ENV_WEBHOOK_SECRET} "
+            "(the secret of the store's webhook endpoint)"
+        )
+    with _sandbox_client(settings) as client:
+        found = client.sandbox.fixtures().webhook_secret
+    if not found:
+        raise click.UsageError("the sandbox lists no webhook secret for your store")
+    return found
+
+
+@contextlib.contextmanager
+def _store_webhook(settings: Settings, url: str) -> Iterator[None]:
+    """Point the store's webhook at ``url`` (sandbox control route); restore it after."""
+    with _sandbox_client(settings) as client:
+        fixtures = client.sandbox.fixtures()
+        store = next((s for s in fixtures.stores if s.id == fixtures.store_id), None)
+        previous = store.webhook_url if store else None
+        client.sandbox.set_webhook(url)
+        click.echo(f"Store {fixtures.store_id} webhook -> {url} (set back on exit)")
+        try:
+            yield
+        finally:
+            client.sandbox.set_webhook(previous)
+            click.echo(f"Store {fixtures.store_id} webhook set back to {previous or 'none'}")
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
+    def _handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, _handler)
+    except ValueError:  # not the main thread (e.g. under a test runner's thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@click.command("listen")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="0: a free port."
+)
+@click.option(
+    "--path",
+    default=None,
+    help="Path deliveries are posted to (signed with them). "
+    "Default: the --forward-to URL's path, else /webhooks.",
+)
+@click.option(
+    "--secret",
+    default=None,
+    help=f"The store's webhook secret (or set {ENV_WEBHOOK_SECRET}). "
+    "Default against a local sandbox: read from its fixtures.",
+)
+@click.option(
+    "--set-webhook",
+    "set_webhook",
+    is_flag=True,
+    help="Point the store's webhook at this listener through the local sandbox's "
+    "PUT /sandbox/webhook, and set it back on exit.",
+)
+@click.option(
+    "--forward-to",
+    default=None,
+    metavar="URL",
+    help="Post each verified delivery on to URL with the same body and signature headers; "
+    "the listener answers what URL answers.",
+)
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append one JSON line per delivery (no body, signature or secret).",
+)
+@click.option(
+    "--tolerance",
+    type=click.IntRange(1, 86_400),
+    default=DEFAULT_TOLERANCE,
+    show_default=True,
+    help="Seconds X-Timestamp may lie from this clock.",
+)
+def listen(
+    host: str,
+    port: int,
+    path: str | None,
+    secret: str | None,
+    set_webhook: bool,
+    forward_to: str | None,
+    log_path: Path | None,
+    tolerance: int,
+) -> None:
+    """Receive webhooks on a local port, verify each and print one line per delivery.
+
+    Like `stripe listen`: each delivery is checked with
+    workbench.webhooks.construct_event (signature, timestamp, replay) and printed as
+    time, event type, object id and outcome. The keys and base URL come from
+    WORKBENCH_* (or .env), as for the client. Stop with Ctrl-C.
+    """
+    settings = Settings.load()
+    if set_webhook and settings.environment is not Environment.LOCAL:
+        raise click.UsageError(
+            "--set-webhook works only against a local sandbox: configure the service's "
+            "webhook endpoint in its dashboard"
+        )
+    if path is None:
+        path = "/webhooks"
+        if forward_to:
+            from workbench.signing import canonical_path
+
+            path = canonical_path(forward_to)
+    webhook_secret = _resolve_secret(secret, settings)
+    stop = threading.Event()
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(log_path.open("a", encoding="utf-8")) if log_path else None
+        reporter = _Reporter(log)
+        listener = WebhookListener(
+            webhook_secret,
+            host=host,
+            port=port,
+            path=path,
+            tolerance=tolerance,
+            forward_to=forward_to,
+            on_delivery=reporter,
+        )
+        try:
+            stack.enter_context(listener)
+        except OSError as exc:
+            raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        click.echo(f"Listening on {listener.url} (port {listener.port})")
+        click.echo(f"Verifying with the webhook secret {mask_secret(webhook_secret)}")
+        if forward_to:
+            click.echo(f"Forwarding verified deliveries to {forward_to}")
+        if set_webhook:
+            stack.enter_context(_store_webhook(settings, listener.url))
+        stack.enter_context(_stop_on_sigterm(stop))
+        click.echo("Ready. Press Ctrl-C to stop.")
+        try:
+            while not stop.wait(0.2):
+                pass
+        except KeyboardInterrupt:
+            pass
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(reporter.counts.items())) or "no deliveries"
+    click.echo(f"Stopped: {counts}")

@@ -1,0 +1,88 @@
+"""``GET /``: what this is, its base URL and demo keys, links, fixtures and test cards.
+
+The secret key is always shown masked (``sk_…0001``), whatever it is: the page is
+served to anyone who can reach the port. The public key is shown as the startup banner
+shows it (in full when it is the built-in demo key).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Any
+
+import jinja2
+from fastapi import APIRouter, Depends, Request
+from starlette.responses import HTMLResponse
+
+from workbench.config import mask_key, mask_secret
+from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
+from workbench.sandbox.checkout.rendering import PAGE_HEADERS
+from workbench.sandbox.context import sandbox_of
+from workbench.sandbox.control import fixtures_view
+from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
+from workbench.sandbox.routes._common import base_url
+from workbench.sandbox.runtime import Sandbox
+
+__all__ = ["GUIDE_URL", "router"]
+
+#: Where ``make docs-serve`` serves the guide.
+GUIDE_URL = "http://127.0.0.1:8000/"
+
+router = APIRouter(redirect_slashes=False, include_in_schema=False)
+
+SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    loader = jinja2.ChoiceLoader(
+        [
+            jinja2.PackageLoader("workbench.sandbox.front", "templates"),
+            jinja2.PackageLoader("workbench.sandbox.checkout", "templates"),
+        ]
+    )
+    return jinja2.Environment(
+        loader=loader,
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _grouped(number: str) -> str:
+    return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
+
+
+def _fixtures(sandbox: Sandbox) -> dict[str, Any]:
+    with sandbox.db.read() as conn:
+        view = fixtures_view(conn, DEMO_MERCHANT_ID)
+    # The webhook secret stays behind the signed GET /sandbox/fixtures.
+    return {
+        "merchant": view["merchant"],
+        "stores": [{"id": s["id"], "name": s["name"]} for s in view["stores"]],
+        "customers": view["customers"],
+    }
+
+
+@router.get("/")
+def front_page(request: Request, sandbox: SandboxDep) -> HTMLResponse:
+    """The front page of the sandbox (HTML, no signature)."""
+    config = sandbox.config
+    base = base_url(request, sandbox)
+    html = (
+        _environment()
+        .get_template("front.html")
+        .render(
+            static_base=base,
+            base_url=base,
+            api_key=config.api_key if config.uses_default_keys else mask_key(config.api_key),
+            secret_key=mask_secret(config.secret_key),
+            default_keys=config.uses_default_keys,
+            guide_url=GUIDE_URL,
+            fixtures=_fixtures(sandbox),
+            cards=[(card, _grouped(card.number)) for card in TEST_CARDS],
+            challenge_code=CHALLENGE_CODE,
+        )
+    )
+    return HTMLResponse(html, headers=PAGE_HEADERS)
