@@ -8,9 +8,10 @@ from pathlib import Path
 
 from .conftest import ROOT
 
-# "the next issue", "issue 16", "a later phase", "phase 2", "this round"...
+# "the next issue", "issue 16", "a later phase", "phase 2", "this round", "round-1"...
 PLANNING = re.compile(
-    r"\b(?:issues?|phases?|milestones?|(?:this|next|previous|last) round)\b", re.IGNORECASE
+    r"\b(?:issues?|phases?|milestones?|(?:this|next|previous|last) round|round[- ]\d+)\b",
+    re.IGNORECASE,
 )
 HIDDEN = re.compile(r"<(script|style)\b.*?</\1>", re.DOTALL | re.IGNORECASE)
 
