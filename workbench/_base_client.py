@@ -148,11 +148,19 @@ class BaseClient:
         return self._auth.clock_offset
 
     def add_observer(self, observer: CallObserver) -> None:
-        """Call ``observer(info, body)`` after every finished call (success or API error)."""
+        """Call ``observer(info, body)`` after every finished call (success or API error).
+
+        Args:
+            observer: called with the call's `ResponseInfo` and its parsed body.
+        """
         self._observers.append(observer)
 
     def remove_observer(self, observer: CallObserver) -> None:
-        """Stop calling ``observer``."""
+        """Stop calling ``observer``.
+
+        Args:
+            observer: one added by `add_observer`.
+        """
         self._observers.remove(observer)
 
     def __repr__(self) -> str:
@@ -329,7 +337,19 @@ class SyncAPIClient(BaseClient):
         self._sleep: Callable[[float], None] = time.sleep
 
     def request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        """Send one call, retrying as the policy allows, and parse its result."""
+        """Send one call, retrying as the policy allows, and parse its result.
+
+        Args:
+            options: the method, path, body and headers of the call.
+            cast_to: the model to parse a successful answer into.
+
+        Returns:
+            The parsed answer.
+
+        Raises:
+            APIError: the service answered with an error (its subclass names the code).
+            APIConnectionError: no answer after the retries.
+        """
         call = self._prepare(options)
         retries = 0
         clock_learnt = False

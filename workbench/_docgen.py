@@ -1,15 +1,16 @@
 """Writes the guide's pages that are data, from the code that holds the data.
 
-The error table, the state diagrams, the signing worked example, the ``workbench
-sign`` diagnoses, the money examples, the command-line reference, the OpenAPI
-summary and the list of flow notebooks are rendered here and committed under
+The error table (with its anchors and declines), the client's exception tree, the
+test cards, the production page, the state diagrams, the signing worked example, the
+``workbench sign`` diagnoses, the money examples, the command-line reference, the
+OpenAPI summary and the list of flow notebooks are rendered here and committed under
 ``docs/``, so the guide builds without running anything. A test renders them again
 and fails when the committed files differ, so they cannot drift from the code.
 
 Regenerate after changing ``workbench.spec``, a command or a notebook::
 
-    uv run python -m workbench._docgen          # write
-    uv run python -m workbench._docgen --check  # exit 1 and list stale files
+    .venv/bin/python -m workbench._docgen          # write (or: make docs-gen)
+    .venv/bin/python -m workbench._docgen --check  # exit 1 and list stale files
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import click
+import httpx
 from click.testing import CliRunner
 
+from workbench import _exceptions as _exc
+from workbench._retry import RetryPolicy
 from workbench.cli import main as cli_main
 from workbench.config import (
     ENV_API_KEY,
@@ -40,9 +44,18 @@ from workbench.config import (
     mask_secret,
 )
 from workbench.money import format_try, kurus_to_lira, to_kurus
+from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
 from workbench.signature_debug import MISTAKES, diagnose
 from workbench.signing import body_sha256, canonical_path, canonical_string, sign
-from workbench.spec import ERRORS, PAYMENT, REFUND, SESSION, SUBSCRIPTION, StateMachine
+from workbench.spec import (
+    ERRORS,
+    PAYMENT,
+    REFUND,
+    SESSION,
+    SUBSCRIPTION,
+    ErrorCode,
+    StateMachine,
+)
 
 __all__ = ["GENERATED_DIR", "OPENAPI_FACTORY", "check", "main", "render", "write"]
 
@@ -86,22 +99,341 @@ def _origin(origin: str) -> str:
     return "" if origin == "spec" else "<br>*sandbox decision*"
 
 
+def anchor(code: str) -> str:
+    """The errors page's anchor of ``code``: ``SVC-GW-2001`` is ``#svc-gw-2001``."""
+    return code.lower()
+
+
+def _exception_ref(cls: type[BaseException]) -> str:
+    """A cross-reference to the class's entry in the client reference (mkdocs-autorefs)."""
+    return f"[`{cls.__name__}`][{cls.__module__}.{cls.__name__}]"
+
+
+def _raised_for(code: str) -> type[_exc.APIError]:
+    """The class the client raises for ``code``: its own code-to-class mapping decides."""
+    return _exc.error_class_for(code, ERRORS[code].http_status)
+
+
+def _client_retries(code: str, http_status: int) -> bool:
+    """Whether the client retries this answer by itself (its retry policy decides)."""
+    return RetryPolicy.should_retry_response(httpx.Response(http_status), code)
+
+
 def errors_table() -> str:
-    """Every error code, in the order the spec module defines them."""
+    """Every error code, in the order the spec module defines them, with its anchor and class."""
     rows = [
         (
-            f"`{e.code}`<br>{_cell(e.title)}{_origin(e.origin)}",
+            f'<span id="{anchor(e.code)}"></span>`{e.code}`<br>{_cell(e.title)}{_origin(e.origin)}',
             str(e.http_status),
-            "yes" if e.retryable else "no",
+            _exception_ref(_raised_for(e.code)),
+            ("yes" if e.retryable else "no")
+            + (" (the client does)" if _client_retries(e.code, e.http_status) else ""),
             _cell(e.cause),
             _cell(e.action),
         )
         for e in ERRORS.values()
     ]
-    return _BANNER + _table(("Code", "HTTP", "Retry?", "Cause", "What to do"), rows)
+    header = ("Code", "HTTP", "Raises", "Retry?", "Cause", "What to do")
+    return _BANNER + _table(header, rows) + "\n" + declines_section()
+
+
+#: What each test card's charge, 3-D Secure challenge or renewal ends in: the sandbox's
+#: own decline tables (read, not copied, so this page follows them).
+def _declines() -> list[tuple[str, str, str]]:
+    from workbench.sandbox import payments as sandbox_payments
+    from workbench.sandbox.subscriptions import renewals
+
+    by_behaviour = {card.behaviour: card for card in TEST_CARDS}
+    found: list[tuple[str, str, str]] = []
+    for behaviour, (code, message) in sandbox_payments._DECLINES.items():
+        found.append((code, f"a card charge on `{by_behaviour[behaviour].token}`", message))
+    found.append(
+        (
+            "SVC-PAY-3003",
+            f"the 3-D Secure challenge of `{by_behaviour['3ds_fail'].token}` (or any code "
+            f"other than `{CHALLENGE_CODE}` on `{by_behaviour['3ds_challenge'].token}`)",
+            "the buyer failed the 3-D Secure challenge; the payment ends `failed`",
+        )
+    )
+    for behaviour, code in renewals._RENEWAL_DECLINES.items():
+        found.append(
+            (
+                code,
+                f"a subscription renewal charged on `{by_behaviour[behaviour].token}`",
+                "the renewal payment is `declined`; the subscription goes `past_due`",
+            )
+        )
+    return found
+
+
+def declines_section() -> str:
+    """The decline reasons the sandbox produces, and the test card that produces each."""
+    rows = [
+        (
+            f"[`{code}`](#{anchor(code)})",
+            _exception_ref(_raised_for(code)),
+            when,
+            _cell(what),
+        )
+        for code, when, what in _declines()
+    ]
+    return (
+        "## Declines in the sandbox\n\n"
+        "The decline reasons the sandbox produces and the test card that produces each "
+        "([Test cards](sandbox/test-cards.md)). A decline is final for that payment: "
+        "retrying the same request replays it; charge again with a new `transactionId` "
+        "after the buyer changes the card.\n\n"
+        + _table(("Code", "Raises", "Produced by", "Outcome"), rows)
+    )
+
+
+_STATUSES_SEEN = (400, 401, 402, 404, 405, 408, 409, 413, 422, 429, 500, 502, 503)
+
+
+def _exception_tree() -> list[tuple[int, type[BaseException]]]:
+    """Every exception class of ``workbench._exceptions``, depth-first from the root."""
+    # In the order the module defines them, which is the order its docstring's tree shows.
+    classes = [
+        obj
+        for name, obj in vars(_exc).items()
+        if name in _exc.__all__ and isinstance(obj, type) and issubclass(obj, BaseException)
+    ]
+    out: list[tuple[int, type[BaseException]]] = []
+
+    def visit(cls: type[BaseException], depth: int) -> None:
+        out.append((depth, cls))
+        children = [c for c in classes if c.__bases__[0] is cls]
+        for child in sorted(children, key=lambda c: classes.index(c)):
+            visit(child, depth + 1)
+
+    visit(_exc.WorkbenchError, 0)
+    missing = set(classes) - {cls for _, cls in out}
+    if missing:
+        raise ValueError(
+            f"exception classes outside the tree: {sorted(c.__name__ for c in missing)}"
+        )
+    return out
+
+
+def exceptions_table() -> str:
+    """The client's exception tree: each class, what raises it and whether to retry."""
+    codes_of: dict[type[BaseException], list[str]] = {}
+    for code in ERRORS:
+        codes_of.setdefault(_raised_for(code), []).append(code)
+    rows = []
+    for depth, cls in _exception_tree():
+        name = ("&nbsp;" * 3 * depth) + ("└&nbsp;" if depth else "") + _exception_ref(cls)
+        raised: list[str] = []
+        retry: list[str] = []
+        for code in codes_of.get(cls, []):
+            e = ERRORS[code]
+            raised.append(f"[`{code}`](../../errors.md#{anchor(code)})")
+            retry.append(f"`{code}`: " + ("yes" if e.retryable else "no"))
+        fallback = [s for s in _STATUSES_SEEN if _exc.error_class_for("", s) is cls]
+        if fallback:
+            raised.append("any other code with HTTP " + ", ".join(map(str, fallback)))
+            answers = {
+                s: _exc.APIError(code="", message="", request_id=None, http_status=s).retryable
+                for s in fallback
+            }
+            if len(set(answers.values())) == 1:
+                retry.append("other codes: " + ("yes" if next(iter(answers.values())) else "no"))
+            else:
+                retry.append(
+                    "other codes: "
+                    + ", ".join(f"{s} {'yes' if r else 'no'}" for s, r in answers.items())
+                )
+        if issubclass(cls, _exc.APIConnectionError):
+            raised.append(
+                "no HTTP answer: timed out" if cls is _exc.APITimeoutError else "no HTTP answer"
+            )
+            retry.append("yes, under the same `Idempotency-Key` (the client does)")
+        elif not raised:
+            raised.append("base class, not raised by itself" if depth < 2 else "its subclasses")
+            retry.append("see its subclasses")
+        rows.append((name, "<br>".join(raised), "<br>".join(retry)))
+    return _BANNER + _table(("Exception", "Raised for", "Safe to retry?"), rows)
+
+
+# --- test cards ------------------------------------------------------------------------
+
+#: Numbers the sandbox has no row for, shown so every brand it recognises has one: any
+#: other Luhn-valid number tokenizes as an approved credit card of the brand its prefix
+#: names (``workbench.sandbox.cards.tokenize``).
+OTHER_NUMBERS = ("5555555555554444", "378282246310005", "9792000000000003")
+_BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "Amex", "troy": "Troy"}
+
+
+def _three_ds(behaviour: str) -> str:
+    if behaviour == "3ds_challenge":
+        return f"challenge: code `{CHALLENGE_CODE}` passes, any other fails"
+    if behaviour == "3ds_fail":
+        return "challenge that always fails (`SVC-PAY-3003`)"
+    if behaviour in ("declined", "insufficient_funds"):
+        return "none: declined first"
+    return "frictionless"
+
+
+def _installments(card_type: str) -> str:
+    # The charge refuses installmentCount > 1 on a debit card (SVC-VAL-4001).
+    return "1 to 12" if card_type == "credit" else "1 only"
+
+
+def _grouped(number: str) -> str:
+    return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
+
+
+def test_cards_table() -> str:
+    """One table of the sandbox's test cards, from ``workbench.sandbox.cards.TEST_CARDS``."""
+    rows = [
+        (
+            _BRANDS.get(card.brand, card.brand),
+            card.card_type,
+            f"`{_grouped(card.number)}`",
+            f"`{card.token}`",
+            _installments(card.card_type),
+            _three_ds(card.behaviour),
+            _cell(card.description),
+        )
+        for card in TEST_CARDS
+    ]
+    for number in OTHER_NUMBERS:
+        brand = _sandbox_brand(number)
+        rows.append(
+            (
+                _BRANDS.get(brand, brand),
+                "credit",
+                f"`{_grouped(number)}`",
+                "a new `tok_…` from tokenizing",
+                _installments("credit"),
+                _three_ds("success"),
+                "approved (any Luhn-valid number the table does not list)",
+            )
+        )
+    header = (
+        "Brand",
+        "Type",
+        "Number (hosted page)",
+        "Token (API)",
+        "Installments",
+        "3-D Secure (`threeDSecure: true`)",
+        "Outcome",
+    )
+    return _BANNER + _table(header, rows)
+
+
+def _sandbox_brand(number: str) -> str:
+    from workbench.sandbox.cards import _brand
+
+    return _brand(number)
+
+
+# --- production ------------------------------------------------------------------------
+
+
+def production_page() -> str:
+    """The spec's guarantees apart from the sandbox's decisions, from ``workbench.spec``."""
+    spec_codes = [e for e in ERRORS.values() if e.origin == "spec"]
+    own_codes = [e for e in ERRORS.values() if e.origin != "spec"]
+
+    def code_rows(errors: Sequence[ErrorCode]) -> str:
+        return _table(
+            ("Code", "HTTP", "Meaning"),
+            [
+                (f"[`{e.code}`](errors.md#{anchor(e.code)})", str(e.http_status), _cell(e.title))
+                for e in errors
+            ],
+        )
+
+    def transition_rows(spec: bool) -> str:
+        rows = []
+        for machine in (PAYMENT, REFUND, SESSION, SUBSCRIPTION):
+            for t in machine.transitions:
+                if (t.origin == "spec") != spec:
+                    continue
+                source = "(new)" if t.source is None else f"`{t.source}`"
+                rows.append(
+                    (machine.name, f"{source} → `{t.target}`", f"`{t.action}`", _cell(t.condition))
+                )
+        return _table(("Object", "Transition", "Action", "Condition"), rows)
+
+    return (
+        _BANNER + f"## Guaranteed by the spec\n\n"
+        f"Code against these. The spec names {len(spec_codes)} of the {len(ERRORS)} error "
+        "codes; dispatch on them by `code`:\n\n"
+        + code_rows(spec_codes)
+        + "\nThe transitions the spec's own tables list:\n\n"
+        + transition_rows(True)
+        + "\n## Decided by the sandbox\n\n"
+        f'The spec leaves these "not shown"; the sandbox had to choose, and the provider\'s '
+        "service may choose otherwise. Keep your code tolerant of them: treat an unknown "
+        f"code by its HTTP status (the client's exception families do), and an unknown "
+        f'state as "not final yet". {len(own_codes)} of the {len(ERRORS)} codes:\n\n'
+        + code_rows(own_codes)
+        + "\nTransitions that fill a gap in the spec's tables:\n\n"
+        + transition_rows(False)
+    )
 
 
 # --- state machines --------------------------------------------------------------------
+
+
+#: A final state entered from this many states or more gets a diagram of its own.
+_FAN_IN = 3
+_RANK_SPACING = 70
+
+
+def _edges(machine: StateMachine) -> dict[tuple[str, str], list[str]]:
+    edges: dict[tuple[str, str], list[str]] = {}
+    for t in machine.transitions:
+        if t.source == t.target:
+            continue
+        label = t.action + (" (auto)" if t.automatic else "")
+        labels = edges.setdefault(("[*]" if t.source is None else t.source, t.target), [])
+        if label not in labels:
+            labels.append(label)
+    return edges
+
+
+def _mermaid(
+    edges: Mapping[tuple[str, str], Sequence[str]], final: Iterable[str], *, across: bool = False
+) -> str:
+    # More room between ranks than Mermaid's default, so that labels of edges leaving
+    # and entering one state do not touch.
+    head = ["---", "config:", "  state:", f"    rankSpacing: {_RANK_SPACING}", "---"]
+    lines = [*head, "stateDiagram-v2"] + (["    direction LR"] if across else [])
+    lines.extend(
+        f"    {src} --> {dst}: {'<br>'.join(labels)}" for (src, dst), labels in edges.items()
+    )
+    shown = sorted({s for edge in edges for s in edge} & set(final))
+    if shown:
+        lines.append("    classDef final font-weight:bold,stroke-width:3px")
+        lines.append(f"    class {','.join(shown)} final")
+    return "\n".join(lines)
+
+
+def diagrams(machine: StateMachine) -> list[str]:
+    """Mermaid diagrams of ``machine``, drawn to be read at the guide's width.
+
+    Transitions that keep the state (replays, renewals, a scheduled cancellation) are
+    left to the table, actions between the same two states share one arrow, and final
+    states are drawn bold rather than with arrows to an end dot. A final state entered
+    from many states (a subscription's ``cancelled``) gets a second, small diagram:
+    drawn in the first, its arrows would cross every other.
+    """
+    edges = _edges(machine)
+    sources: dict[str, set[str]] = {}
+    for src, dst in edges:
+        sources.setdefault(dst, set()).add(src)
+    apart = {
+        dst for dst, srcs in sources.items() if dst in machine.terminal and len(srcs) >= _FAN_IN
+    }
+    main = {edge: labels for edge, labels in edges.items() if edge[1] not in apart}
+    out = [_mermaid(main, machine.terminal)]
+    for dst in sorted(apart):
+        into = {e: lb for e, lb in edges.items() if e[1] == dst}
+        out.append(_mermaid(into, machine.terminal, across=True))
+    return out
 
 
 def state_machine(machine: StateMachine) -> str:
@@ -125,8 +457,9 @@ def state_machine(machine: StateMachine) -> str:
     table = "".join(f"    {line}\n" for line in _table(header, rows).splitlines())
     return (
         _BANNER
-        + f"```mermaid\n{machine.mermaid()}\n```\n\n"
-        + f"States: {states}. Terminal: {terminal}.\n\n"
+        + "".join(f"```mermaid\n{d}\n```\n\n" for d in diagrams(machine))
+        + f"States: {states}. Final (bold in the diagrams): {terminal}. Transitions that keep "
+        "the state, such as replays, are in the table only.\n\n"
         + f'??? info "Every transition of the {machine.name}, as a table"\n\n'
         + table
     )
@@ -357,7 +690,7 @@ def sign_session(vectors: Mapping[str, _Vector]) -> str:
     command = (
         f"export {ENV_SECRET_KEY}=\"$(python3 -c 'import json; print(json.load(open("
         f'"tests/data/signing-vectors.json"))["vectors"][0]["secret_key"])\')"\n'
-        f"uv run workbench sign {v.method} {v.url} \\\n"
+        f".venv/bin/workbench sign {v.method} {v.url} \\\n"
         f"    --timestamp {v.timestamp} \\\n"
         f"    --expect {wrong}"
     )
@@ -586,6 +919,9 @@ def render(root: Path) -> dict[Path, str]:
     schema = _openapi_schema(OPENAPI_FACTORY)
     out: dict[Path, str] = {
         GENERATED_DIR / "errors.md": errors_table(),
+        GENERATED_DIR / "exceptions.md": exceptions_table(),
+        GENERATED_DIR / "test-cards.md": test_cards_table(),
+        GENERATED_DIR / "production.md": production_page(),
         GENERATED_DIR / "signing-example.md": signing_example(vectors),
         GENERATED_DIR / "signing-mistakes.md": signing_mistakes(vectors),
         GENERATED_DIR / "signing-session.md": sign_session(vectors),

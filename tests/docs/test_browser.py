@@ -30,6 +30,17 @@ PAGES = [
     ("concepts/signing/", "Request signing"),
     ("errors/", "Errors"),
     ("flows/", "Flows"),
+    ("production/", "What to rely on in production"),
+    ("concepts/signing-without-python/", "Signing without Python"),
+    ("sandbox/test-cards/", "Test cards"),
+    ("reference/client/", "Client"),
+    ("reference/client/resources/", "Resources"),
+    ("reference/client/models/", "Models"),
+    ("reference/client/exceptions/", "Errors and retries"),
+    ("reference/client/tracking/", "Tracking and waiting"),
+    ("reference/client/pagination/", "Pagination"),
+    ("reference/client/testing/", "Testing your integration"),
+    ("contributing/internals/", "Internals"),
 ]
 
 
@@ -80,7 +91,7 @@ def _visit(browser: object, url: str, screenshot: Path) -> dict[str, list[str]]:
         if "state-machines" in url:
             # Material swaps each <pre class="mermaid"> for a <div> holding the drawing in a
             # closed shadow root: count the swapped, non-empty ones.
-            page.wait_for_function(RENDERED_DIAGRAMS + " >= 4", timeout=20_000)
+            page.wait_for_function(RENDERED_DIAGRAMS + " >= 5", timeout=20_000)
             seen["diagrams"] = [str(page.evaluate(RENDERED_DIAGRAMS))]
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshot), full_page=True)
@@ -108,7 +119,7 @@ def test_page_renders_locally_without_errors(
     if heading is not None:
         assert seen["heading"] == [heading]
     if "diagrams" in seen:
-        assert seen["diagrams"] == ["4"]
+        assert seen["diagrams"] == ["5"]
 
 
 def test_palette_toggle_switches_to_dark(browser: object, site_url: str) -> None:
@@ -156,3 +167,76 @@ def test_search_answers_from_the_local_index(browser: object, site_url: str) -> 
     finally:
         context.close()
     assert off_host == []
+
+
+# Material draws each diagram in a closed shadow root; opened here so the test can measure.
+OPEN_SHADOW_ROOTS = """
+const attach = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (init) {
+  return attach.call(this, {...init, mode: "open"});
+};
+"""
+MEASURE_DIAGRAMS = """
+() => [...document.querySelectorAll('div.mermaid')].map(div => {
+  const svg = div.shadowRoot && div.shadowRoot.querySelector('svg');
+  if (!svg) return null;
+  const shown = svg.getBoundingClientRect();
+  const box = svg.viewBox.baseVal;
+  const rect = e => {
+    const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const labels = [...svg.querySelectorAll('g.edgeLabel')]
+    .filter(e => e.textContent.trim() && e.getBoundingClientRect().width > 0)
+    .map(e => ({text: e.textContent.trim(), box: rect(e)}));
+  const states = [...svg.querySelectorAll('g.node')]
+    .map(e => ({text: e.textContent.trim(), box: rect(e)}));
+  const scale = box && box.width ? shown.width / box.width : 1;
+  return {scale, height: shown.height, labels, states};
+})
+"""
+
+
+def _overlap(a: list[float], b: list[float], slack: float = 1.0) -> bool:
+    return (
+        a[0] + slack < b[2] and b[0] + slack < a[2] and a[1] + slack < b[3] and b[1] + slack < a[3]
+    )
+
+
+def test_state_diagrams_are_readable_at_the_page_width(browser: object, site_url: str) -> None:
+    """No diagram is shrunk to fit, and no two labels (or a label and a state) overlap."""
+    from playwright.sync_api import Browser
+
+    assert isinstance(browser, Browser)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.add_init_script(OPEN_SHADOW_ROOTS)
+        page.goto(urljoin(site_url, "concepts/state-machines/"), wait_until="networkidle")
+        page.wait_for_function(RENDERED_DIAGRAMS + " >= 5", timeout=20_000)
+        measured = page.evaluate(MEASURE_DIAGRAMS)
+        for index, element in enumerate(page.locator("div.mermaid").all()):
+            element.screenshot(path=str(SCREENSHOTS / f"state-diagram-{index + 1}.png"))
+    finally:
+        context.close()
+    assert len(measured) == 5
+    problems = []
+    for index, diagram in enumerate(measured, start=1):
+        assert diagram is not None, f"diagram {index} has no drawing"
+        if diagram["scale"] < 0.9:
+            problems.append(f"diagram {index} shrunk to {diagram['scale']:.2f} of its size")
+        if diagram["height"] < 150:
+            problems.append(f"diagram {index} squeezed to {diagram['height']:.0f} px high")
+        labels = diagram["labels"]
+        for i, a in enumerate(labels):
+            problems.extend(
+                f"diagram {index}: label {a['text']!r} overlaps label {b['text']!r}"
+                for b in labels[i + 1 :]
+                if _overlap(a["box"], b["box"])
+            )
+            problems.extend(
+                f"diagram {index}: label {a['text']!r} overlaps state {s['text']!r}"
+                for s in diagram["states"]
+                if _overlap(a["box"], s["box"])
+            )
+    assert problems == []

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.vectors import load_vectors
+from workbench import _docgen
 from workbench.config import DEFAULT_SECRET_KEY
 from workbench.spec import ERRORS, PAYMENT, REFUND, SESSION, SUBSCRIPTION
 
@@ -28,15 +29,25 @@ def test_error_page_lists_every_code(site: Path) -> None:
     html = (site / "errors" / "index.html").read_text(encoding="utf-8")
     missing = [code for code in ERRORS if f"<code>{code}</code>" not in html]
     assert missing == []
+    unanchored = [code for code in ERRORS if f'id="{code.lower()}"' not in html]
+    assert unanchored == []
 
 
-def test_state_page_has_one_diagram_per_machine(site: Path) -> None:
+def test_state_page_draws_every_transition_that_changes_the_state(site: Path) -> None:
     html = (site / "concepts" / "state-machines" / "index.html").read_text(encoding="utf-8")
-    diagrams = re.findall(r'<pre class="mermaid"><code>(.*?)</code></pre>', html, re.S)
-    assert len(diagrams) == 4
-    for machine, diagram in zip((PAYMENT, REFUND, SESSION, SUBSCRIPTION), diagrams, strict=True):
-        assert diagram.startswith("stateDiagram-v2"), machine.name
-        assert diagram.count("--&gt;") == machine.mermaid().count("-->"), machine.name
+    drawn = re.findall(r'<pre class="mermaid"><code>(.*?)</code></pre>', html, re.S)
+    expected = [d for m in (PAYMENT, REFUND, SESSION, SUBSCRIPTION) for d in _docgen.diagrams(m)]
+    assert len(drawn) == len(expected)
+    for diagram, machine in zip(drawn, expected, strict=True):
+        assert "stateDiagram-v2" in diagram
+        assert diagram.count("--&gt;") == machine.count("-->")
+    arrows = "".join(drawn)
+    for machine in (PAYMENT, REFUND, SESSION, SUBSCRIPTION):
+        for t in machine.transitions:
+            if t.source != t.target:
+                source = "[*]" if t.source is None else t.source
+                assert f"{source} --&gt; {t.target}: " in arrows, (machine.name, t)
+                assert t.action in arrows
 
 
 def test_no_page_loads_anything_from_another_host(site: Path) -> None:
@@ -77,3 +88,51 @@ def test_notebook_is_published_with_its_outputs(notebook: Path, site: Path) -> N
     page = site / "notebooks" / notebook.stem
     assert (page / "index.html").is_file()
     assert (page / notebook.name).read_bytes() == notebook.read_bytes()
+
+
+def _ids(page: Path) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+
+
+def test_client_reference_documents_every_resource_method_model_and_exception(
+    site: Path,
+) -> None:
+    import inspect
+
+    import workbench._exceptions
+    import workbench.models
+    import workbench.resources
+
+    reference = site / "reference" / "client"
+    missing = []
+    resources = _ids(reference / "resources" / "index.html")
+    for name in workbench.resources.__all__:
+        cls = getattr(workbench.resources, name)
+        path = f"{cls.__module__}.{name}"
+        missing += [path] if path not in resources else []
+        if name.startswith("Async"):
+            continue
+        for method, _ in inspect.getmembers(cls, inspect.isfunction):
+            if not method.startswith("_") and f"{path}.{method}" not in resources:
+                missing.append(f"{path}.{method}")
+    models = _ids(reference / "models" / "index.html")
+    for name in workbench.models.__all__:
+        obj = getattr(workbench.models, name)
+        if not inspect.isclass(obj):
+            continue
+        path = f"{obj.__module__}.{name}"
+        # Fields the class declares itself (inherited ones are on the parent's entry).
+        fields = [
+            f for f in getattr(obj, "model_fields", {}) if f in vars(obj).get("__annotations__", {})
+        ]
+        missing += [p for p in (path, *(f"{path}.{f}" for f in fields)) if p not in models]
+    exceptions = _ids(reference / "exceptions" / "index.html")
+    for name in workbench._exceptions.__all__:
+        is_class = inspect.isclass(getattr(workbench._exceptions, name))
+        if is_class and f"workbench._exceptions.{name}" not in exceptions:
+            missing.append(name)
+    client = _ids(reference / "index.html")
+    missing += [
+        c for c in ("workbench._client.Client", "workbench._client.AsyncClient") if c not in client
+    ]
+    assert missing == []

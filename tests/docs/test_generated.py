@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 
-from workbench import _docgen
-from workbench.spec import ERRORS, PAYMENT
+from workbench import _docgen, _exceptions
+from workbench._exceptions import error_class_for
+from workbench.sandbox.cards import TEST_CARDS
+from workbench.spec import ERRORS, PAYMENT, SUBSCRIPTION
 
 from .conftest import ROOT
 
-REGENERATE = "regenerate with `uv run python -m workbench._docgen` and commit the result"
+REGENERATE = "regenerate with `make docs-gen` and commit the result"
 
 
 def test_committed_pages_match_the_code() -> None:
@@ -22,15 +24,58 @@ def test_committed_pages_match_the_code() -> None:
     assert stale == [], f"stale generated files {[str(p) for p in stale]}: {REGENERATE}"
 
 
-def test_error_table_has_one_row_per_code() -> None:
+def test_error_table_has_one_row_per_code_with_its_anchor_and_class() -> None:
     table = _docgen.errors_table()
-    rows = [line for line in table.splitlines() if line.startswith("| `SVC-")]
+    rows = [line for line in table.splitlines() if line.startswith("| <span id=")]
     assert [row.split("`")[1] for row in rows] == list(ERRORS)
+    for row, (code, spec) in zip(rows, ERRORS.items(), strict=True):
+        assert row.startswith(f'| <span id="{code.lower()}"></span>`{code}`')
+        cls = error_class_for(code, spec.http_status)
+        assert f"[`{cls.__name__}`][workbench._exceptions.{cls.__name__}]" in row
+
+
+def test_exception_table_lists_every_class_and_the_code_that_raises_it() -> None:
+    table = _docgen.exceptions_table()
+    classes = [name for name in _exceptions.__all__ if isinstance(getattr(_exceptions, name), type)]
+    for name in classes:
+        assert f"[`{name}`][workbench._exceptions.{name}]" in table, name
+    for code, spec in ERRORS.items():
+        cls = error_class_for(code, spec.http_status)
+        row = next(line for line in table.splitlines() if f"[`{cls.__name__}`]" in line)
+        assert f"#{code.lower()})" in row, (code, cls.__name__)
+        assert f"`{code}`: {'yes' if spec.retryable else 'no'}" in row
+
+
+def test_every_decline_code_of_the_sandbox_is_on_the_errors_page() -> None:
+    page = _docgen.errors_table()
+    declines = page.split("## Declines in the sandbox", 1)[1]
+    for code in ("SVC-PAY-3001", "SVC-PAY-3002", "SVC-PAY-3003"):
+        assert f"[`{code}`](#{code.lower()})" in declines
+
+
+def test_test_card_table_has_a_row_per_card_and_every_brand() -> None:
+    page = _docgen.test_cards_table()
+    for card in TEST_CARDS:
+        assert f"`{card.token}`" in page
+    for brand in ("Visa", "Mastercard", "Amex", "Troy"):
+        assert f"| {brand} |" in page, brand
+    assert "| debit |" in page
+    assert "| credit |" in page
+
+
+def test_production_page_splits_spec_codes_from_sandbox_decisions() -> None:
+    page = _docgen.production_page()
+    spec_part, sandbox_part = page.split("## Decided by the sandbox")
+    for code, spec in ERRORS.items():
+        link = f"[`{code}`](errors.md#{code.lower()})"
+        assert link in (spec_part if spec.origin == "spec" else sandbox_part), code
+        assert link not in (sandbox_part if spec.origin == "spec" else spec_part), code
 
 
 def test_state_page_carries_the_machines_diagram_and_every_row() -> None:
     page = _docgen.state_machine(PAYMENT)
-    assert f"```mermaid\n{PAYMENT.mermaid()}\n```" in page
+    for diagram in _docgen.diagrams(PAYMENT):
+        assert f"```mermaid\n{diagram}\n```" in page
     rows = [line for line in page.splitlines() if line.startswith("    | ") and "`" in line]
     assert len(rows) == len(PAYMENT.transitions)
 
@@ -148,3 +193,13 @@ def test_openapi_hook_reads_the_factorys_document(
     schema = _docgen._openapi_schema("fake_sandbox_app:create_app")
     assert schema is not None
     assert "| `GET` | `/sandbox/fixtures` | Fixtures | 200 |" in _docgen.openapi_summary(schema)
+
+
+def test_subscription_cancellations_get_a_diagram_of_their_own() -> None:
+    main, cancelled = _docgen.diagrams(SUBSCRIPTION)
+    assert "--> cancelled" not in main
+    into = [line for line in cancelled.splitlines() if "-->" in line]
+    assert into
+    assert all(line.split("-->")[1].startswith(" cancelled:") for line in into)
+    sources = {t.source for t in SUBSCRIPTION.transitions if t.target == "cancelled"}
+    assert {line.split("-->")[0].strip() for line in into} == sources - {"cancelled"}

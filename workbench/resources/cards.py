@@ -54,6 +54,12 @@ class Cards(SyncResource):
             cvc: three or four digits.
             cardholder_name: as printed on the card.
             idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The token and what may be shown of the card (mask, brand, type).
+
+        Raises:
+            InvalidRequestError: the number fails the Luhn check or the card has expired.
         """
         return self._client.request(
             _tokenize(

@@ -110,6 +110,10 @@ class Payments(SyncResource):
             ValueError: ``card_token`` is not a ``tok_`` token.
             TypeError: ``amount`` is not an ``int``.
             DeclineError: the card was declined (``CardDeclinedError``, ``InsufficientFundsError``).
+
+        Returns:
+            The payment: ``captured``, ``authorized``, or ``pending_3ds`` with ``acs_url``
+            to send the buyer to.
         """
         return self._client.request(
             _charge(
@@ -135,13 +139,39 @@ class Payments(SyncResource):
         correlation_id: str,
         idempotency_key: str | None = None,
     ) -> ThreeDSecureResult:
-        """Complete a 3-D Secure challenge with the ACS's signed assertion (idempotent)."""
+        """Complete a 3-D Secure challenge with the ACS's signed assertion (idempotent).
+
+        Args:
+            payment_id: the ``pay_`` id.
+            pares: the signed assertion the ACS posted back.
+            correlation_id: the charge's ``correlation_id``.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The payment's state after the challenge: ``captured`` or ``authorized``.
+
+        Raises:
+            ThreeDSecureFailedError: the buyer failed the challenge (SVC-PAY-3003).
+            ThreeDSecureAssertionError: ``pares`` or ``correlation_id`` does not belong
+                to this payment (SVC-PAY-4001).
+        """
         return self._client.request(
             _three_ds(payment_id, pares, correlation_id, idempotency_key), ThreeDSecureResult
         )
 
     def capture(self, payment_id: str, *, idempotency_key: str | None = None) -> CaptureResult:
-        """Capture a preauthorized payment in full (idempotent once captured)."""
+        """Capture a preauthorized payment in full (idempotent once captured).
+
+        Args:
+            payment_id: the ``pay_`` id.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The captured payment.
+
+        Raises:
+            PaymentStateError: the payment is not ``authorized`` (SVC-PAY-4090).
+        """
         return self._client.request(
             _action(payment_id, "capture", {}, idempotency_key), CaptureResult
         )
@@ -155,6 +185,12 @@ class Payments(SyncResource):
             payment_id: the ``pay_`` id.
             reason: at most 500 characters; carried on the ``payment.voided`` event.
             idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The voided payment.
+
+        Raises:
+            PaymentStateError: the payment is captured or final (SVC-PAY-4090).
         """
         return self._client.request(
             _action(payment_id, "void", compact(reason=reason), idempotency_key), VoidResult
@@ -173,17 +209,46 @@ class Payments(SyncResource):
         A 202 answer returns normally with ``result.in_flight`` true; call again with
         ``idempotency_key=result.idempotency_key`` (or use
         ``workbench.tracking.wait_for_refund``) to learn when it settles.
+
+        Args:
+            payment_id: the ``pay_`` id.
+            amount: kuruş, at most the refundable amount; the whole of it if omitted.
+            reason: free text; longer than 500 characters is truncated by the service.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The refund, with ``in_flight`` true when the service answered 202.
+
+        Raises:
+            RefundAmountError: ``amount`` is more than the refundable amount (SVC-PAY-4002).
         """
         return self._client.request(
             _refund(payment_id, amount, reason, idempotency_key), RefundResult
         )
 
     def retrieve(self, payment_id: str) -> Payment:
-        """Read a payment."""
+        """Read a payment.
+
+        Args:
+            payment_id: the ``pay_`` id.
+
+        Returns:
+            The payment as the service holds it now.
+
+        Raises:
+            NotFoundError: no such payment for this merchant.
+        """
         return self._client.request(_retrieve(payment_id), Payment)
 
     def public_status(self, payment_id: str) -> PublicPaymentStatus:
-        """The buyer-safe status of a payment; sent without a signature."""
+        """The buyer-safe status of a payment; sent without a signature.
+
+        Args:
+            payment_id: the ``pay_`` id.
+
+        Returns:
+            The status fields a buyer's page may show.
+        """
         return self._client.request(_public_status(payment_id), PublicPaymentStatus)
 
 

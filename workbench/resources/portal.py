@@ -38,7 +38,14 @@ class Portal(SyncResource):
     """The buyer portal of a subscription."""
 
     def retrieve(self, public_hash: str) -> PublicSubscription:
-        """The buyer's view of the subscription."""
+        """The buyer's view of the subscription.
+
+        Args:
+            public_hash: the subscription's ``public_hash`` (from the merchant, in the portal link).
+
+        Returns:
+            What the buyer may see of the subscription.
+        """
         return self._client.request(
             RequestOptions("GET", _path(public_hash), signed=False), PublicSubscription
         )
@@ -50,7 +57,16 @@ class Portal(SyncResource):
         at_period_end: bool | None = None,
         idempotency_key: str | None = None,
     ) -> PublicCancellation:
-        """Cancel as the buyer; the service's default is at the end of the period."""
+        """Cancel as the buyer; the service's default is at the end of the period.
+
+        Args:
+            public_hash: the subscription's ``public_hash`` (from the merchant, in the portal link).
+            at_period_end: ``False`` to cancel now; the service's default if omitted.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The cancellation as the buyer sees it.
+        """
         return self._client.request(
             _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation
         )
@@ -58,7 +74,15 @@ class Portal(SyncResource):
     def update_card_session(
         self, public_hash: str, *, idempotency_key: str | None = None
     ) -> UpdateCardSession:
-        """Open a ``card_update_only`` checkout session for the buyer."""
+        """Open a ``card_update_only`` checkout session for the buyer.
+
+        Args:
+            public_hash: the subscription's ``public_hash`` (from the merchant, in the portal link).
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The session whose ``checkout_url`` lets the buyer enter a new card.
+        """
         return self._client.request(_update_card(public_hash, idempotency_key), UpdateCardSession)
 
 

@@ -91,27 +91,57 @@ class Sandbox(SyncResource):
     """Control routes of the local sandbox."""
 
     def fixtures(self) -> SandboxFixtures:
-        """Your merchant, stores (with the webhook secret), customers and test cards."""
+        """Your merchant, stores (with the webhook secret), customers and test cards.
+
+        Returns:
+            The demo data the sandbox created for your merchant.
+        """
         return self._client.request(_FIXTURES, SandboxFixtures)
 
     def advance_clock(self, seconds: int) -> BusinessTime:
-        """Move the business clock forward, running the work that falls due, in order."""
+        """Move the business clock forward, running the work that falls due, in order.
+
+        Args:
+            seconds: how far to move the clock; 0 or more.
+
+        Returns:
+            The merchant's business time after the move.
+        """
         return self._client.request(_advance(seconds), BusinessTime)
 
     def tick(self) -> ReconcilerPass:
-        """Run one reconciler pass now (refunds, renewals, expiries, webhooks)."""
+        """Run one reconciler pass now (refunds, renewals, expiries, webhooks).
+
+        Returns:
+            How many items the pass processed, by kind of work.
+        """
         return self._client.request(_TICK, ReconcilerPass)
 
     def settle(self) -> SettleResult:
-        """Settle every in-flight refund now, then deliver due webhooks."""
+        """Settle every in-flight refund now, then deliver due webhooks.
+
+        Returns:
+            How many refunds were settled.
+        """
         return self._client.request(_SETTLE, SettleResult)
 
     def reset(self) -> ResetResult:
-        """Delete your payments, subscriptions and events; restore the fixtures."""
+        """Delete your payments, subscriptions and events; restore the fixtures.
+
+        Returns:
+            How many rows were deleted, per table.
+        """
         return self._client.request(_RESET, ResetResult)
 
     def events(self, type: str | None = None) -> SandboxEventList:
-        """The events recorded for you, oldest first, with their delivery state."""
+        """The events recorded for you, oldest first, with their delivery state.
+
+        Args:
+            type: only events of this type (``payment.captured``...).
+
+        Returns:
+            The events, each with its payload and delivery attempts.
+        """
         return self._client.request(_events(type), SandboxEventList)
 
     def deliveries(self, event_id: str) -> EventDeliveries:
@@ -119,25 +149,64 @@ class Sandbox(SyncResource):
         return self._client.request(_deliveries(event_id), EventDeliveries)
 
     def fail_next(self, mode: FailureMode, *, seconds: int | None = None) -> FailNext:
-        """Make your next request fail once: ``429``, ``500`` or ``timeout`` (``seconds`` long)."""
+        """Make your next request fail once: ``429``, ``500`` or ``timeout`` (``seconds`` long).
+
+        Args:
+            mode: ``429``, ``500`` or ``timeout``.
+            seconds: how long a ``timeout`` holds the request.
+
+        Returns:
+            The failure now armed.
+        """
         return self._client.request(_fail_next(mode, seconds), FailNext)
 
     def set_latency(self, milliseconds: int) -> Latency:
-        """Delay every response by ``milliseconds`` (0 turns it off)."""
+        """Delay every response by ``milliseconds`` (0 turns it off).
+
+        Args:
+            milliseconds: added to every response; 0 or more.
+
+        Returns:
+            The latency now set.
+        """
         return self._client.request(_latency(milliseconds), Latency)
 
     def set_rate_limit(self, per_second: float | None, *, burst: int = 1) -> RateLimit:
-        """Set your rate limit; ``None`` restores the sandbox's default."""
+        """Set your rate limit; ``None`` restores the sandbox's default.
+
+        Args:
+            per_second: requests a second; ``None`` for the sandbox's default.
+            burst: requests allowed at once above the rate.
+
+        Returns:
+            The limit now in force.
+        """
         return self._client.request(_rate_limit(per_second, burst), RateLimit)
 
     def set_webhook(self, url: str | None) -> WebhookTarget:
-        """Point your store's webhooks at ``url`` (``None`` removes it)."""
+        """Point your store's webhooks at ``url`` (``None`` removes it).
+
+        Args:
+            url: where events are delivered; ``None`` to stop delivering.
+
+        Returns:
+            The webhook target now set.
+        """
         return self._client.request(_webhook(url), WebhookTarget)
 
     def answer_challenge(
         self, payment_id: str, correlation_id: str, *, code: str = CHALLENGE_CODE
     ) -> ChallengeAnswer:
-        """Answer the 3-D Secure page as the buyer; the right code passes, others fail."""
+        """Answer the 3-D Secure page as the buyer; the right code passes, others fail.
+
+        Args:
+            payment_id: the ``pay_`` id in ``pending_3ds``.
+            correlation_id: the charge's ``correlation_id``.
+            code: the one-time code typed; ``123456`` passes.
+
+        Returns:
+            The signed ``pares`` to pass to ``payments.complete_3ds`` and the ``result``.
+        """
         return self._client.request(_challenge(payment_id, correlation_id, code), ChallengeAnswer)
 
 

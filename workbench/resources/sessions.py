@@ -74,6 +74,9 @@ class Sessions(SyncResource):
             mode: ``payment`` (default), ``qr`` or ``card_update_only``.
             splits: marketplace splits, items ``{"submerchantId", "amountMinor"}``.
             idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The session, with the ``checkout_url`` to send the buyer to.
         """
         return self._client.request(
             _create(

@@ -134,6 +134,9 @@ class Subscriptions(SyncResource):
             generate_invoices: invoice each renewal.
             description: free text.
             idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The subscription, ``active`` or ``trialing``.
         """
         return self._client.request(
             _create(
@@ -173,20 +176,45 @@ class Subscriptions(SyncResource):
             created_from: the ``from`` filter.
             created_to: the ``to`` filter.
             max_items: stop after this many items.
+
+        Returns:
+            A pager: iterate it for every item, or call ``.pages()`` for each page.
         """
         filters = _filters(store_id, customer_id, status, limit, created_from, created_to)
         return SyncPager(lambda cursor: self.list_page(filters, cursor), max_items=max_items)
 
     def list_page(self, filters: dict[str, Any], cursor: str | None = None) -> SubscriptionPage:
-        """One page of the listing, for those who handle cursors themselves."""
+        """One page of the listing, for those who handle cursors themselves.
+
+        Args:
+            filters: the service's query parameters (``storeId``, ``status``...).
+            cursor: the previous page's ``next_cursor``; ``None`` for the first page.
+
+        Returns:
+            One page and the cursor of the next.
+        """
         return self._client.request(_list(filters, cursor), SubscriptionPage)
 
     def retrieve(self, subscription_id: str) -> Subscription:
-        """Read a subscription."""
+        """Read a subscription.
+
+        Args:
+            subscription_id: the ``sub_`` id.
+
+        Returns:
+            The subscription as the service holds it now.
+        """
         return self._client.request(RequestOptions("GET", _path(subscription_id)), Subscription)
 
     def charges(self, subscription_id: str) -> SubscriptionChargeList:
-        """The charges made for a subscription."""
+        """The charges made for a subscription.
+
+        Args:
+            subscription_id: the ``sub_`` id.
+
+        Returns:
+            Every charge made for the subscription.
+        """
         return self._client.request(
             RequestOptions("GET", _path(subscription_id, "/charges")), SubscriptionChargeList
         )
@@ -199,7 +227,20 @@ class Subscriptions(SyncResource):
         reason: str | None = None,
         idempotency_key: str | None = None,
     ) -> SubscriptionCancellation:
-        """Cancel now (``at_period_end=False``) or when the paid period ends."""
+        """Cancel now (``at_period_end=False``) or when the paid period ends.
+
+        Args:
+            subscription_id: the ``sub_`` id.
+            at_period_end: ``True`` to stop at the end of the paid period.
+            reason: free text kept with the cancellation.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The subscription's status now and whether it ends at the period's end.
+
+        Raises:
+            SubscriptionStateError: the subscription is already final (SVC-SUB-4090).
+        """
         return self._client.request(
             _cancel(subscription_id, at_period_end, reason, idempotency_key),
             SubscriptionCancellation,
@@ -208,7 +249,18 @@ class Subscriptions(SyncResource):
     def pause(
         self, subscription_id: str, *, idempotency_key: str | None = None
     ) -> SubscriptionUpdate:
-        """Pause an active or trialing subscription."""
+        """Pause an active or trialing subscription.
+
+        Args:
+            subscription_id: the ``sub_`` id.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The subscription's new status.
+
+        Raises:
+            SubscriptionStateError: the status does not allow a pause (SVC-SUB-4090).
+        """
         return self._client.request(
             _post(subscription_id, "/pause", {}, idempotency_key), SubscriptionUpdate
         )
@@ -216,7 +268,18 @@ class Subscriptions(SyncResource):
     def resume(
         self, subscription_id: str, *, idempotency_key: str | None = None
     ) -> SubscriptionUpdate:
-        """Resume a paused subscription; the next reconciler tick charges it."""
+        """Resume a paused subscription; the next reconciler tick charges it.
+
+        Args:
+            subscription_id: the ``sub_`` id.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The subscription's new status.
+
+        Raises:
+            SubscriptionStateError: the subscription is not paused (SVC-SUB-4090).
+        """
         return self._client.request(
             _post(subscription_id, "/resume", {}, idempotency_key), SubscriptionUpdate
         )
@@ -224,7 +287,18 @@ class Subscriptions(SyncResource):
     def retry(
         self, subscription_id: str, *, idempotency_key: str | None = None
     ) -> SubscriptionUpdate:
-        """Ask for a past-due subscription's charge to be retried on the next tick."""
+        """Ask for a past-due subscription's charge to be retried on the next tick.
+
+        Args:
+            subscription_id: the ``sub_`` id.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The subscription's status (still ``past_due`` until the retry runs).
+
+        Raises:
+            SubscriptionStateError: the subscription is not past due (SVC-SUB-4090).
+        """
         return self._client.request(
             _post(subscription_id, "/retry", {}, idempotency_key), SubscriptionUpdate
         )
@@ -232,7 +306,18 @@ class Subscriptions(SyncResource):
     def charge_now(
         self, subscription_id: str, *, idempotency_key: str | None = None
     ) -> ChargeReceipt:
-        """Queue an immediate charge; poll until the status leaves ``charging``."""
+        """Queue an immediate charge; poll until the status leaves ``charging``.
+
+        Args:
+            subscription_id: the ``sub_`` id.
+            idempotency_key: reuse a key to make a retry safe; generated if omitted.
+
+        Returns:
+            The receipt of the queued charge (status ``charging``).
+
+        Raises:
+            SubscriptionStateError: the status does not allow a charge (SVC-SUB-4090).
+        """
         return self._client.request(
             _post(subscription_id, "/charge-now", {}, idempotency_key), ChargeReceipt
         )

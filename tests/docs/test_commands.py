@@ -1,0 +1,172 @@
+"""Every shell command the README and the guide show works when pasted into a clone.
+
+Commands are read from fenced ``sh``/``bash``/``shell``/``console`` blocks (a block with a
+``title`` is a file's content, not commands). Each is checked statically (no bare
+``workbench`` or ``uv run`` unless the page first activates the virtual environment, no
+``<placeholder>`` that the shell would read as a redirection, valid bash), and the cheap
+ones (``--help``, ``workbench sign``) are run, with the block's ``export`` lines first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+SHELLS = {"sh", "bash", "shell", "console"}
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n"
+    r"(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
+NEEDS_PATH = {"workbench", "uv", "mkdocs", "pytest", "jupyter", "ruff", "mypy"}
+ACTIVATE = "source .venv/bin/activate"
+
+
+def pages() -> list[Path]:
+    docs = [p for p in sorted((ROOT / "docs").rglob("*.md")) if "notebooks" not in p.parts]
+    return [ROOT / "README.md", *docs, *sorted((ROOT / "notebooks").glob("*.ipynb"))]
+
+
+def _text(page: Path) -> str:
+    """A page's Markdown; for a notebook, its Markdown cells."""
+    if page.suffix != ".ipynb":
+        return page.read_text(encoding="utf-8")
+    cells = json.loads(page.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    return "\n\n".join(sources)
+
+
+@dataclass(frozen=True)
+class Command:
+    page: str
+    text: str
+    exports: tuple[str, ...]
+    activated: bool
+
+    @property
+    def words(self) -> list[str]:
+        return shlex.split(self.text, comments=True)
+
+
+def _commands(page: Path) -> list[Command]:
+    source = _text(page)
+    found: list[Command] = []
+    for match in FENCE.finditer(source):
+        info = match["info"].strip()
+        language = info.split()[0].strip("{.").lower() if info else ""
+        if language not in SHELLS or "title=" in info:
+            continue
+        indent = len(match["indent"])
+        lines = [line[indent:] for line in match["body"].splitlines()]
+        if language == "console":
+            lines = [line[2:] for line in lines if line.startswith("$ ")]
+        joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
+        activated = ACTIVATE in source[: match.start()]
+        exports: list[str] = []
+        for line in joined.splitlines():
+            if not shlex.split(line, comments=True):
+                continue
+            command = Command(str(page.relative_to(ROOT)), line.strip(), tuple(exports), activated)
+            found.append(command)
+            if command.words[0] == "export":
+                exports.append(command.text)
+    return found
+
+
+ALL = [c for p in pages() for c in _commands(p)]
+
+
+def _cheap(command: Command) -> bool:
+    words = command.words
+    if not words or words[0] != ".venv/bin/workbench":
+        return False
+    return "--help" in words or words[1:2] == ["sign"]
+
+
+def test_the_pages_show_commands() -> None:
+    assert len(ALL) > 10
+    assert any(_cheap(c) for c in ALL)
+
+
+@pytest.mark.parametrize("command", ALL, ids=[f"{c.page}:{c.text[:50]}" for c in ALL])
+def test_command_can_be_pasted(command: Command) -> None:
+    words = command.words
+    program = words[0]
+    while "=" in program and not program.startswith(("-", "/", ".")) and len(words) > 1:
+        words = words[1:]
+        program = words[0]
+    if not command.activated:
+        assert program not in NEEDS_PATH, (
+            f"{command.page}: `{program}` is not on PATH in a fresh clone; "
+            f"write .venv/bin/{program} (or `{ACTIVATE}` first)"
+        )
+        assert words[:2] != ["python", "-m"], f"{command.page}: use .venv/bin/python"
+    lexer = shlex.shlex(command.text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    assert "<" not in list(lexer), f"{command.page}: an unquoted <placeholder> is a redirection"
+    syntax = subprocess.run(["bash", "-n", "-c", command.text], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
+
+
+CHEAP = [c for c in ALL if _cheap(c)]
+
+
+@pytest.mark.parametrize("command", CHEAP, ids=[f"{c.page}:{c.text[:50]}" for c in CHEAP])
+def test_cheap_command_runs(command: Command, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WORKBENCH_")}
+    env["HOME"] = str(tmp_path)
+    script = "\n".join(["set -e", *command.exports, command.text])
+    result = subprocess.run(
+        ["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    if "--help" in command.words:
+        assert result.returncode == 0, output
+        assert "Usage:" in output
+    else:
+        assert result.returncode in (0, 1), output
+        assert "Canonical string" in output
+
+
+INLINE = re.compile(r"`(?:\.venv/bin/)?workbench ([a-z][a-z-]*)((?: [^`]*)?)`")
+
+
+def _inline_options() -> list[tuple[str, str, list[str]]]:
+    found = []
+    for page in pages():
+        for match in INLINE.finditer(_text(page)):
+            options = re.findall(r"(?<!\S)(--?[a-z][a-z-]*)", match[2])
+            found.append((str(page.relative_to(ROOT)), match[1], options))
+    return found
+
+
+def test_commands_and_options_named_in_the_text_exist() -> None:
+    """``workbench sign --expect`` in a sentence must be an option ``workbench sign`` has."""
+    import click
+
+    from workbench.cli import main
+
+    assert isinstance(main, click.Group)
+    context = click.Context(main, info_name="workbench")
+    wrong = []
+    for page, name, options in _inline_options():
+        command = main.get_command(context, name)
+        if command is None:
+            wrong.append(f"{page}: no command `workbench {name}`")
+            continue
+        known = {o for p in command.params for o in (*p.opts, *p.secondary_opts)} | {"--help"}
+        wrong.extend(
+            f"{page}: `workbench {name}` has no option {o}" for o in options if o not in known
+        )
+    assert wrong == []
