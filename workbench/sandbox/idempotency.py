@@ -2,7 +2,7 @@
 
 "The same payload" is decided by `fingerprint`, the one comparison the sandbox uses
 for an Idempotency-Key, for the ``transactionId`` fences of the charge and the session,
-and for the buyer portal's keys (issue 15, rule 9): the validated request's meaning
+and for the buyer portal's keys: the validated request's meaning
 (field values, defaults applied), not its bytes, so re-ordered JSON keys or other
 whitespace are the same payload. The buyer portal's routes are keyed on (public hash,
 endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the hash>``.
@@ -21,6 +21,11 @@ endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the 
 4. An `ApiError` (validation, state conflict, not found) is not recorded: the
    transaction rolls back with the claim, so the caller may fix the request and
    retry with the same key.
+
+`run_claimed` serves work that makes transactions of its own (the sandbox's control
+routes: a clock advance runs the reconciler, step by step): the claim is written as
+``pending`` first, the work runs, then its answer is stored; a duplicate meanwhile gets
+SVC-GW-2002 (retryable), and an `ApiError` deletes the claim.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ __all__ = [
     "IdempotencyPurgeWork",
     "Work",
     "fingerprint",
+    "run_claimed",
     "run_idempotent",
     "run_idempotent_async",
 ]
@@ -165,7 +171,14 @@ def _store(conn: sa.Connection, record_id: int, reply: Reply, request_id: str) -
 
 
 def _record(
-    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str, reply: Reply
+    conn: sa.Connection,
+    caller: Caller,
+    endpoint: str,
+    key: str,
+    digest: str,
+    reply: Reply,
+    *,
+    pending: bool = False,
 ) -> None:
     now = wall_now()
     kind, ident = reply.provisional or (None, None)
@@ -178,8 +191,8 @@ def _record(
             "key": key,
             "merchant_id": caller.merchant_id,
             "fingerprint": digest,
-            "state": "done",
-            "locked_until": now,
+            "state": "pending" if pending else "done",
+            "locked_until": now + timedelta(seconds=_CLAIM_SECONDS) if pending else now,
             "status_code": reply.status,
             "body": reply.body,
             "request_id": caller.request_id,
@@ -224,14 +237,7 @@ def run_idempotent(
             return claimed
         code, record_id = claimed
         if code is not None:
-            message = (
-                "Idempotency-Key was used with a different payload"
-                if code == "SVC-GW-2001"
-                else "a request with this Idempotency-Key is still in progress; retry shortly"
-            )
-            raise ApiError(
-                code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None
-            )
+            raise _conflict(code)
         reply = work(conn)
         if record_id is None:
             _record(conn, caller, endpoint, key, digest, reply)
@@ -240,6 +246,63 @@ def run_idempotent(
         return reply
 
     return sandbox.db.transact(claim_work_and_store)
+
+
+def _conflict(code: str) -> ApiError:
+    message = (
+        "Idempotency-Key was used with a different payload"
+        if code == "SVC-GW-2001"
+        else "a request with this Idempotency-Key is still in progress; retry shortly"
+    )
+    return ApiError(code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None)
+
+
+def run_claimed(
+    sandbox: Sandbox,
+    caller: Caller,
+    method: str,
+    path: str,
+    key: str | None,
+    action: Callable[[], Reply],
+    *,
+    digest: str,
+) -> Reply:
+    """Run ``action`` (which opens its own transactions) once per (key, endpoint, payload).
+
+    Raises:
+        ApiError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
+            whatever ``action`` raised (its claim is then released).
+    """
+    if key is None:
+        return action()
+    if not _KEY_RE.match(key):
+        raise ApiError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
+    endpoint = f"{method} {path}"
+
+    def claim(conn: sa.Connection) -> Reply | int:
+        claimed = _claim(conn, caller, endpoint, key, digest)
+        if isinstance(claimed, Reply):
+            return claimed
+        code, record_id = claimed
+        if code is not None:
+            raise _conflict(code)
+        if record_id is not None:
+            return record_id
+        _record(conn, caller, endpoint, key, digest, Reply(0, b""), pending=True)
+        row = _find(conn, caller, endpoint, key)
+        assert row is not None  # inserted just above, in this transaction
+        return int(row.id)
+
+    claimed = sandbox.db.transact(claim)
+    if isinstance(claimed, Reply):
+        return claimed
+    try:
+        reply = action()
+    except ApiError:
+        sandbox.db.transact(lambda conn: prepared.execute(conn, _DELETE, {"f_id": claimed}))
+        raise
+    sandbox.db.transact(lambda conn: _store(conn, claimed, reply, caller.request_id))
+    return reply
 
 
 async def run_idempotent_async(

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query
-from pydantic import Field
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from workbench.sandbox import control, events, refunds
@@ -13,8 +14,9 @@ from workbench.sandbox import db as tables
 from workbench.sandbox.clock import iso
 from workbench.sandbox.context import Caller, caller_of, sandbox_of
 from workbench.sandbox.errors import ApiError
+from workbench.sandbox.idempotency import fingerprint, run_claimed
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import StrictRequest, Url
 
@@ -27,6 +29,7 @@ _EXTRA: dict[str, Any] = {"openapi_extra": {"security": SIGNED}}
 
 SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
 CallerDep = Annotated[Caller, Depends(caller_of)]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 
 
 _Strict = StrictRequest
@@ -68,6 +71,28 @@ def _ok(caller: Caller, payload: Any) -> Response:
     return Reply.json(200, payload).to_response(caller.request_id)
 
 
+def _once(
+    request: Request,
+    sandbox: Sandbox,
+    caller: Caller,
+    key: str | None,
+    body: BaseModel | None,
+    action: Callable[[], Any],
+) -> Response:
+    """``action()``'s payload, once per Idempotency-Key: the client retries a POST after a
+    5xx, a 429 or a lost connection, and a retried advance must not move the clock twice."""
+    reply = run_claimed(
+        sandbox,
+        caller,
+        "POST",
+        raw_path(request),
+        key,
+        lambda: Reply.json(200, action()),
+        digest=fingerprint(body),
+    )
+    return reply.to_response(caller.request_id)
+
+
 @router.get("/fixtures", summary="Merchant, store, customers, saved cards, test cards", **_EXTRA)
 def fixtures(sandbox: SandboxDep, caller: CallerDep) -> Response:
     """The calling merchant's built-in data."""
@@ -76,37 +101,68 @@ def fixtures(sandbox: SandboxDep, caller: CallerDep) -> Response:
 
 
 @router.post("/clock/advance", summary="Advance the business clock", **_EXTRA)
-def advance(body: AdvanceRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+def advance(
+    body: AdvanceRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
     """Runs the reconciler work that falls due, in order; returns the new business time."""
-    try:
-        moment = sandbox.reconciler.advance(caller.merchant_id, body.seconds)
-    except TimeoutError as exc:
-        raise ApiError("SVC-GW-5030", str(exc), headers={"Retry-After": "1"}) from exc
-    return _ok(caller, {"businessTime": iso(moment)})
+
+    def run() -> dict[str, str | None]:
+        try:
+            moment = sandbox.reconciler.advance(caller.merchant_id, body.seconds)
+        except TimeoutError as exc:
+            raise ApiError("SVC-GW-5030", str(exc), headers={"Retry-After": "1"}) from exc
+        return {"businessTime": iso(moment)}
+
+    return _once(request, sandbox, caller, idempotency_key, body, run)
 
 
 @router.post("/reconciler/tick", summary="Run one reconciler pass now", **_EXTRA)
-def tick(sandbox: SandboxDep, caller: CallerDep) -> Response:
+def tick(
+    request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
+) -> Response:
     """Items processed per kind of work."""
-    return _ok(caller, {"processed": sandbox.reconciler.tick(caller.merchant_id)})
+    return _once(
+        request,
+        sandbox,
+        caller,
+        idempotency_key,
+        None,
+        lambda: {"processed": sandbox.reconciler.tick(caller.merchant_id)},
+    )
 
 
 @router.post("/settle", summary="Settle every in-flight refund now", **_EXTRA)
-def settle(sandbox: SandboxDep, caller: CallerDep) -> Response:
+def settle(
+    request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
+) -> Response:
     """Then deliver due webhooks."""
-    count = refunds.settle_all(sandbox, caller.merchant_id)
-    sandbox.reconciler.tick(caller.merchant_id)
-    return _ok(caller, {"settled": count})
+
+    def run() -> dict[str, int]:
+        count = refunds.settle_all(sandbox, caller.merchant_id)
+        sandbox.reconciler.tick(caller.merchant_id)
+        return {"settled": count}
+
+    return _once(request, sandbox, caller, idempotency_key, None, run)
 
 
 @router.post("/reset", summary="Delete this merchant's objects and restore fixtures", **_EXTRA)
-def reset(sandbox: SandboxDep, caller: CallerDep) -> Response:
-    """Counts of deleted rows per table."""
-    with sandbox.db.write() as conn:
-        deleted = control.reset_merchant(conn, caller.merchant_id)
-    sandbox.keys.clear()
-    sandbox.limiter.forget(caller.merchant_id)
-    return _ok(caller, {"deleted": deleted})
+def reset(
+    request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
+) -> Response:
+    """Counts of deleted rows per table (the reset's own Idempotency-Key record included)."""
+
+    def run() -> dict[str, Any]:
+        with sandbox.db.write() as conn:
+            deleted = control.reset_merchant(conn, caller.merchant_id)
+        sandbox.keys.clear()
+        sandbox.limiter.forget(caller.merchant_id)
+        return {"deleted": deleted}
+
+    return _once(request, sandbox, caller, idempotency_key, None, run)
 
 
 @router.get("/events", summary="Events of this merchant, with delivery state", **_EXTRA)
@@ -139,40 +195,70 @@ def event_deliveries(
 
 
 @router.post("/fail-next", summary="Make the next request fail (429, 500, timeout)", **_EXTRA)
-def fail_next(body: FailNextRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+def fail_next(
+    body: FailNextRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
     """Applies to the next non-control request of this merchant, once."""
-    mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
-    with sandbox.db.write() as conn:
-        conn.execute(
-            tables.merchants.update()
-            .where(tables.merchants.c.id == caller.merchant_id)
-            .values(fail_next=mode)
-        )
-    sandbox.keys.clear()
-    return _ok(caller, {"failNext": body.mode})
+
+    def run() -> dict[str, str]:
+        mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
+        with sandbox.db.write() as conn:
+            conn.execute(
+                tables.merchants.update()
+                .where(tables.merchants.c.id == caller.merchant_id)
+                .values(fail_next=mode)
+            )
+        sandbox.keys.clear()
+        return {"failNext": body.mode}
+
+    return _once(request, sandbox, caller, idempotency_key, body, run)
 
 
 @router.post("/latency", summary="Add simulated latency to every response", **_EXTRA)
-def latency(body: LatencyRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+def latency(
+    body: LatencyRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
     """0 turns it off."""
-    with sandbox.db.write() as conn:
-        conn.execute(
-            tables.merchants.update()
-            .where(tables.merchants.c.id == caller.merchant_id)
-            .values(latency_ms=body.milliseconds)
-        )
-    sandbox.keys.clear()
-    return _ok(caller, {"latencyMs": body.milliseconds})
+
+    def run() -> dict[str, int]:
+        with sandbox.db.write() as conn:
+            conn.execute(
+                tables.merchants.update()
+                .where(tables.merchants.c.id == caller.merchant_id)
+                .values(latency_ms=body.milliseconds)
+            )
+        sandbox.keys.clear()
+        return {"latencyMs": body.milliseconds}
+
+    return _once(request, sandbox, caller, idempotency_key, body, run)
 
 
 @router.post("/rate-limit", summary="Set this merchant's rate limit", **_EXTRA)
-def rate_limit(body: RateLimitRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+def rate_limit(
+    body: RateLimitRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
     """For every worker; ``perSecond`` null restores the configured default."""
-    with sandbox.db.write() as conn:
-        control.set_rate_limit(conn, caller.merchant_id, body.perSecond, body.burst)
-    sandbox.keys.clear()
-    sandbox.limiter.forget(caller.merchant_id)
-    return _ok(caller, {"perSecond": body.perSecond, "burst": body.burst})
+
+    def run() -> dict[str, Any]:
+        with sandbox.db.write() as conn:
+            control.set_rate_limit(conn, caller.merchant_id, body.perSecond, body.burst)
+        sandbox.keys.clear()
+        sandbox.limiter.forget(caller.merchant_id)
+        return {"perSecond": body.perSecond, "burst": body.burst}
+
+    return _once(request, sandbox, caller, idempotency_key, body, run)
 
 
 @router.put("/webhook", summary="Set the store's webhook URL", **_EXTRA)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+import sqlalchemy as sa
+from fastapi import APIRouter, Depends, Header, Request
 from starlette.responses import Response
 
 from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.idempotency import run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import TokenRequest, TokenResponse
 
@@ -30,13 +34,40 @@ router = APIRouter(tags=["tokens"], redirect_slashes=False)
 )
 def create_token(
     body: TokenRequest,
+    request: Request,
     sandbox: Annotated[Sandbox, Depends(sandbox_of)],
     caller: Annotated[Caller, Depends(caller_of)],
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)] = None,
 ) -> Response:
     """The number is checked (digits, Luhn, expiry) and never stored or echoed."""
-    with sandbox.db.write() as conn:
+
+    def work(conn: sa.Connection) -> Reply:
         now = business_now(conn, caller.merchant_id)
         payload = cards.tokenize_checked(
             conn, caller.merchant_id, body.cardNumber, body.expiryMonth, body.expiryYear, now
         )
-    return Reply.json(201, payload).to_response(caller.request_id)
+        return Reply.json(201, payload)
+
+    digest = _shown_card_digest(body)
+    reply = run_idempotent(
+        sandbox, caller, "POST", raw_path(request), idempotency_key, work, digest=digest
+    )
+    return reply.to_response(caller.request_id)
+
+
+def _shown_card_digest(body: TokenRequest) -> str:
+    """ "The same payload" for a tokenisation, from what the token's answer shows anyway.
+
+    Only the card mask's digits (first six, last four), the length, the expiry and the
+    name: a hash of the whole body would be a hash of card number and CVC, kept for
+    24 hours, from which the number is recovered in seconds given the mask.
+    """
+    digits = body.cardNumber.replace(" ", "").replace("-", "")
+    shown = {
+        "bin": digits[:6],
+        "last4": digits[-4:],
+        "length": len(digits),
+        "expiry": [body.expiryMonth, body.expiryYear],
+        "name": body.cardholderName,
+    }
+    return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
