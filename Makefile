@@ -12,7 +12,7 @@ RUN    := $(UV) run --frozen --no-sync
 export NO_MKDOCS_2_WARNING := 1
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck docs docs-gen docs-serve pytest browser lab notebooks bench clean
+.PHONY: run test lint typecheck docs docs-gen docs-serve pytest browser signing-tools lab notebooks bench clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -27,7 +27,7 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(RUN) workbench run
 
-test: $(STAMP) browser lint typecheck docs pytest
+test: $(STAMP) browser signing-tools lint typecheck docs pytest
 
 lint: $(STAMP)
 	$(RUN) ruff check .
@@ -50,6 +50,10 @@ pytest: $(STAMP)
 # Chromium for the browser tests, from the system's packages (never a downloaded browser).
 browser:
 	@bash scripts/ensure-chromium
+
+# openssl, curl and Node for the guide's "signing without Python" recipes, run by the tests.
+signing-tools:
+	@bash scripts/ensure-signing-tools
 
 lab: $(STAMP)
 	$(RUN) workbench lab
