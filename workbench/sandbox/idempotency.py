@@ -227,17 +227,12 @@ def run_idempotent(
     """
     if key is None:
         return sandbox.db.transact(work)
-    if not _KEY_RE.match(key):
-        raise ApiError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
-    endpoint = f"{method} {path}"
+    endpoint = _endpoint(method, path, key)
 
     def claim_work_and_store(conn: sa.Connection) -> Reply:
-        claimed = _claim(conn, caller, endpoint, key, digest)
-        if isinstance(claimed, Reply):
-            return claimed
-        code, record_id = claimed
-        if code is not None:
-            raise _conflict(code)
+        record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
+        if isinstance(record_id, Reply):
+            return record_id
         reply = work(conn)
         if record_id is None:
             _record(conn, caller, endpoint, key, digest, reply)
@@ -248,13 +243,29 @@ def run_idempotent(
     return sandbox.db.transact(claim_work_and_store)
 
 
-def _conflict(code: str) -> ApiError:
+def _endpoint(method: str, path: str, key: str) -> str:
+    """What a key is scoped to, once the key itself is known to be well formed."""
+    if not _KEY_RE.match(key):
+        raise ApiError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
+    return f"{method} {path}"
+
+
+def _claim_or_raise(
+    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str
+) -> Reply | int | None:
+    """`_claim`, with its conflicts raised: a `Reply` to send, or the work may run."""
+    claimed = _claim(conn, caller, endpoint, key, digest)
+    if isinstance(claimed, Reply):
+        return claimed
+    code, record_id = claimed
+    if code is None:
+        return record_id
     message = (
         "Idempotency-Key was used with a different payload"
         if code == "SVC-GW-2001"
         else "a request with this Idempotency-Key is still in progress; retry shortly"
     )
-    return ApiError(code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None)
+    raise ApiError(code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None)
 
 
 def run_claimed(
@@ -275,17 +286,10 @@ def run_claimed(
     """
     if key is None:
         return action()
-    if not _KEY_RE.match(key):
-        raise ApiError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
-    endpoint = f"{method} {path}"
+    endpoint = _endpoint(method, path, key)
 
     def claim(conn: sa.Connection) -> Reply | int:
-        claimed = _claim(conn, caller, endpoint, key, digest)
-        if isinstance(claimed, Reply):
-            return claimed
-        code, record_id = claimed
-        if code is not None:
-            raise _conflict(code)
+        record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
         if record_id is not None:
             return record_id
         _record(conn, caller, endpoint, key, digest, Reply(0, b""), pending=True)
