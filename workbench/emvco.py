@@ -28,6 +28,7 @@ Fields written by the sandbox (see docs/sandbox/decisions.md, "Hosted checkout")
 
 from __future__ import annotations
 
+import binascii
 from dataclasses import dataclass
 
 __all__ = [
@@ -52,13 +53,8 @@ def crc16_ccitt_false(data: bytes) -> int:
     >>> hex(crc16_ccitt_false(b"123456789"))
     '0x29b1'
     """
-    crc = 0xFFFF
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
+    # binascii's CRC-CCITT is this polynomial, unreflected; starting at 0xFFFF makes it FALSE.
+    return binascii.crc_hqx(data, 0xFFFF)
 
 
 def _field(tag: str, value: str) -> str:

@@ -33,6 +33,22 @@ def test_crc16_ccitt_false_check_values(data: bytes, crc: int) -> None:
     assert crc16_ccitt_false(data) == crc
 
 
+def _bitwise_crc(data: bytes) -> int:
+    """The textbook bit-by-bit CRC-16/CCITT-FALSE, to check binascii's against."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+@given(st.binary(max_size=300))
+def test_crc_matches_the_bitwise_definition(data: bytes) -> None:
+    assert crc16_ccitt_false(data) == _bitwise_crc(data)
+
+
 def test_payload_fields_decode() -> None:
     payload = build_payload(_fields())
     fields = parse_tlv(payload)
