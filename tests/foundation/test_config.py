@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,13 @@ def test_secret_not_logged_by_repr(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     logging.getLogger("workbench.test").debug("settings: %r", Settings(secret_key=SECRET))
     assert SECRET not in caplog.text
+
+
+def test_env_example_lists_the_readmes_variables_and_loads_as_the_defaults() -> None:
+    root = Path(__file__).resolve().parents[2]
+    example = (root / ".env.example").read_text()
+    listed = set(re.findall(r"^(WORKBENCH_[A-Z_]+)=", example, flags=re.M))
+    table = set(re.findall(r"^\| `(WORKBENCH_[A-Z_]+)` \|", (root / "README.md").read_text(), re.M))
+    assert listed == table
+    loaded = Settings.load(env={}, dotenv_path=root / ".env.example")
+    assert loaded == Settings.load(env={}, dotenv_path=None)
