@@ -113,3 +113,13 @@ def test_env_example_lists_the_readmes_variables_and_loads_as_the_defaults() -> 
     assert listed == table
     loaded = Settings.load(env={}, dotenv_path=root / ".env.example")
     assert loaded == Settings.load(env={}, dotenv_path=None)
+
+
+def test_pre_commit_runs_the_locked_ruff() -> None:
+    root = Path(__file__).resolve().parents[2]
+    hooks = (root / ".pre-commit-config.yaml").read_text()
+    lock = (root / "uv.lock").read_text()
+    locked = re.search(r'\[\[package\]\]\nname = "ruff"\nversion = "([^"]+)"', lock)
+    assert locked is not None
+    assert f"rev: v{locked.group(1)}" in hooks
+    assert "id: ruff-check" in hooks
