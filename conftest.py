@@ -54,6 +54,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         db_url=f"sqlite:///{Path(tmp.name) / 'sandbox.db'}",
         api_key=DEFAULT_API_KEY,
         secret_key=DEFAULT_SECRET_KEY,
+        run_reconciler_in_background=False,  # the notebooks tick it where the lesson needs it
     )
     server = SandboxServer(sandbox).start()
     names = (ENV_BASE_URL, ENV_API_KEY, ENV_SECRET_KEY)

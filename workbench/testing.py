@@ -15,8 +15,11 @@ then ask for them::
 `workbench_sandbox` is one in-memory sandbox for the whole session;
 `workbench_client` and `workbench_async_client` are fresh clients per test, and
 the demo merchant's data is reset before each test so tests do not see each
-other's payments. Outside pytest, `running_sandbox` does the same as a context
-manager.
+other's payments. Its reconciler (renewals, refund settlement, webhook deliveries)
+runs only when a test asks, with ``client.sandbox.tick()``, ``settle()`` or
+``advance_clock()``, so no outcome depends on when a background tick happens.
+Outside pytest, `running_sandbox` does the same as a context manager, with the
+background reconciler on unless ``run_reconciler_in_background=False`` is passed.
 """
 
 from __future__ import annotations
@@ -64,8 +67,8 @@ def _client_for(server: SandboxServer, **kwargs: Any) -> Client:
 
 @pytest.fixture(scope="session")
 def workbench_sandbox() -> Iterator[SandboxServer]:
-    """One running sandbox for the test session."""
-    with running_sandbox() as server:
+    """One running sandbox for the test session; its reconciler runs only when asked."""
+    with running_sandbox(run_reconciler_in_background=False) as server:
         yield server
 
 

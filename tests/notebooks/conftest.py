@@ -20,7 +20,10 @@ def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     db = tmp_path_factory.mktemp("flows-sandbox") / "sandbox.db"
     config = SandboxConfig(
-        db_url=f"sqlite:///{db}", api_key=DEFAULT_API_KEY, secret_key=DEFAULT_SECRET_KEY
+        db_url=f"sqlite:///{db}",
+        api_key=DEFAULT_API_KEY,
+        secret_key=DEFAULT_SECRET_KEY,
+        run_reconciler_in_background=False,  # the flows tick the reconciler themselves
     )
     with SandboxServer(config) as server:
         yield server.base_url

@@ -1,7 +1,10 @@
 """Live fixtures: the real sandbox over real HTTP on a free 127.0.0.1 port.
 
 The sandbox runs in this process (in-memory SQLite, no rate limit) for the
-whole module run; each test resets the demo merchant's data first.
+whole module run; each test resets the demo merchant's data first. Its reconciler
+runs only when a test asks (``client.sandbox.tick()``, ``settle()``,
+``advance_clock()``), never on a wall-clock tick, so no outcome depends on when one
+would have happened.
 ``WORKBENCH_TEST_SANDBOX_URL`` points the suite at a sandbox already running
 elsewhere instead (with the default demo keys).
 """
@@ -44,6 +47,7 @@ def live() -> Iterator[Live]:
         api_key=DEFAULT_API_KEY,
         secret_key=DEFAULT_SECRET_KEY,
         rate_limit_per_second=0,
+        run_reconciler_in_background=False,
     )
     with sandbox.SandboxServer(config) as server:
         yield Live(server.base_url)

@@ -7,9 +7,15 @@ point finishes the cycle exactly once after a restart:
    state ``processing`` with a fresh card-charge ``transactionId`` from an id space
    no merchant can reach (`renewal_transaction_id`), and the subscription points at
    it (``claim_id``) so no second claim is made.
-2. **charge**: the saved card is charged under that ``transactionId``. The payment is
-   looked up by it first (the fence of the card charge), so a resumed claim never
-   charges twice; the row moves to ``charged``.
+2. **charge**: the subscription row is locked and checked again; one cancelled, paused
+   or expired since the claim (or whose cancel at period end was scheduled since) is
+   not charged: the claim becomes ``abandoned``. Otherwise the saved card is charged
+   under that ``transactionId``. The payment is looked up by it first (the fence of
+   the card charge), so a resumed claim never charges twice; the row moves to
+   ``charged``. A cancel or pause locks the same row, so it either commits first
+   (and the charge is abandoned) or waits until the charge has committed (and its
+   answer comes after the capture): no renewal charge is captured after a cancel or
+   pause was acknowledged.
 3. **finish**: the outcome moves the subscription (cycle, next charge, status), the
    lifecycle events are recorded and the row becomes ``done``.
 
@@ -319,7 +325,13 @@ class RenewalWork:
                 .order_by(_C.c.id)
             ).all()
             for claim in rows:
-                sub = conn.execute(sa.select(_S).where(_S.c.id == claim.subscription_id)).one()
+                # Locked and checked again: a cancel or pause acknowledged since the claim
+                # has committed, so the card is not charged (a cancel waits for this lock).
+                sub = conn.execute(
+                    sa.select(_S).where(_S.c.id == claim.subscription_id).with_for_update()
+                ).one()
+                if self._abandon_if_stopped(conn, sub, claim, now):
+                    continue
                 payment_id, status = charge_saved_card(conn, sub, claim.transaction_id, now)
                 conn.execute(
                     sa.update(_C)
@@ -331,6 +343,26 @@ class RenewalWork:
                         charged_at=now,
                     )
                 )
+
+    def _abandon_if_stopped(self, conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> bool:
+        """Abandon ``claim`` uncharged when its subscription no longer wants the charge.
+
+        The claim's checks are made again on the locked row: a subscription cancelled,
+        paused or expired since is left alone; one whose cancel at period end was
+        scheduled since ends its period instead. The claim becomes ``abandoned`` (no
+        payment, so it is not among the subscription's charges).
+        """
+        stopped = sub.status not in _CHARGEABLE
+        ends = sub.cancel_at_period_end and sub.status in ("active", "trialing")
+        if not stopped and not ends:
+            return False
+        if ends:
+            self._end_period(conn, sub, now)
+        conn.execute(
+            sa.update(_S).where(_S.c.id == sub.id, _S.c.claim_id == claim.id).values(claim_id=None)
+        )
+        conn.execute(sa.update(_C).where(_C.c.id == claim.id).values(state="abandoned"))
+        return True
 
     def finish_claims(
         self, sandbox: Sandbox, merchant_id: str, claim_ids: list[int], now: datetime
