@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -236,3 +237,53 @@ def test_deliveries_of_an_unknown_or_foreign_event_are_not_found(
         assert response.status_code == 404
         assert response.json()["code"] == "SVC-GW-4004"
         assert response.json()["requestId"] == response.headers["X-Request-Id"]
+
+
+def test_an_event_about_two_objects_waits_for_both(
+    start: Callable[..., str], receivers: list[Receiver]
+) -> None:
+    down = threading.Event()
+    down.set()
+
+    def flaky(handler: BaseHTTPRequestHandler, _raw: bytes) -> None:
+        _answer(handler, 500 if down.is_set() else 204)
+
+    receivers.append(Receiver(flaky))
+    base = start()
+    with signed_client(base) as client:
+        client.put("/sandbox/webhook", json={"url": receivers[0].url})
+        now = client.post("/sandbox/clock/advance", json={"seconds": 0}).json()["businessTime"]
+        trial_end = datetime.fromisoformat(now) + timedelta(seconds=120)
+        created = client.post(
+            "/v1/subscriptions",
+            json={
+                "storeId": "sto_demo0001",
+                "customerId": "cus_demo_ayse",
+                "amountMinor": 9_900,
+                "currency": "TRY",
+                "intervalCount": 1,
+                "intervalUnit": "month",
+                "trialEndAt": trial_end.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            },
+        )
+        assert created.status_code in (200, 201), created.text
+        sub = created.json()["id"]
+        client.post("/sandbox/reconciler/tick")  # subscription.created: 500, retried in 10 s
+        # The trial's end charges the card: its payment.captured names the subscription and
+        # the payment, and must not overtake the subscription's own undelivered event.
+        client.post("/sandbox/clock/advance", json={"seconds": 180})
+        down.clear()
+        client.post("/sandbox/clock/advance", json={"seconds": 3600})
+        items = client.get("/sandbox/events").json()["items"]
+    mine = [
+        (e["type"], e["id"])
+        for e in items
+        if sub in (e["data"].get("subscriptionId"), e["data"].get("id"))
+    ]
+    kinds = [kind for kind, _ in mine]
+    assert kinds[0] == "subscription.created"
+    assert "payment.captured" in kinds, kinds
+    arrived = [a for a in receivers[0].arrived if a in mine]
+    created_last = max(i for i, a in enumerate(arrived) if a == mine[0])
+    captured_first = arrived.index(mine[kinds.index("payment.captured")])
+    assert created_last < captured_first, arrived

@@ -39,7 +39,15 @@ from workbench.spec import IdPrefix
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["RETRY_DELAYS", "WebhookWork", "emit", "list_deliveries", "list_events", "object_of"]
+__all__ = [
+    "RETRY_DELAYS",
+    "WebhookWork",
+    "emit",
+    "list_deliveries",
+    "list_events",
+    "object_of",
+    "objects_of",
+]
 
 #: Delay before attempt 2, 3, 4, 5... (the last repeats).
 RETRY_DELAYS = (10, 60, 300, 1800)
@@ -158,13 +166,20 @@ def list_deliveries(conn: sa.Connection, merchant_id: str, event_id: str) -> dic
     }
 
 
+def objects_of(payload: dict[str, Any]) -> set[str]:
+    """The objects an event is about; each one's events are delivered in order."""
+    data = payload.get("data") or {}
+    named = {str(data[key]) for key in _OBJECT_KEYS if data.get(key)}
+    return named or {str(payload["id"])}  # an event about nothing else is an order of its own
+
+
 def object_of(payload: dict[str, Any]) -> str:
-    """The object an event is about, whose events are delivered in order."""
+    """The main object an event is about (its payment, else subscription, else session)."""
     data = payload.get("data") or {}
     for key in _OBJECT_KEYS:
         if data.get(key):
             return str(data[key])
-    return str(payload["id"])  # an event about nothing else is an order of its own
+    return str(payload["id"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,10 +225,16 @@ class WebhookWork:
             .where(_E.c.merchant_id == merchant_id, _E.c.delivery_state == "pending")
             .order_by(_E.c.seq)
         ).all()
-        heads: dict[str, Any] = {}
+        # An event about several objects (a renewal names its subscription and its payment)
+        # waits for every earlier pending event about any of them.
+        heads: list[Any] = []
+        waiting: set[str] = set()
         for row in rows:
-            heads.setdefault(object_of(json.loads(row.payload)), row)
-        return list(heads.values())
+            objects = objects_of(json.loads(row.payload))
+            if waiting.isdisjoint(objects):
+                heads.append(row)
+            waiting |= objects
+        return heads
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """When the earliest attempt that may be made falls due."""
