@@ -27,6 +27,7 @@ ENV_WORKERS = "WORKBENCH_SANDBOX_WORKERS"
 ENV_MASTER = "WORKBENCH_SANDBOX_MASTER_PID"
 ENV_PUBLIC_URL = "WORKBENCH_SANDBOX_PUBLIC_URL"
 ENV_HOSTS = "WORKBENCH_SANDBOX_ALLOWED_HOSTS"
+ENV_STRICT_REPLAY = "WORKBENCH_SANDBOX_STRICT_REPLAY"
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -37,6 +38,7 @@ def _config(
     workers: int,
     public_url: str | None = None,
     hosts: tuple[str, ...] = (),
+    strict_replay: bool = False,
 ) -> SandboxConfig:
     from workbench.sandbox import SandboxConfig
 
@@ -47,6 +49,7 @@ def _config(
         workers=workers,
         public_base_url=public_url,
         allowed_hosts=hosts,
+        strict_replay=strict_replay,
     )
     if db_url:
         config.db_url = db_url
@@ -57,8 +60,9 @@ def config_from_environment() -> SandboxConfig:
     """The configuration of one worker process of ``workbench sandbox --workers N``.
 
     Reads what the command put in the environment: the database URL, whether to run the
-    reconciler, how many workers there are, and the demo keys (``WORKBENCH_API_KEY`` /
-    ``WORKBENCH_SECRET_KEY``).
+    reconciler, how many workers there are, whether replays are refused, and the demo
+    keys (``WORKBENCH_API_KEY`` / ``WORKBENCH_SECRET_KEY``). The HTTP limits reach the
+    workers through uvicorn's own configuration.
     """
     return _config(
         os.environ[ENV_DB],
@@ -66,6 +70,7 @@ def config_from_environment() -> SandboxConfig:
         int(os.environ.get(ENV_WORKERS) or "2"),
         os.environ.get(ENV_PUBLIC_URL) or None,
         tuple(filter(None, os.environ.get(ENV_HOSTS, "").split(","))),
+        os.environ.get(ENV_STRICT_REPLAY) == "1",
     )
 
 
@@ -132,6 +137,40 @@ def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
     multiple=True,
     help="Another Host name to serve besides loopback and the public URL's (repeatable).",
 )
+@click.option(
+    "--strict-replay",
+    is_flag=True,
+    help="Refuse a signature already accepted (SVC-GW-1005), across --workers too; "
+    "stricter than the spec, to test that your server never replays a request.",
+)
+@click.option(
+    "--max-header-bytes",
+    default=None,
+    type=click.IntRange(1024, 1024 * 1024),
+    help="Largest request line and headers; a larger head is answered 431 and its "
+    "connection closed.  [default: 32768]",
+)
+@click.option(
+    "--header-timeout",
+    default=None,
+    type=click.FloatRange(0),
+    help="Seconds a connection may take to send complete headers before it is closed "
+    "(0: no limit).  [default: 10]",
+)
+@click.option(
+    "--keep-alive",
+    default=None,
+    type=click.IntRange(1),
+    help="Seconds an idle kept-alive connection stays open.  [default: 5]",
+)
+@click.option(
+    "--http",
+    "http_implementation",
+    default="auto",
+    show_default=True,
+    type=click.Choice(["auto", "httptools", "h11"]),
+    help="uvicorn's HTTP parser (auto: httptools when installed); the limits hold on both.",
+)
 def sandbox(
     host: str,
     port: int,
@@ -140,6 +179,11 @@ def sandbox(
     workers: int,
     public_url: str | None,
     allowed_hosts: tuple[str, ...],
+    strict_replay: bool,
+    max_header_bytes: int | None,
+    header_timeout: float | None,
+    keep_alive: int | None,
+    http_implementation: str,
 ) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
 
@@ -151,12 +195,22 @@ def sandbox(
     from workbench.sandbox import create_app
     from workbench.sandbox.db import is_memory_url
     from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.server import http_settings
 
     if public_url is None:
         wildcard = host in ("0.0.0.0", "::", "")  # noqa: S104 - comparing, not binding
         name = socket.gethostname() if wildcard else host
         public_url = f"http://{f'[{name}]' if ':' in name else name}:{port}"
-    config = _config(db_url, not no_reconciler, workers, public_url.rstrip("/"), allowed_hosts)
+    config = _config(
+        db_url, not no_reconciler, workers, public_url.rstrip("/"), allowed_hosts, strict_replay
+    )
+    if max_header_bytes is not None:
+        config.max_header_bytes = max_header_bytes
+    if header_timeout is not None:
+        config.header_timeout_seconds = header_timeout
+    if keep_alive is not None:
+        config.keep_alive_seconds = keep_alive
+    config.http_implementation = http_implementation
     if workers > 1 and is_memory_url(config.db_url):
         raise click.UsageError(
             "--workers above 1 needs a database the processes can share: an SQLite file "
@@ -167,8 +221,11 @@ def sandbox(
     click.echo(f"API reference (Swagger UI, no network needed): {base}/docs")
     click.echo(f"database: {config.db_url}")
     click.echo(f"demo merchant mrc_demo0001 / store sto_demo0001: {config.describe_credentials()}")
+    if strict_replay:
+        click.echo("strict replay: a signature is accepted once (SVC-GW-1005 for a replay)")
+    limits = http_settings(config)
     if workers == 1:
-        uvicorn.run(create_app(config), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(config), host=host, port=port, log_level="info", **limits)
         return
     # Tables and fixtures once, here, so the workers do not race to create them.
     Sandbox(config).stop()
@@ -178,6 +235,7 @@ def sandbox(
     os.environ[ENV_MASTER] = str(os.getpid())
     os.environ[ENV_PUBLIC_URL] = public_url
     os.environ[ENV_HOSTS] = ",".join(allowed_hosts)
+    os.environ[ENV_STRICT_REPLAY] = "1" if strict_replay else "0"
     click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
     uvicorn.run(
         "workbench.cli.sandbox:app_from_environment",
@@ -187,4 +245,5 @@ def sandbox(
         port=port,
         log_level="info",
         timeout_graceful_shutdown=5,
+        **limits,
     )
