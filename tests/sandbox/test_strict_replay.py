@@ -167,3 +167,13 @@ def test_reconciler_forgets_signatures_whose_window_closed(db_url: str) -> None:
             left = conn.execute(sa.select(sa.func.count()).select_from(accepted_signatures))
             assert left.scalar_one() == 0
         assert payment_id
+
+
+def test_workers_read_strict_replay_from_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.cli import sandbox as command
+
+    monkeypatch.setenv(command.ENV_DB, "sqlite:///unused.db")
+    monkeypatch.setenv(command.ENV_STRICT_REPLAY, "1")
+    assert command.config_from_environment().strict_replay is True
+    monkeypatch.setenv(command.ENV_STRICT_REPLAY, "0")
+    assert command.config_from_environment().strict_replay is False
