@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, ENV_API_KEY, ENV_SECRET_KEY
 
 if TYPE_CHECKING:
+    import asyncio
+
     from fastapi import FastAPI
 
     from workbench.sandbox import SandboxConfig
+    from workbench.sandbox.httplimits import HttpLimits
 
-__all__ = ["app_from_environment", "config_from_environment", "sandbox", "watch_master"]
+__all__ = [
+    "app_from_environment",
+    "config_from_environment",
+    "protocol_from_environment",
+    "sandbox",
+    "watch_master",
+]
 
 # How the command hands its options to worker processes, which uvicorn starts afresh.
 ENV_DB = "WORKBENCH_SANDBOX_DB"
@@ -28,6 +38,9 @@ ENV_MASTER = "WORKBENCH_SANDBOX_MASTER_PID"
 ENV_PUBLIC_URL = "WORKBENCH_SANDBOX_PUBLIC_URL"
 ENV_HOSTS = "WORKBENCH_SANDBOX_ALLOWED_HOSTS"
 ENV_STRICT_REPLAY = "WORKBENCH_SANDBOX_STRICT_REPLAY"
+ENV_MAX_HEADER_BYTES = "WORKBENCH_SANDBOX_MAX_HEADER_BYTES"
+ENV_HEADER_TIMEOUT = "WORKBENCH_SANDBOX_HEADER_TIMEOUT"
+ENV_HTTP = "WORKBENCH_SANDBOX_HTTP"
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -87,6 +100,28 @@ def app_from_environment() -> FastAPI:
     if master:
         watch_master(int(master))
     return create_app(config_from_environment())
+
+
+@functools.cache
+def _worker_limits() -> HttpLimits:
+    from workbench.sandbox.httplimits import HttpLimits
+
+    return HttpLimits(
+        max_header_bytes=int(os.environ[ENV_MAX_HEADER_BYTES]),
+        header_timeout=float(os.environ[ENV_HEADER_TIMEOUT]),
+        implementation=os.environ[ENV_HTTP],
+    )
+
+
+def protocol_from_environment(**kwargs: Any) -> asyncio.Protocol:
+    """One connection's HTTP protocol in a worker process, with the command's limits.
+
+    uvicorn is given this function's import path rather than the limits object: the
+    object would be unpickled, importing the whole sandbox, before a new worker answers
+    uvicorn's health check, and a busy machine would see every worker killed as hung.
+    """
+    protocol: asyncio.Protocol = _worker_limits()(**kwargs)
+    return protocol
 
 
 def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
@@ -236,6 +271,10 @@ def sandbox(
     os.environ[ENV_PUBLIC_URL] = public_url
     os.environ[ENV_HOSTS] = ",".join(allowed_hosts)
     os.environ[ENV_STRICT_REPLAY] = "1" if strict_replay else "0"
+    os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)
+    os.environ[ENV_HEADER_TIMEOUT] = str(config.header_timeout_seconds)
+    os.environ[ENV_HTTP] = config.http_implementation
+    limits["http"] = "workbench.cli.sandbox:protocol_from_environment"
     click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
     uvicorn.run(
         "workbench.cli.sandbox:app_from_environment",

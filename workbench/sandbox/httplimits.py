@@ -220,7 +220,10 @@ class _H11Limited(_HeadGuard, H11Protocol):
 
 @dataclass(frozen=True, slots=True)
 class HttpLimits:
-    """The protocol factory uvicorn is given: picklable, so ``--workers`` processes get it.
+    """The protocol factory uvicorn is given in place of a protocol class.
+
+    ``workbench sandbox --workers`` processes build their own from the command's
+    environment (`workbench.cli.sandbox.protocol_from_environment`).
 
     Attributes:
         max_header_bytes: the largest request head (request target and header lines).
