@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, ENV_API_KEY, ENV_SECRET_KEY
 
 if TYPE_CHECKING:
+    import asyncio
+
     from fastapi import FastAPI
 
     from workbench.sandbox import SandboxConfig
+    from workbench.sandbox.httplimits import HttpLimits
 
-__all__ = ["app_from_environment", "config_from_environment", "sandbox", "watch_master"]
+__all__ = [
+    "app_from_environment",
+    "config_from_environment",
+    "protocol_from_environment",
+    "sandbox",
+    "watch_master",
+]
 
 # How the command hands its options to worker processes, which uvicorn starts afresh.
 ENV_DB = "WORKBENCH_SANDBOX_DB"
@@ -27,6 +37,10 @@ ENV_WORKERS = "WORKBENCH_SANDBOX_WORKERS"
 ENV_MASTER = "WORKBENCH_SANDBOX_MASTER_PID"
 ENV_PUBLIC_URL = "WORKBENCH_SANDBOX_PUBLIC_URL"
 ENV_HOSTS = "WORKBENCH_SANDBOX_ALLOWED_HOSTS"
+ENV_STRICT_REPLAY = "WORKBENCH_SANDBOX_STRICT_REPLAY"
+ENV_MAX_HEADER_BYTES = "WORKBENCH_SANDBOX_MAX_HEADER_BYTES"
+ENV_HEADER_TIMEOUT = "WORKBENCH_SANDBOX_HEADER_TIMEOUT"
+ENV_HTTP = "WORKBENCH_SANDBOX_HTTP"
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -37,6 +51,7 @@ def _config(
     workers: int,
     public_url: str | None = None,
     hosts: tuple[str, ...] = (),
+    strict_replay: bool = False,
 ) -> SandboxConfig:
     from workbench.sandbox import SandboxConfig
 
@@ -47,6 +62,7 @@ def _config(
         workers=workers,
         public_base_url=public_url,
         allowed_hosts=hosts,
+        strict_replay=strict_replay,
     )
     if db_url:
         config.db_url = db_url
@@ -57,8 +73,9 @@ def config_from_environment() -> SandboxConfig:
     """The configuration of one worker process of ``workbench sandbox --workers N``.
 
     Reads what the command put in the environment: the database URL, whether to run the
-    reconciler, how many workers there are, and the demo keys (``WORKBENCH_API_KEY`` /
-    ``WORKBENCH_SECRET_KEY``).
+    reconciler, how many workers there are, whether replays are refused, and the demo
+    keys (``WORKBENCH_API_KEY`` / ``WORKBENCH_SECRET_KEY``). The HTTP limits reach the
+    workers through uvicorn's own configuration.
     """
     return _config(
         os.environ[ENV_DB],
@@ -66,6 +83,7 @@ def config_from_environment() -> SandboxConfig:
         int(os.environ.get(ENV_WORKERS) or "2"),
         os.environ.get(ENV_PUBLIC_URL) or None,
         tuple(filter(None, os.environ.get(ENV_HOSTS, "").split(","))),
+        os.environ.get(ENV_STRICT_REPLAY) == "1",
     )
 
 
@@ -82,6 +100,28 @@ def app_from_environment() -> FastAPI:
     if master:
         watch_master(int(master))
     return create_app(config_from_environment())
+
+
+@functools.cache
+def _worker_limits() -> HttpLimits:
+    from workbench.sandbox.httplimits import HttpLimits
+
+    return HttpLimits(
+        max_header_bytes=int(os.environ[ENV_MAX_HEADER_BYTES]),
+        header_timeout=float(os.environ[ENV_HEADER_TIMEOUT]),
+        implementation=os.environ[ENV_HTTP],
+    )
+
+
+def protocol_from_environment(**kwargs: Any) -> asyncio.Protocol:
+    """One connection's HTTP protocol in a worker process, with the command's limits.
+
+    uvicorn is given this function's import path rather than the limits object: the
+    object would be unpickled, importing the whole sandbox, before a new worker answers
+    uvicorn's health check, and a busy machine would see every worker killed as hung.
+    """
+    protocol: asyncio.Protocol = _worker_limits()(**kwargs)
+    return protocol
 
 
 def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
@@ -132,6 +172,40 @@ def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
     multiple=True,
     help="Another Host name to serve besides loopback and the public URL's (repeatable).",
 )
+@click.option(
+    "--strict-replay",
+    is_flag=True,
+    help="Refuse a signature already accepted (SVC-GW-1005), across --workers too; "
+    "stricter than the spec, to test that your server never replays a request.",
+)
+@click.option(
+    "--max-header-bytes",
+    default=None,
+    type=click.IntRange(1024, 1024 * 1024),
+    help="Largest request line and headers; a larger head is answered 431 and its "
+    "connection closed.  [default: 32768]",
+)
+@click.option(
+    "--header-timeout",
+    default=None,
+    type=click.FloatRange(0),
+    help="Seconds a connection may take to send complete headers before it is closed "
+    "(0: no limit).  [default: 10]",
+)
+@click.option(
+    "--keep-alive",
+    default=None,
+    type=click.IntRange(1),
+    help="Seconds an idle kept-alive connection stays open.  [default: 5]",
+)
+@click.option(
+    "--http",
+    "http_implementation",
+    default="auto",
+    show_default=True,
+    type=click.Choice(["auto", "httptools", "h11"]),
+    help="uvicorn's HTTP parser (auto: httptools when installed); the limits hold on both.",
+)
 def sandbox(
     host: str,
     port: int,
@@ -140,6 +214,11 @@ def sandbox(
     workers: int,
     public_url: str | None,
     allowed_hosts: tuple[str, ...],
+    strict_replay: bool,
+    max_header_bytes: int | None,
+    header_timeout: float | None,
+    keep_alive: int | None,
+    http_implementation: str,
 ) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
 
@@ -151,12 +230,22 @@ def sandbox(
     from workbench.sandbox import create_app
     from workbench.sandbox.db import is_memory_url
     from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.server import http_settings
 
     if public_url is None:
         wildcard = host in ("0.0.0.0", "::", "")  # noqa: S104 - comparing, not binding
         name = socket.gethostname() if wildcard else host
         public_url = f"http://{f'[{name}]' if ':' in name else name}:{port}"
-    config = _config(db_url, not no_reconciler, workers, public_url.rstrip("/"), allowed_hosts)
+    config = _config(
+        db_url, not no_reconciler, workers, public_url.rstrip("/"), allowed_hosts, strict_replay
+    )
+    if max_header_bytes is not None:
+        config.max_header_bytes = max_header_bytes
+    if header_timeout is not None:
+        config.header_timeout_seconds = header_timeout
+    if keep_alive is not None:
+        config.keep_alive_seconds = keep_alive
+    config.http_implementation = http_implementation
     if workers > 1 and is_memory_url(config.db_url):
         raise click.UsageError(
             "--workers above 1 needs a database the processes can share: an SQLite file "
@@ -167,8 +256,11 @@ def sandbox(
     click.echo(f"API reference (Swagger UI, no network needed): {base}/docs")
     click.echo(f"database: {config.db_url}")
     click.echo(f"demo merchant mrc_demo0001 / store sto_demo0001: {config.describe_credentials()}")
+    if strict_replay:
+        click.echo("strict replay: a signature is accepted once (SVC-GW-1005 for a replay)")
+    limits = http_settings(config)
     if workers == 1:
-        uvicorn.run(create_app(config), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(config), host=host, port=port, log_level="info", **limits)
         return
     # Tables and fixtures once, here, so the workers do not race to create them.
     Sandbox(config).stop()
@@ -178,6 +270,11 @@ def sandbox(
     os.environ[ENV_MASTER] = str(os.getpid())
     os.environ[ENV_PUBLIC_URL] = public_url
     os.environ[ENV_HOSTS] = ",".join(allowed_hosts)
+    os.environ[ENV_STRICT_REPLAY] = "1" if strict_replay else "0"
+    os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)
+    os.environ[ENV_HEADER_TIMEOUT] = str(config.header_timeout_seconds)
+    os.environ[ENV_HTTP] = config.http_implementation
+    limits["http"] = "workbench.cli.sandbox:protocol_from_environment"
     click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
     uvicorn.run(
         "workbench.cli.sandbox:app_from_environment",
@@ -187,4 +284,5 @@ def sandbox(
         port=port,
         log_level="info",
         timeout_graceful_shutdown=5,
+        **limits,
     )

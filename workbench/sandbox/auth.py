@@ -5,7 +5,9 @@ under ``/v1/`` and ``/sandbox/`` a trailing slash is dropped, so ``/x/`` is veri
 and routed as ``/x`` (never redirected). Then: body size (SVC-GW-4013), a NUL anywhere
 (SVC-GW-4000), public route exemption,
 X-Api-Key (SVC-GW-1003), timestamp and signature through `workbench.signing.verify`
-(SVC-GW-1001 / 1002, the wall clock, constant-time comparison), then, outside
+(SVC-GW-1001 / 1002, the wall clock, constant-time comparison), in strict replay mode
+a signature already accepted on a state-changing request (SVC-GW-1005,
+`workbench.sandbox.replay`), then, outside
 ``/sandbox/`` control routes: rate limit (SVC-GW-1004 with Retry-After), a pending
 fail-next, simulated latency; last, a JSON body naming a key twice is refused
 (`workbench.sandbox.jsonbody`). The route sees the same body bytes the signature covered.
@@ -25,10 +27,11 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.sandbox import db as tables
-from workbench.sandbox import jsonbody
+from workbench.sandbox import jsonbody, replay
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.ratelimit import Limit
+from workbench.sandbox.replay import SAFE_METHODS
 from workbench.signing import SignatureMismatch, TimestampInvalid, body_sha256, verify
 from workbench.spec import limits
 
@@ -195,6 +198,14 @@ class AuthMiddleware:
             await error_response(code, message, rid, extra)(scope, receive, send)
             return
         record = failure
+        strict = self.sandbox.config.strict_replay and method not in SAFE_METHODS
+        if strict and not await self._first_use(record, headers):
+            message = (
+                "this signature was already accepted (strict replay mode): sign every "
+                "request afresh and never resend one"
+            )
+            await error_response("SVC-GW-1005", message, rid)(scope, receive, send)
+            return
         state["caller"] = Caller(record.api_key, record.merchant_id, record.store_id, rid, digest)
         if not str(scope["path"]).startswith("/sandbox/"):
             gate = await self._gates(record)
@@ -250,6 +261,18 @@ class AuthMiddleware:
                 {},
             )
         return record
+
+    async def _first_use(self, record: KeyRecord, headers: Headers) -> bool:
+        """Strict replay mode: record this verified signature; ``False`` for a replay."""
+        db = self.sandbox.db
+        work = functools.partial(
+            replay.first_use,
+            db,
+            record.merchant_id,
+            headers.get("x-signature", ""),
+            headers.get("x-timestamp", ""),
+        )
+        return await db.run(work)
 
     def _lookup(self, api_key: str) -> KeyRecord | None:
         keys, merchants, limits_ = tables.api_keys, tables.merchants, tables.rate_limits

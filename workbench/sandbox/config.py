@@ -48,6 +48,15 @@ class SandboxConfig:
             (connect, send, wait for and read the answer).
         webhook_concurrency: webhook attempts in flight at once for one merchant's pass.
         webhook_max_attempts: delivery attempts before an event is marked failed.
+        max_header_bytes: the largest request head (request target and header lines)
+            served; a larger one is answered 431 (SVC-GW-4031) and its connection closed.
+        header_timeout_seconds: how long a connection may take to send a complete request
+            head before it is closed (slow-header clients); 0 turns the deadline off.
+        keep_alive_seconds: how long an idle kept-alive connection stays open.
+        http_implementation: uvicorn's HTTP parser: ``"auto"`` (httptools when
+            installed), ``"httptools"`` or ``"h11"``; the limits above hold on both.
+        strict_replay: refuse a signature the sandbox has already accepted (SVC-GW-1005),
+            a stricter rule than the spec's, to test that a client never replays.
     """
 
     db_url: str = field(default_factory=default_db_url)
@@ -67,6 +76,11 @@ class SandboxConfig:
     webhook_timeout_seconds: float = 5.0
     webhook_concurrency: int = 8
     webhook_max_attempts: int = 5
+    max_header_bytes: int = 32 * 1024
+    header_timeout_seconds: float = 10.0
+    keep_alive_seconds: int = 5
+    http_implementation: str = "auto"
+    strict_replay: bool = False
 
     @property
     def uses_default_keys(self) -> bool:

@@ -64,11 +64,19 @@ def envelope_bytes(code: str, message: str, request_id: str) -> bytes:
 def error_response(
     code: str, message: str, request_id: str, headers: Mapping[str, str] | None = None
 ) -> Response:
-    """A JSON response carrying the envelope with the code's HTTP status."""
+    """A JSON response carrying the envelope with the code's HTTP status.
+
+    A 5xx also says ``Connection: close``, and the server closes after it: a kept-alive
+    client then opens a fresh connection for its retry instead of writing it into one
+    being torn down (a reset it could not tell from a lost request).
+    """
+    status = ERRORS[code].http_status
     all_headers = {"X-Request-Id": request_id, **(headers or {})}
+    if status >= 500:
+        all_headers["Connection"] = "close"
     return Response(
         envelope_bytes(code, message, request_id),
-        status_code=ERRORS[code].http_status,
+        status_code=status,
         media_type="application/json",
         headers=all_headers,
     )

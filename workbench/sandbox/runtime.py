@@ -20,6 +20,7 @@ from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import Reconciler
 from workbench.sandbox.refunds import RefundSettlementWork
+from workbench.sandbox.replay import ReplayPurgeWork
 from workbench.sandbox.sessions import SessionExpiryWork
 from workbench.sandbox.subscriptions import RenewalWork
 
@@ -66,6 +67,8 @@ class Sandbox:
             )
         )
         self.reconciler.register(IdempotencyPurgeWork())
+        if config.strict_replay:
+            self.reconciler.register(ReplayPurgeWork())
 
     def start(self) -> None:
         """Start background work (WAL checkpoints; the reconciler thread, if configured)."""

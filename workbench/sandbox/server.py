@@ -6,15 +6,27 @@ import socket
 import threading
 import time
 from types import TracebackType
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
 
 from workbench.sandbox.app import create_app
 from workbench.sandbox.config import SandboxConfig
+from workbench.sandbox.httplimits import HttpLimits
 from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["SandboxServer"]
+__all__ = ["SandboxServer", "http_settings"]
+
+
+def http_settings(config: SandboxConfig) -> dict[str, Any]:
+    """uvicorn settings for the configured HTTP limits (header cap and deadline, keep-alive)."""
+    limits = HttpLimits(
+        max_header_bytes=config.max_header_bytes,
+        header_timeout=config.header_timeout_seconds,
+        implementation=config.http_implementation,
+    )
+    return {**limits.uvicorn_settings(), "timeout_keep_alive": config.keep_alive_seconds}
 
 
 class SandboxServer:
@@ -73,6 +85,7 @@ class SandboxServer:
             access_log=False,
             lifespan="on",
             timeout_graceful_shutdown=5,
+            **http_settings(self.config),
         )
         server = uvicorn.Server(config)
         self._server = server

@@ -3,8 +3,9 @@
 The spec names four codes (SVC-GW-1001..1003, SVC-GW-2001) and leaves the rest
 "not shown"; the others below are the sandbox's documented decisions. The
 statuses keep to the card charge's list (400, 401, 404, 429, and 409 from the
-idempotency section), plus 405 for a method no route takes and the 5xx a merchant
-asks for with the fail-next control: a decline is a 400, never 402. The
+idempotency section), plus 405 for a method no route takes, 431 for a request head
+over the sandbox's cap, and the 5xx a merchant asks for with the fail-next control:
+a decline is a 400, never 402. The
 sandbox answers with these, the client's exception classes dispatch on them,
 and the guide's error table is generated from this module.
 """
@@ -77,6 +78,18 @@ _ALL = (
         True,
     ),
     ErrorCode(
+        "SVC-GW-1005",
+        401,
+        "Signature already used",
+        "Only with the sandbox's opt-in strict replay mode (`workbench sandbox "
+        "--strict-replay`): this exact signature was accepted before, so the request is a "
+        "replay. The spec's own scheme accepts a signature again within its 5 minutes.",
+        "Sign every request afresh and never resend captured bytes; two different "
+        "requests with the same method, path and body in the same second share a "
+        "signature, so wait a second before the second one.",
+        False,
+    ),
+    ErrorCode(
         "SVC-GW-2001",
         409,
         "Idempotency conflict",
@@ -125,6 +138,15 @@ _ALL = (
         "Body too large",
         "The request body exceeds the size the service reads (64 KiB).",
         "Send a smaller body.",
+        False,
+    ),
+    ErrorCode(
+        "SVC-GW-4031",
+        431,
+        "Request headers too large",
+        "The request line and headers exceed the size the sandbox reads (32 KiB by "
+        "default); the connection is closed after this answer.",
+        "Send fewer or smaller headers (large cookies on the sandbox's host are the usual cause).",
         False,
     ),
     ErrorCode(

@@ -1,0 +1,88 @@
+"""Strict replay mode (opt-in): a signature is accepted once.
+
+The spec's scheme has no nonce: a captured request verifies again for as long as its
+``X-Timestamp`` is within five minutes, and ``Idempotency-Key`` is not signed. That is
+the service's design, so the sandbox keeps it by default. With
+``SandboxConfig.strict_replay`` (``workbench sandbox --strict-replay``) it remembers
+every signature it accepted on a state-changing request until the timestamp window
+closes, in the database so that every ``--workers`` process sees it, and refuses a
+second use with SVC-GW-1005. Only a SHA-256 of the signature is stored. The
+reconciler forgets rows whose window has closed (`ReplayPurgeWork`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from workbench.sandbox import db as tables
+from workbench.sandbox.clock import wall_now
+from workbench.signing import parse_timestamp
+from workbench.spec.limits import TIMESTAMP_SKEW_SECONDS
+
+if TYPE_CHECKING:
+    from workbench.sandbox.db import Database
+    from workbench.sandbox.runtime import Sandbox
+
+__all__ = ["SAFE_METHODS", "ReplayPurgeWork", "accepted_signatures", "first_use"]
+
+#: Methods whose replay changes nothing; strict mode lets their signatures repeat, since
+#: two identical reads in the same second (a status poll) share one signature.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+accepted_signatures = sa.Table(
+    "accepted_signatures",
+    tables.metadata,
+    sa.Column("digest", sa.String(64), primary_key=True),
+    sa.Column("merchant_id", sa.String(64), nullable=False, index=True),
+    sa.Column("expires_at", tables.UTCDateTime, nullable=False),
+)
+
+
+def first_use(db: Database, merchant_id: str, signature: str, timestamp: str) -> bool:
+    """Record an accepted signature; ``False`` when it was recorded before (a replay).
+
+    Args:
+        db: the sandbox database.
+        merchant_id: the signing key's merchant (for the per-merchant purge).
+        signature: the ``X-Signature`` just verified.
+        timestamp: its ``X-Timestamp`` (already checked): the row lives until that time
+            plus the skew window, after which the signature no longer verifies anyway.
+    """
+    digest = hashlib.sha256(signature.encode("ascii", "replace")).hexdigest()
+    # One second past the inclusive edge of the window.
+    expires = parse_timestamp(timestamp) + timedelta(seconds=TIMESTAMP_SKEW_SECONDS + 1)
+    insert = sqlite_insert if db.is_sqlite else pg_insert
+    statement = (
+        insert(accepted_signatures)
+        .values(digest=digest, merchant_id=merchant_id, expires_at=expires)
+        .on_conflict_do_nothing(index_elements=["digest"])
+        .returning(accepted_signatures.c.digest)
+    )
+    # A row comes back only when this insert made it (rowcount is not reliable here).
+    with db.write() as conn:
+        return conn.execute(statement).first() is not None
+
+
+class ReplayPurgeWork:
+    """Reconciler work: forget signatures whose timestamp window has closed (wall clock)."""
+
+    name = "replay_purge"
+
+    def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
+        """Never drives a clock advance: the window is wall-clock time."""
+        return None
+
+    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+        """Delete the merchant's rows that can no longer match a valid request."""
+        t = accepted_signatures
+        with sandbox.db.write() as conn:
+            result = conn.execute(
+                sa.delete(t).where(t.c.merchant_id == merchant_id, t.c.expires_at <= wall_now())
+            )
+        return int(result.rowcount)
