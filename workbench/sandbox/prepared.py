@@ -194,11 +194,13 @@ class Transaction:
         #: Statements sent to the server, BEGIN and COMMIT included.
         self.sent = 0
 
-    def take(self) -> list[_Sent]:
-        """What must go before the next statement: BEGIN if not sent yet, then the queue."""
+    def take(self, raw: Any) -> list[_Sent]:
+        """What must go before the next statement: BEGIN if the driver connection ``raw``
+        is not in a transaction (not yet, or someone committed it), then the queue."""
         # Each statement on its own, not joined into one: psycopg caches its parsing of
         # a statement of up to 50 parameters only, and parsing costs more than sending.
-        batch = [] if self.begun else [_BEGIN]
+        idle = raw.info.transaction_status == _IDLE
+        batch = [_BEGIN] if self.own_begin and (idle or not self.begun) else []
         self.begun = True
         batch.extend(self.deferred)
         self.deferred = []
@@ -314,7 +316,7 @@ def _run_pg(
     conn: sa.Connection, transaction: Transaction, prepared: _Prepared, args: Any, raw: Any
 ) -> Any:
     first = not transaction.begun or raw.info.transaction_status == _IDLE
-    batch = transaction.take()
+    batch = transaction.take(raw)
     batch.append((prepared.sql, args))
     ahead: list[tuple[Statement, Mapping[str, Any]]] = []
     if first:  # this statement begins the transaction: the announced reads go with it
@@ -396,11 +398,16 @@ def flush(conn: sa.Connection) -> None:
     if transaction is None:
         return
     transaction.read_ahead.clear()
-    if transaction.begun and not transaction.deferred:
-        return
-    batch = transaction.take()
-    transaction.sent += len(batch)
     raw = conn.connection.driver_connection
+    in_transaction = raw is not None and raw.info.transaction_status != _IDLE
+    if (
+        transaction.begun
+        and not transaction.deferred
+        and (in_transaction or not transaction.own_begin)
+    ):
+        return
+    batch = transaction.take(raw)
+    transaction.sent += len(batch)
     for cursor in _send(conn, raw, batch):
         cursor.close()
 
@@ -419,7 +426,7 @@ def finish(conn: sa.Connection) -> None:
         return  # nothing was sent: nothing to commit
     if transaction.begun and not transaction.deferred and raw.info.transaction_status == _IDLE:
         return
-    batch = transaction.take()
+    batch = transaction.take(raw)
     batch.append(("COMMIT", None))
     transaction.sent += len(batch)
     for cursor in _send(conn, raw, batch):
