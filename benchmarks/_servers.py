@@ -63,6 +63,45 @@ def process(
             proc.kill()
 
 
+#: The local PostgreSQL server the benchmark makes its own database on (trust auth).
+PG_ADMIN_URL = os.environ.get(
+    "WORKBENCH_BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+
+
+@contextlib.contextmanager
+def postgres_database() -> Iterator[str]:
+    """A database of the benchmark's own on the local PostgreSQL, dropped afterwards.
+
+    Raises:
+        RuntimeError: PostgreSQL does not answer on 127.0.0.1 (the message says why).
+    """
+    import uuid
+
+    import sqlalchemy as sa
+
+    host = sa.engine.make_url(PG_ADMIN_URL).host
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise RuntimeError(f"the benchmark only uses a local PostgreSQL, not {host!r}")
+    admin = sa.create_engine(
+        PG_ADMIN_URL, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3}
+    )
+    name = f"wb_bench_{uuid.uuid4().hex[:12]}"
+    try:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    except sa.exc.SQLAlchemyError as exc:
+        admin.dispose()
+        reason = str(exc.orig if exc.orig is not None else exc).splitlines()[0]
+        raise RuntimeError(f"PostgreSQL not reachable at {PG_ADMIN_URL}: {reason}") from exc
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
 def bench_config() -> SandboxConfig:
     """The measured sandbox: rate limit and background reconciler off, from the environment."""
     from workbench.sandbox import SandboxConfig

@@ -1,6 +1,6 @@
 """Signed, persisted card charges per second: the sandbox against a stateless mock.
 
-Four servers on this machine, measured in the same run with the same load
+Five servers on this machine, measured in the same run with the same load
 (wrk from a separate process, the same number of connections):
 
 1. the sandbox, one process: every request is a new signed charge with a fresh
@@ -8,15 +8,19 @@ Four servers on this machine, measured in the same run with the same load
    answered;
 2. the same with two worker processes on one SQLite file (``workbench sandbox
    --workers 2``), which take turns at the file's write lock;
-3. Prism (Stoplight's OpenAPI mock server, pinned in package-lock.json) serving canned
+3. the same two workers on PostgreSQL (a database the benchmark creates on
+   127.0.0.1:5432, or ``WORKBENCH_BENCH_PG_URL``, and drops at the end; left out,
+   saying why, when no PostgreSQL answers);
+4. Prism (Stoplight's OpenAPI mock server, pinned in package-lock.json) serving canned
    responses for the same route from the sandbox's own OpenAPI document;
-4. a bare Starlette route returning a constant, one process: the ceiling of this stack.
+5. a bare Starlette route returning a constant, one process: the ceiling of this stack.
 
 Each round gives every server the same load in turn (each sandbox its own file, and
 charges it has never seen); prints the median round of each server (requests/second,
 p50/p99 latency), and for each sandbox the ratio to Prism of every round and of the
-medians (the bar: at least 1.5). Run: ``uv run python -m benchmarks.sandbox_charges``.
-Not run by the tests.
+medians (the bar: at least 1.5 for SQLite, 1.0 for PostgreSQL), and the PostgreSQL
+sandbox's ratio to the one-worker SQLite sandbox. Run:
+``uv run python -m benchmarks.sandbox_charges``. Not run by the tests.
 """
 
 from __future__ import annotations
@@ -71,21 +75,30 @@ def main() -> None:
     args = parser.parse_args()
     if not _wrk.wrk_available():
         raise SystemExit("wrk is not installed: apt-get install wrk")
-    names = (
+    one, two, pg, prism, ceiling = (
         "sandbox, 1 worker",
         "sandbox, 2 workers",
+        "sandbox, 2 workers, postgres",
         "prism (canned)",
         "bare starlette (constant)",
     )
-    rounds: dict[str, list[_wrk.Load]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="bench-charges-") as tmp, contextlib.ExitStack() as up:
         work = Path(tmp)
-        one = up.enter_context(_servers.sandbox(f"sqlite:///{work / 'one.db'}"))
-        two = up.enter_context(_servers.sandbox(f"sqlite:///{work / 'two.db'}", workers=2))
-        openapi = httpx.get(one + "/openapi.json").json()
-        prism = up.enter_context(_servers.prism(openapi, work))
-        ceiling = up.enter_context(_servers.bare_starlette())
-        urls = dict(zip(names, (one, two, prism, ceiling), strict=True))
+        urls = {
+            one: up.enter_context(_servers.sandbox(f"sqlite:///{work / 'one.db'}")),
+            two: up.enter_context(_servers.sandbox(f"sqlite:///{work / 'two.db'}", workers=2)),
+        }
+        try:
+            pg_url = up.enter_context(_servers.postgres_database())
+        except RuntimeError as exc:
+            print(f"{pg}: left out ({exc})")
+        else:
+            urls[pg] = up.enter_context(_servers.sandbox(pg_url, workers=2))
+        openapi = httpx.get(urls[one] + "/openapi.json").json()
+        urls[prism] = up.enter_context(_servers.prism(openapi, work))
+        urls[ceiling] = up.enter_context(_servers.bare_starlette())
+        names = [name for name in (one, two, pg, prism, ceiling) if name in urls]
+        rounds: dict[str, list[_wrk.Load]] = {name: [] for name in names}
 
         def load(name: str, requests: Path, seconds: int) -> _wrk.Load:
             return _wrk.run(
@@ -123,22 +136,25 @@ def main() -> None:
             f"{name:<30} {m.requests_per_second:>9.0f} {m.p50_ms:>8.1f} "
             f"{m.p99_ms:>8.1f} {total_non_2xx:>8}"
         )
-    prism = names[2]
-    for sandbox in names[:2]:
+
+    def ratios(name: str, base: str, bar: str) -> None:
         per_round = [
-            s.requests_per_second / p.requests_per_second
-            for s, p in zip(rounds[sandbox], rounds[prism], strict=True)
+            s.requests_per_second / b.requests_per_second
+            for s, b in zip(rounds[name], rounds[base], strict=True)
         ]
-        ratio = median[sandbox].requests_per_second / median[prism].requests_per_second
+        ratio = median[name].requests_per_second / median[base].requests_per_second
         print(
-            f"{sandbox} / prism: per round "
+            f"{name} / {base}: per round "
             + ", ".join(f"{r:.2f}" for r in per_round)
-            + f"; medians {ratio:.2f} (bar: >= 1.5)"
+            + f"; medians {ratio:.2f}{bar}"
         )
-    print(
-        f"{names[1]} / bare starlette (medians): "
-        f"{median[names[1]].requests_per_second / median[names[3]].requests_per_second:.2f}"
-    )
+
+    ratios(one, prism, " (bar: >= 1.5)")
+    ratios(two, prism, " (bar: >= 1.5)")
+    if pg in rounds:
+        ratios(pg, prism, " (bar: >= 1.0)")
+        ratios(pg, one, "")
+    ratios(two, ceiling, "")
 
 
 if __name__ == "__main__":

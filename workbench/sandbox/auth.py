@@ -27,7 +27,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.sandbox import db as tables
-from workbench.sandbox import jsonbody, replay
+from workbench.sandbox import jsonbody, prepared, replay
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.ratelimit import Limit
@@ -70,6 +70,27 @@ def canonicalise_path(scope: Scope) -> None:
     raw = scope.get("raw_path")
     if raw:
         scope["raw_path"] = bytes(raw).rstrip(b"/") or b"/"
+
+
+# A key and its merchant's switches, in one statement built once (read on every signed
+# request on PostgreSQL).
+_K, _M, _L = tables.api_keys, tables.merchants, tables.rate_limits
+_KEY_LOOKUP = (
+    sa.select(
+        _K.c.api_key,
+        _K.c.secret_key,
+        _K.c.merchant_id,
+        _K.c.store_id,
+        _K.c.revoked,
+        _M.c.fail_next,
+        _M.c.latency_ms,
+        _L.c.per_second,
+        _L.c.burst,
+    )
+    .join(_M, _M.c.id == _K.c.merchant_id)
+    .outerjoin(_L, _L.c.merchant_id == _K.c.merchant_id)
+    .where(_K.c.api_key == sa.bindparam("f_api_key"))
+)
 
 
 class KeyRecord:
@@ -275,25 +296,8 @@ class AuthMiddleware:
         return await db.run(work)
 
     def _lookup(self, api_key: str) -> KeyRecord | None:
-        keys, merchants, limits_ = tables.api_keys, tables.merchants, tables.rate_limits
-        query = (
-            sa.select(
-                keys.c.api_key,
-                keys.c.secret_key,
-                keys.c.merchant_id,
-                keys.c.store_id,
-                keys.c.revoked,
-                merchants.c.fail_next,
-                merchants.c.latency_ms,
-                limits_.c.per_second,
-                limits_.c.burst,
-            )
-            .join(merchants, merchants.c.id == keys.c.merchant_id)
-            .outerjoin(limits_, limits_.c.merchant_id == keys.c.merchant_id)
-            .where(keys.c.api_key == api_key)
-        )
         with self.sandbox.db.read() as conn:
-            row = conn.execute(query).first()
+            row = prepared.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
         return None if row is None else KeyRecord(row)
 
     async def _gates(self, record: KeyRecord) -> tuple[str, str, dict[str, str]] | None:

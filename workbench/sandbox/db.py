@@ -6,12 +6,21 @@ upgrades to a write fails at once, whatever ``busy_timeout`` says) and is
 serialised by a `WriteLock`, across processes too on a file; on PostgreSQL rows are
 locked with ``SELECT ... FOR UPDATE`` by the services. A unique-constraint race is
 retried.
+
+On PostgreSQL every statement is a round trip to the server, which on a small machine
+costs more than the statement; so a read (``Database.read``) runs its statements in
+autocommit mode (under READ COMMITTED a multi-statement read transaction sees no more
+than they do), a pooled connection is pinged only when it sat idle
+(`PING_AFTER_IDLE_SECONDS`), the pool is sized for the number of worker processes
+sharing the server (`pool_settings`), and `prepared` sends a write's first statements
+and its last ones with the ``COMMIT`` in one go each.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -23,11 +32,13 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
+from workbench.sandbox import prepared
 from workbench.sandbox.commits import TransactionGroup
 from workbench.sandbox.loopwrites import LoopWrites
 from workbench.sandbox.writelock import WriteLock
 
 __all__ = [
+    "PING_AFTER_IDLE_SECONDS",
     "AnyRow",
     "Database",
     "UTCDateTime",
@@ -43,6 +54,7 @@ __all__ = [
     "meta",
     "metadata",
     "payments",
+    "pool_settings",
     "rate_buckets",
     "rate_limits",
     "refunds",
@@ -57,6 +69,59 @@ T = TypeVar("T")
 _AUTOCHECKPOINT_PAGES = 20_000
 #: A result row of any shape.
 AnyRow = sa.Row[*tuple[Any, ...]]
+#: A pooled PostgreSQL connection idle for longer than this is pinged before it is
+#: handed out (and replaced if the server went away meanwhile, a restart say); one in
+#: steady use is not, which saves a round trip per transaction.
+PING_AFTER_IDLE_SECONDS = 0.25
+#: Connections one process keeps open (as many as it had before this was per worker).
+_POOL_KEPT = 10
+#: Connections one process may hold at once: one per thread of anyio's default pool, so
+#: a request never waits for a connection while holding another.
+_POOL_CEILING = 40
+#: Server connections left for everything but the workers (psql, the tests' admin
+#: connection, the command's own setup) besides the superuser reserve (3 by default).
+_POOL_HEADROOM = 13
+
+
+def pool_settings(workers: int, max_connections: int = 100) -> dict[str, int]:
+    """SQLAlchemy pool arguments for one of ``workers`` processes sharing a PostgreSQL server.
+
+    Each process keeps up to 10 connections open and may open more under a burst; all
+    of them together stay below the server's ``max_connections`` minus a headroom, so
+    ``--workers N`` never meets "too many clients".
+
+    Args:
+        workers: processes serving the database.
+        max_connections: the server's ``max_connections`` setting.
+
+    Returns:
+        ``pool_size`` and ``max_overflow`` for `sqlalchemy.create_engine`.
+
+    Raises:
+        ValueError: ``workers`` below 1, or a server with no room for that many.
+    """
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    budget = min(_POOL_CEILING, (max_connections - _POOL_HEADROOM) // workers)
+    if budget < 2:
+        raise ValueError(
+            f"{workers} workers need at least {2 * workers + _POOL_HEADROOM} connections; "
+            f"the server allows {max_connections} (max_connections)"
+        )
+    kept = min(_POOL_KEPT, budget)
+    return {"pool_size": kept, "max_overflow": budget - kept}
+
+
+def _server_max_connections(url: str) -> int:
+    """The PostgreSQL server's ``max_connections`` (100, its default, if it cannot be read)."""
+    probe = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with probe.connect() as conn:
+            return int(conn.exec_driver_sql("SHOW max_connections").scalar_one())
+    except (sa.exc.SQLAlchemyError, ValueError):
+        return 100
+    finally:
+        probe.dispose()
 
 
 class _SQLiteDateTimeText(sqlite.DATETIME):
@@ -359,9 +424,10 @@ class Database:
     Args:
         url: an SQLAlchemy URL; ``sqlite://`` and ``sqlite:///:memory:`` give one in-memory
             database shared across threads.
+        workers: processes serving this database (sizes a PostgreSQL pool).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, workers: int = 1) -> None:
         parsed = make_url(url)
         self.url = url
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
@@ -372,7 +438,10 @@ class Database:
         elif self.is_sqlite:
             kwargs = {"connect_args": {"check_same_thread": False, "timeout": 30}}
         else:
-            kwargs = {"pool_size": 10, "max_overflow": 30, "pool_pre_ping": True}
+            kwargs = {
+                **pool_settings(workers, _server_max_connections(url)),
+                "pool_use_lifo": True,  # the idle ones stay idle, and get pinged
+            }
         self.engine = sa.create_engine(url, **kwargs)
         # SQLite has one writer; the in-memory database is one connection. Serialising
         # here is cheaper than spinning on busy_timeout.
@@ -386,6 +455,29 @@ class Database:
         self._stop_checkpoints = threading.Event()
         if self.is_sqlite:
             self._install_sqlite_hooks()
+        else:
+            self._install_ping_after_idle()
+
+    def _install_ping_after_idle(self) -> None:
+        dialect = self.engine.dialect
+
+        @sa.event.listens_for(self.engine, "before_cursor_execute")
+        def _before(conn: sa.Connection, *_args: Any) -> None:
+            prepared.flush(conn)  # what `prepared.defer` queued runs first, in order
+
+        @sa.event.listens_for(self.engine, "checkin")
+        def _checkin(_dbapi_conn: Any, record: Any) -> None:
+            record.info["idle_since"] = time.monotonic()
+
+        @sa.event.listens_for(self.engine, "checkout")
+        def _checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+            since = record.info.get("idle_since")
+            if since is None or time.monotonic() - since <= PING_AFTER_IDLE_SECONDS:
+                return
+            try:
+                dialect.do_ping(dbapi_conn)
+            except Exception as exc:  # the pool replaces the connection and tries again
+                raise sa.exc.DisconnectionError(str(exc)) from exc
 
     def _install_sqlite_hooks(self) -> None:
         memory = self.is_memory
@@ -505,9 +597,14 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[sa.Connection]:
-        """A read-only transaction."""
-        with self._memory_guard(), self.engine.connect() as conn, conn.begin():
-            yield conn
+        """A read-only transaction (on PostgreSQL: autocommit, no BEGIN and COMMIT)."""
+        with self._memory_guard(), self.engine.connect() as conn:
+            if self.is_sqlite:
+                with conn.begin():
+                    yield conn
+                return
+            with prepared.autocommit(conn), conn.begin():
+                yield conn
 
     @contextmanager
     def write(self) -> Iterator[sa.Connection]:
@@ -530,8 +627,14 @@ class Database:
             ):
                 yield conn
         else:
-            with self.engine.connect() as conn, conn.begin():
-                yield conn
+            with self.engine.connect() as conn:
+                prepared.open_transaction(conn)
+                try:
+                    with conn.begin():
+                        yield conn
+                        prepared.finish(conn)  # queued statements and COMMIT, one round trip
+                finally:
+                    prepared.close_transaction(conn)
 
     def transact(self, work: Callable[[sa.Connection], T], *, attempts: int = 4) -> T:
         """Run ``work`` in a write transaction, retrying when a concurrent insert wins a race.

@@ -91,7 +91,7 @@ def emit(
         "merchantId": merchant_id,
         "data": data,
     }
-    prepared.execute(
+    prepared.defer(
         conn,
         _INSERT,
         {

@@ -182,7 +182,7 @@ def _record(
 ) -> None:
     now = wall_now()
     kind, ident = reply.provisional or (None, None)
-    prepared.execute(
+    prepared.defer(  # with the COMMIT on PostgreSQL; a duplicate key still raises there
         conn,
         _INSERT,
         {

@@ -38,6 +38,7 @@ __all__ = [
     "capture",
     "challenge_url",
     "charge",
+    "charge_reads",
     "commission_for",
     "fence_answer",
     "fingerprint",
@@ -295,6 +296,21 @@ def _check_session_terms(session: Row, req: ChargeRequest) -> None:
         )
 
 
+def charge_reads(
+    caller: Caller, req: ChargeRequest
+) -> tuple[tuple[prepared.Statement, dict[str, str]], ...]:
+    """The reads `charge` makes for a new payment, in its order, for `prepared.reading_ahead`.
+
+    On PostgreSQL they then go to the server with the transaction's first statement.
+    """
+    params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
+    return (
+        (_SESSION_TERMS, params),
+        (_BY_TRANSACTION, params),
+        (_CHARGE_CONTEXT, {"f_merchant": caller.merchant_id, "f_store": caller.store_id}),
+    )
+
+
 def fence_answer(row: Row, base_url: str, request_id: str) -> Reply:
     """The ``transactionId`` fence's answer: the payment as it is now (issue 15, rule 3).
 
@@ -405,7 +421,7 @@ def charge(
         event = f"payment.{status}"
     assert row["status"] in _CHARGE_OUTCOMES
     row.update(response_status=reply.status, response_body=reply.body)
-    prepared.execute(conn, _INSERT, row)
+    prepared.defer(conn, _INSERT, row)  # the fence's duplicate still raises, at COMMIT
     if row["status"] == "captured":
         _save_card(conn, row)
     _emit(conn, row, event, now, store_webhook=context.store_webhook, store_webhook_read=True)

@@ -8,23 +8,61 @@ SQL for SQLite and PostgreSQL); only their execution is lean: parameters go thro
 each column type's own bind processor, results through its result processor, and
 driver errors come back as SQLAlchemy's exception classes, inside the caller's
 transaction.
+
+On PostgreSQL each statement would also be a round trip of its own (``BEGIN``
+included), so inside a `workbench.sandbox.db.Database.write` transaction three things
+travel together in psycopg's pipeline mode, in the order they were asked for:
+
+* the transaction's first statement goes with its ``BEGIN`` and with the reads the
+  caller announced with `reading_ahead`; their rows wait, each for its one use, and are
+  dropped as soon as the transaction writes anything;
+* a statement given to `defer` (an INSERT whose outcome nothing reads back) goes with
+  the next statement, or with the ``COMMIT`` (`finish`); a constraint it breaks is
+  raised from there, as the same SQLAlchemy exception, before anything is committed.
+
+On SQLite nothing changes: every statement runs when it is asked for.
 """
 
 from __future__ import annotations
 
 import collections
+import contextvars
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
+from psycopg.pq import TransactionStatus
 from sqlalchemy.engine.interfaces import Dialect
 
-__all__ = ["execute", "fetch_all", "fetch_one", "scalar"]
+__all__ = [
+    "Transaction",
+    "autocommit",
+    "close_transaction",
+    "defer",
+    "execute",
+    "fetch_all",
+    "fetch_one",
+    "finish",
+    "flush",
+    "open_transaction",
+    "reading_ahead",
+    "scalar",
+    "transaction_of",
+]
 
 _Processor = Callable[[Any], Any] | None
 #: What this module runs.
 Statement = sa.Select[Any] | sa.Insert | sa.Update | sa.Delete
+
+
+def _result_processor(column: Any, dialect: Dialect) -> _Processor:
+    impl = column.type.dialect_impl(dialect)
+    if isinstance(impl, sa.Float) and not impl.asdecimal:
+        return None  # both drivers give a float already (PostgreSQL's wants the type oid)
+    processor: _Processor = impl.result_processor(dialect, None)
+    return processor
 
 
 class _Prepared:
@@ -69,9 +107,7 @@ class _Prepared:
             if processor is not None
         ]
         columns = list(getattr(statement, "exported_columns", None) or ())
-        self._results: list[_Processor] = [
-            column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
-        ]
+        self._results: list[_Processor] = [_result_processor(column, dialect) for column in columns]
         fields: list[str] = [
             str(getattr(column, "key", None) or getattr(column, "name", "")) for column in columns
         ]
@@ -120,23 +156,288 @@ def _insert_keys(statement: Statement, params: Mapping[str, Any]) -> list[str] |
     return sorted(params) if isinstance(statement, sa.Insert) else None
 
 
+#: A statement ready for the driver: its SQL and its processed parameters.
+_Sent = tuple[str, Any]
+#: What `reading_ahead` announced: statements and their parameters.
+_Reads = tuple[tuple["Statement", Mapping[str, Any]], ...]
+_ahead: contextvars.ContextVar[_Reads] = contextvars.ContextVar("reading_ahead", default=())
+#: A read's identity: its statement and its parameters.
+_ReadKey = tuple[int, tuple[tuple[str, Any], ...]]
+#: Where a write transaction's `Transaction` is kept, in the connection's ``info``.
+_INFO_KEY = "workbench_transaction"
+#: No transaction open on the driver connection.
+_IDLE = TransactionStatus.IDLE
+_BEGIN: tuple[str, Any] = ("BEGIN", None)
+
+
+class Transaction:
+    """What a PostgreSQL write transaction has queued and read ahead (see the module doc).
+
+    `workbench.sandbox.db.Database.write` opens one per transaction (`open_transaction`;
+    `transaction_of` finds it), commits with `finish` and closes it (`close_transaction`)
+    whatever happened. The driver connection is in autocommit mode meanwhile and the
+    ``BEGIN`` is sent here, with the first statement: psycopg would send its own and
+    wait for the answer before anything else.
+    """
+
+    __slots__ = ("begun", "deferred", "own_begin", "read_ahead", "sent")
+
+    def __init__(self, *, own_begin: bool) -> None:
+        #: Whether ``BEGIN`` is ours to send (else psycopg sends it).
+        self.own_begin = own_begin
+        #: Whether the transaction has begun on the server.
+        self.begun = not own_begin
+        #: Statements waiting to go with the next one or the COMMIT.
+        self.deferred: list[_Sent] = []
+        #: Rows read ahead, by (statement id, parameters), each for one use.
+        self.read_ahead: dict[_ReadKey, list[Any] | None] = {}
+        #: Statements sent to the server, BEGIN and COMMIT included.
+        self.sent = 0
+
+    def take(self, raw: Any) -> list[_Sent]:
+        """What must go before the next statement: BEGIN if the driver connection ``raw``
+        is not in a transaction (not yet, or someone committed it), then the queue."""
+        # Each statement on its own, not joined into one: psycopg caches its parsing of
+        # a statement of up to 50 parameters only, and parsing costs more than sending.
+        idle = raw.info.transaction_status == _IDLE
+        batch = [_BEGIN] if self.own_begin and (idle or not self.begun) else []
+        self.begun = True
+        batch.extend(self.deferred)
+        self.deferred = []
+        return batch
+
+    def discard(self) -> None:
+        """Forget everything queued and read ahead (the transaction is rolled back)."""
+        self.deferred.clear()
+        self.read_ahead.clear()
+
+
+def transaction_of(conn: sa.Connection) -> Transaction | None:
+    """The open PostgreSQL write transaction of ``conn``, if there is one."""
+    found: Transaction | None = conn.info.get(_INFO_KEY)
+    return found
+
+
+def open_transaction(conn: sa.Connection) -> Transaction:
+    """Start a PostgreSQL write transaction on ``conn`` (`Database.write`); sends nothing."""
+    raw: Any = conn.connection.driver_connection
+    own_begin = raw is not None and raw.info.transaction_status == _IDLE and not raw.autocommit
+    if own_begin:
+        raw.autocommit = True
+    transaction = conn.info[_INFO_KEY] = Transaction(own_begin=own_begin)
+    return transaction
+
+
+def close_transaction(conn: sa.Connection) -> None:
+    """Stop tracking ``conn``'s write transaction, once it was committed or rolled back.
+
+    The driver connection leaves autocommit mode again; one that is somehow still in a
+    transaction is rolled back first, and one that cannot be is dropped from the pool.
+    """
+    transaction = conn.info.pop(_INFO_KEY, None)
+    if transaction is None:
+        return
+    transaction.discard()
+    raw = conn.connection.driver_connection
+    if not transaction.own_begin or raw is None:
+        return
+    try:
+        if raw.info.transaction_status != _IDLE:
+            raw.rollback()
+        raw.autocommit = False
+    except conn.dialect.loaded_dbapi.Error:
+        conn.invalidate()
+
+
+@contextmanager
+def autocommit(conn: sa.Connection) -> Iterator[None]:
+    """Run ``conn``'s statements in the driver's autocommit mode (a PostgreSQL read).
+
+    No ``BEGIN`` and ``COMMIT`` round trips; under READ COMMITTED a read transaction
+    of several statements sees no more than they do one by one.
+    """
+    raw: Any = conn.connection.driver_connection
+    raw.autocommit = True
+    try:
+        yield
+    finally:
+        try:
+            if raw.info.transaction_status != _IDLE:
+                raw.rollback()
+            raw.autocommit = False
+        except conn.dialect.loaded_dbapi.Error:
+            conn.invalidate()
+
+
+@contextmanager
+def reading_ahead(*reads: tuple[Statement, Mapping[str, Any]]) -> Iterator[None]:
+    """Announce reads the next write transactions will make (PostgreSQL: sent with BEGIN).
+
+    Within this block (and the worker threads it starts), a transaction's first statement
+    carries these with it in one round trip; a read made later with the same statement
+    and parameters is answered from what came back, once, unless the transaction wrote
+    something in between. Reads must be ones the transaction makes anyway and in the
+    same order, locks (``FOR UPDATE``) included: they run earlier, not differently.
+    """
+    token = _ahead.set(reads)
+    try:
+        yield
+    finally:
+        _ahead.reset(token)
+
+
+def _key(statement: Statement, params: Mapping[str, Any]) -> _ReadKey:
+    return id(statement), tuple(sorted(params.items()))
+
+
+def _wrap(conn: sa.Connection, sql: str, args: Any, exc: Exception) -> sa.exc.StatementError:
+    return sa.exc.DBAPIError.instance(
+        sql, args, exc, conn.dialect.loaded_dbapi.Error, dialect=conn.dialect
+    )
+
+
+def _send(conn: sa.Connection, raw: Any, batch: list[_Sent]) -> list[Any]:
+    """Run ``batch`` in one round trip (psycopg's pipeline); one cursor per statement."""
+    cursors = [raw.cursor() for _ in batch]
+    current = batch[0]
+    try:
+        with raw.pipeline():
+            for cursor, sent in zip(cursors, batch, strict=True):
+                current = sent
+                cursor.execute(*sent)
+    except conn.dialect.loaded_dbapi.Error as exc:
+        for cursor in cursors:
+            cursor.close()
+        raise _wrap(conn, current[0], current[1], exc) from exc
+    return cursors
+
+
+def _run_pg(
+    conn: sa.Connection, transaction: Transaction, prepared: _Prepared, args: Any, raw: Any
+) -> Any:
+    first = not transaction.begun or raw.info.transaction_status == _IDLE
+    batch = transaction.take(raw)
+    batch.append((prepared.sql, args))
+    ahead: list[tuple[Statement, Mapping[str, Any]]] = []
+    if first:  # this statement begins the transaction: the announced reads go with it
+        transaction.read_ahead.clear()
+        ahead = [
+            (statement, params)
+            for statement, params in _ahead.get()
+            if not (statement is prepared.statement and prepared.parameters(params) == args)
+        ]
+        for statement, params in ahead:
+            read = _prepared(conn, statement, None)
+            batch.append((read.sql, read.parameters(params)))
+    transaction.sent += len(batch)
+    if len(batch) == 1 and not first:
+        return _execute(conn, raw, prepared.sql, args)
+    cursors = _send(conn, raw, batch)
+    mine = len(batch) - len(ahead) - 1
+    for (statement, params), cursor in zip(ahead, cursors[mine + 1 :], strict=True):
+        read = _prepared(conn, statement, None)
+        rows = cursor.fetchall()  # a SELECT: rows, perhaps none
+        cursor.close()
+        transaction.read_ahead[_key(statement, params)] = (
+            None if rows is None else [read.record(row) for row in rows]
+        )
+    for cursor in cursors[:mine]:
+        cursor.close()
+    return cursors[mine]
+
+
+def _execute(conn: sa.Connection, raw: Any, sql: str, args: Any) -> Any:
+    cursor = raw.cursor()
+    try:
+        cursor.execute(sql, args)
+    except conn.dialect.loaded_dbapi.Error as exc:
+        cursor.close()
+        raise _wrap(conn, sql, args, exc) from exc
+    return cursor
+
+
 def _run(conn: sa.Connection, prepared: _Prepared, params: Mapping[str, Any]) -> Any:
     raw = conn.connection.driver_connection
     assert raw is not None
     args = prepared.parameters(params)
-    cursor = raw.cursor()
-    try:
-        cursor.execute(prepared.sql, args)
-    except conn.dialect.loaded_dbapi.Error as exc:
+    transaction = transaction_of(conn)
+    if transaction is not None:
+        if not isinstance(prepared.statement, sa.Select):
+            transaction.read_ahead.clear()  # a write: rows read before may be stale
+        return _run_pg(conn, transaction, prepared, args, raw)
+    return _execute(conn, raw, prepared.sql, args)
+
+
+def _from_read_ahead(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> Any:
+    """The rows read ahead for this read, once, or ``False`` if none are waiting."""
+    transaction = transaction_of(conn)
+    if transaction is None or not transaction.read_ahead:
+        return False
+    return transaction.read_ahead.pop(_key(statement, params), False)
+
+
+def defer(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> None:
+    """Run an INSERT, UPDATE or DELETE whose row count nothing needs, as late as allowed.
+
+    In a PostgreSQL write transaction it goes to the server with the next statement or
+    the COMMIT (a broken constraint is raised from there); elsewhere it runs now.
+    """
+    transaction = transaction_of(conn)
+    if transaction is None:
+        execute(conn, statement, params)
+        return
+    prepared = _prepared(conn, statement, _insert_keys(statement, params))
+    transaction.read_ahead.clear()
+    transaction.deferred.append((prepared.sql, prepared.parameters(params)))
+
+
+def flush(conn: sa.Connection) -> None:
+    """Before a statement run another way (``Connection.execute``): send ``BEGIN`` and
+    what `defer` queued on ``conn`` now, and forget the rows read ahead."""
+    transaction = transaction_of(conn)
+    if transaction is None:
+        return
+    transaction.read_ahead.clear()
+    raw = conn.connection.driver_connection
+    in_transaction = raw is not None and raw.info.transaction_status != _IDLE
+    if (
+        transaction.begun
+        and not transaction.deferred
+        and (in_transaction or not transaction.own_begin)
+    ):
+        return
+    batch = transaction.take(raw)
+    transaction.sent += len(batch)
+    for cursor in _send(conn, raw, batch):
         cursor.close()
-        raise sa.exc.DBAPIError.instance(
-            prepared.sql, args, exc, conn.dialect.loaded_dbapi.Error, dialect=conn.dialect
-        ) from exc
-    return cursor
+
+
+def finish(conn: sa.Connection) -> None:
+    """Commit ``conn``'s write transaction: what `defer` queued and the COMMIT, together.
+
+    Afterwards the driver connection is idle, so SQLAlchemy's own commit sends nothing.
+    """
+    transaction = transaction_of(conn)
+    raw = conn.connection.driver_connection
+    if transaction is None or raw is None:
+        return
+    transaction.read_ahead.clear()
+    if not transaction.begun and not transaction.deferred:
+        return  # nothing was sent: nothing to commit
+    if transaction.begun and not transaction.deferred and raw.info.transaction_status == _IDLE:
+        return
+    batch = transaction.take(raw)
+    batch.append(("COMMIT", None))
+    transaction.sent += len(batch)
+    for cursor in _send(conn, raw, batch):
+        cursor.close()
 
 
 def fetch_one(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> Any:
     """The first row of a SELECT (or an INSERT ... RETURNING), as a named tuple, or ``None``."""
+    rows = _from_read_ahead(conn, statement, params)
+    if rows is not False:
+        return rows[0] if rows else None
     prepared = _prepared(conn, statement, _insert_keys(statement, params))
     cursor = _run(conn, prepared, params)
     try:
@@ -148,6 +449,9 @@ def fetch_one(conn: sa.Connection, statement: Statement, params: Mapping[str, An
 
 def fetch_all(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> list[Any]:
     """Every row of a SELECT, as named tuples."""
+    rows = _from_read_ahead(conn, statement, params)
+    if rows is not False:
+        return list(rows)
     prepared = _prepared(conn, statement, None)
     cursor = _run(conn, prepared, params)
     try:

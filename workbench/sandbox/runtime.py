@@ -39,7 +39,7 @@ class Sandbox:
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
-        self.db = Database(config.db_url)
+        self.db = Database(config.db_url, workers=config.workers)
         self.db.create_all()
         with self.db.write() as conn:
             ensure_fixtures(

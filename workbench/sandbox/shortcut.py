@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.sandbox import payments
+from workbench.sandbox import payments, prepared
 from workbench.sandbox.context import Caller, base_url_of
 from workbench.sandbox.errors import ApiError, error_response
 from workbench.sandbox.idempotency import run_idempotent_async
@@ -55,14 +55,16 @@ class ChargeShortcut:
         caller, body, key, base = request
         digest = payments.fingerprint(body)  # here, not under the write lock
         try:
-            reply = await run_idempotent_async(
-                self.sandbox,
-                caller,
-                PATH,
-                key,
-                lambda conn: payments.charge(conn, self.sandbox, caller, body, base, digest),
-                digest=digest,
-            )
+            # PostgreSQL: the charge's reads go with the transaction's first statement.
+            with prepared.reading_ahead(*payments.charge_reads(caller, body)):
+                reply = await run_idempotent_async(
+                    self.sandbox,
+                    caller,
+                    PATH,
+                    key,
+                    lambda conn: payments.charge(conn, self.sandbox, caller, body, base, digest),
+                    digest=digest,
+                )
         except ApiError as exc:
             response = error_response(exc.code, exc.message, caller.request_id, exc.headers)
         else:

@@ -1,0 +1,201 @@
+"""PostgreSQL team mode: round trips per charge, the pool per worker count, idle pings.
+
+Round trips are counted from libpq's own protocol trace of every pooled connection
+(one ``ReadyForQuery`` from the server ends each), never from timings.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from psycopg import pq
+
+from tests.sandbox.conftest import charge_body, database_url, signed_client
+from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox import db as db_module
+from workbench.sandbox.db import Database, pool_settings
+
+
+@pytest.fixture
+def pg_url(tmp_path: Path) -> Iterator[str]:
+    with database_url("postgres", tmp_path) as url:
+        yield url
+
+
+class Trace:
+    """libpq's protocol trace of every connection an engine hands out from now on."""
+
+    def __init__(self, engine: sa.Engine, path: Path) -> None:
+        self.path = path
+        self._file = path.open("w")
+        self._traced: list[Any] = []
+
+        @sa.event.listens_for(engine, "checkout")
+        def _trace(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+            if record.info.get("traced") is not self:
+                record.info["traced"] = self
+                dbapi_conn.pgconn.trace(self._file.fileno())
+                dbapi_conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
+                self._traced.append(dbapi_conn)
+
+    def round_trips(self) -> int:
+        """Server answers (ReadyForQuery) so far, less the idle pings (``;``).
+
+        Stops tracing first: libpq buffers its trace and flushes it when it stops.
+        """
+        for dbapi_conn in self._traced:
+            dbapi_conn.pgconn.untrace()
+        self._file.close()
+        # "B<tab>5<tab>ReadyForQuery<tab> I": direction, length, message, contents.
+        messages = [line.split("\t")[:4] for line in self.path.read_text().splitlines()]
+        answers = sum(1 for m in messages if m[:1] == ["B"] and m[2:3] == ["ReadyForQuery"])
+        pings = sum(1 for m in messages if m[:1] == ["F"] and m[2:] == ["Query", ' ";"'])
+        return answers - pings
+
+
+def _charges(client: Any, count: int, *, key: bool) -> list[dict[str, Any]]:
+    answers = []
+    for _ in range(count):
+        headers = {"Idempotency-Key": str(uuid.uuid4())} if key else {}
+        response = client.post("/v1/payments/card", json=charge_body(), headers=headers)
+        assert response.status_code == 201, response.text
+        answers.append(response.json())
+    return answers
+
+
+@pytest.mark.parametrize("key", [True, False], ids=["idempotency-key", "no-key"])
+def test_a_signed_charge_takes_three_round_trips_on_postgres(
+    pg_url: str, tmp_path: Path, key: bool
+) -> None:
+    # Before: 14 (a ping, BEGIN, SELECT, COMMIT for the key; a ping, BEGIN, seven
+    # statements and COMMIT for the charge). Rate limit off, as in the benchmark.
+    config = SandboxConfig(
+        db_url=pg_url, run_reconciler_in_background=False, rate_limit_per_second=0, workers=2
+    )
+    with SandboxServer(config) as server, signed_client(server.base_url) as client:
+        _charges(client, 3, key=key)
+        trace = Trace(server.sandbox.db.engine, tmp_path / "libpq.trace")
+        answers = _charges(client, 20, key=key)  # sequential: the pool is idle after each
+        trips = trace.round_trips()
+        # Everything a charge writes is there, once each.
+        with server.sandbox.db.read() as conn:
+            ids = [a["paymentId"] for a in answers]
+            p, e = db_module.payments, db_module.events
+            stored = conn.execute(sa.select(sa.func.count()).where(p.c.id.in_(ids))).scalar()
+            captured = sa.select(sa.func.count()).where(e.c.type == "payment.captured")
+            emitted = conn.execute(captured).scalar()
+            records = conn.execute(
+                sa.select(sa.func.count()).select_from(db_module.idempotency_records)
+            ).scalar()
+    assert stored == 20
+    assert emitted == 23
+    assert records == (23 if key else 0)
+    # Three per charge, and a one-off or two (psycopg preparing a statement it has now
+    # seen five times on that connection).
+    assert 20 <= trips <= 3 * 20 + 2, f"{trips / 20:.2f} round trips per charge"
+
+
+def test_a_replayed_charge_answers_from_its_record_on_postgres(pg_url: str) -> None:
+    config = SandboxConfig(db_url=pg_url, run_reconciler_in_background=False, workers=2)
+    with SandboxServer(config) as server, signed_client(server.base_url) as client:
+        body, headers = charge_body(), {"Idempotency-Key": str(uuid.uuid4())}
+        first = client.post("/v1/payments/card", json=body, headers=headers)
+        again = client.post("/v1/payments/card", json=body, headers=headers)
+        fenced = client.post("/v1/payments/card", json=body)  # no key: the fence answers
+        other = client.post(
+            "/v1/payments/card", json={**body, "amount": body["amount"] + 1}, headers=headers
+        )
+    assert first.status_code == 201
+    assert again.status_code == 201
+    assert again.content == first.content
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert fenced.status_code == 200
+    assert json.loads(fenced.content)["paymentId"] == first.json()["paymentId"]
+    assert other.json()["code"] == "SVC-GW-2001"
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 4, 8, 16, 32, 64])
+@pytest.mark.parametrize("max_connections", [50, 100, 500])
+def test_pool_settings_fit_the_server_for_every_worker_count(
+    workers: int, max_connections: int
+) -> None:
+    if workers * 2 > max_connections - 13:  # not even two connections each
+        with pytest.raises(ValueError, match="max_connections"):
+            pool_settings(workers, max_connections)
+        return
+    settings = pool_settings(workers, max_connections)
+    per_worker = settings["pool_size"] + settings["max_overflow"]
+    assert 2 <= settings["pool_size"] <= 10
+    assert settings["max_overflow"] >= 0
+    assert per_worker <= 40  # one per thread of anyio's pool, no more
+    assert workers * per_worker <= max_connections - 13  # room for psql and the rest
+
+
+def test_pool_settings_refuse_a_server_too_small_for_the_workers() -> None:
+    with pytest.raises(ValueError, match="max_connections"):
+        pool_settings(50, 100)
+    with pytest.raises(ValueError, match="at least 1"):
+        pool_settings(0)
+
+
+def test_a_postgres_database_sizes_its_pool_for_its_workers(pg_url: str) -> None:
+    databases = [Database(pg_url, workers=n) for n in (1, 4, 8)]
+    try:
+        with databases[0].read() as conn:
+            limit = int(conn.exec_driver_sql("SHOW max_connections").scalar_one())
+        for n, database in zip((1, 4, 8), databases, strict=True):
+            pool: Any = database.engine.pool
+            expected = pool_settings(n, limit)
+            assert (pool.size(), pool._max_overflow) == (
+                expected["pool_size"],
+                expected["max_overflow"],
+            )
+    finally:
+        for database in databases:
+            database.dispose()
+
+
+def _backend_pid(database: Database) -> int:
+    with database.read() as conn:
+        return int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
+
+
+def _kill(pg_url: str, pid: int) -> None:
+    admin = sa.create_engine(pg_url, poolclass=sa.pool.NullPool)
+    with admin.connect() as conn:
+        assert conn.exec_driver_sql(f"SELECT pg_terminate_backend({pid})").scalar_one()
+    admin.dispose()
+
+
+def test_an_idle_connection_the_server_dropped_is_replaced_before_use(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = Database(pg_url)
+    try:
+        dead = _backend_pid(database)
+        _kill(pg_url, dead)
+        monkeypatch.setattr(db_module, "PING_AFTER_IDLE_SECONDS", 0.0)  # "it sat idle"
+        assert _backend_pid(database) != dead  # pinged, found dead, replaced: no error
+    finally:
+        database.dispose()
+
+
+def test_a_connection_in_steady_use_is_not_pinged(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = Database(pg_url)
+    try:
+        dead = _backend_pid(database)
+        _kill(pg_url, dead)
+        monkeypatch.setattr(db_module, "PING_AFTER_IDLE_SECONDS", 3600.0)  # "just used"
+        with pytest.raises(sa.exc.OperationalError):  # no ping: the dead one is used
+            _backend_pid(database)
+        assert _backend_pid(database) != dead  # and the pool replaced it afterwards
+    finally:
+        database.dispose()
