@@ -44,8 +44,13 @@ docs-serve: $(STAMP)
 
 # --cov names its source: nbval copies the raw option into each notebook kernel, and a bare
 # --cov (source [True]) leaves every kernel's coverage setup hanging until it times out.
+# pytest-xdist runs the tests on PYTEST_WORKERS processes (PYTEST_WORKERS=0: one process);
+# conftest.py keeps each notebook's cells (and a few fixtures' tests) on one worker; pytest-cov
+# combines the workers' coverage, and the 15 slowest tests are printed at the end.
+PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
-	$(RUN) pytest --cov=workbench --cov-report=term $(PYTEST_ARGS)
+	$(RUN) pytest -n $(PYTEST_WORKERS) --durations=15 \
+		--cov=workbench --cov-report=term $(PYTEST_ARGS)
 
 # Chromium for the browser tests, from the system's packages (never a downloaded browser).
 browser:
