@@ -12,7 +12,7 @@ RUN    := $(UV) run --frozen --no-sync
 export NO_MKDOCS_2_WARNING := 1
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck docs docs-gen docs-serve pytest browser lab notebooks bench clean
+.PHONY: run test lint typecheck docs docs-gen docs-serve pytest isolation browser lab notebooks bench clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -51,6 +51,10 @@ PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
 	$(RUN) pytest -n $(PYTEST_WORKERS) --durations=15 \
 		--cov=workbench --cov-report=term $(PYTEST_ARGS)
+
+# The suite twice at the same time from this checkout: no test may depend on what else runs.
+isolation: $(STAMP) browser
+	bash scripts/check-isolation $(PYTEST_ARGS)
 
 # Chromium for the browser tests, from the system's packages (never a downloaded browser).
 browser:

@@ -96,6 +96,7 @@ _ONE_WORKER = {
     "tests/browser/": "browser",
     "tests/docs/test_browser.py": "docs-site",
     "tests/docs/test_build.py": "docs-site",
+    "tests/docs/test_wording.py": "docs-site",
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_shortcut.py": "shortcut",
