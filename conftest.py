@@ -31,13 +31,9 @@ from typing import Any
 
 import pytest
 
-from workbench.config import (
-    DEFAULT_API_KEY,
-    DEFAULT_SECRET_KEY,
-    ENV_API_KEY,
-    ENV_BASE_URL,
-    ENV_SECRET_KEY,
-)
+# Nothing of ``workbench`` is imported at module level nor before pytest-cov starts (in an
+# xdist worker it starts in its own ``pytest_sessionstart``): lines run on import before
+# that would be missing from the coverage report.
 
 ROOT = Path(__file__).resolve().parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -127,21 +123,29 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """
     if config.getoption("dist") not in ("load", "loadgroup"):
         return None
-    from xdist.scheduler import LoadScopeScheduling
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
-    class UnitScheduling(LoadScopeScheduling):
+    class UnitScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             return _unit_of(nodeid)
 
     return UnitScheduling(config, log)
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-cov has started measuring
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Private folders; start the notebooks' sandbox and point ``WORKBENCH_*`` at it."""
     config = session.config
     _private_folders(config)
     if _is_xdist_controller(config) or not _runs_notebooks(config):
         return
+    from workbench.config import (
+        DEFAULT_API_KEY,
+        DEFAULT_SECRET_KEY,
+        ENV_API_KEY,
+        ENV_BASE_URL,
+        ENV_SECRET_KEY,
+    )
     from workbench.sandbox import SandboxConfig, SandboxServer
 
     tmp = tempfile.TemporaryDirectory(prefix="workbench-nbval-")
