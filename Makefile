@@ -12,7 +12,7 @@ RUN    := $(UV) run --frozen --no-sync
 export NO_MKDOCS_2_WARNING := 1
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck docs docs-gen docs-serve pytest browser signing-tools lab notebooks bench clean
+.PHONY: run test lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools lab notebooks bench clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -27,7 +27,11 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(RUN) workbench run
 
-test: $(STAMP) browser signing-tools lint typecheck docs pytest
+# Lint and type check run beside the tests (a core is free while the workers start); the
+# guide's strict build is one of the tests (tests/docs/test_build.py, exactly as `make docs`
+# runs it), so it runs once, in parallel with the rest.
+test: $(STAMP) browser signing-tools
+	$(MAKE) --no-print-directory -j3 lint typecheck pytest
 
 lint: $(STAMP)
 	$(RUN) ruff check .
@@ -44,8 +48,17 @@ docs-serve: $(STAMP)
 
 # --cov names its source: nbval copies the raw option into each notebook kernel, and a bare
 # --cov (source [True]) leaves every kernel's coverage setup hanging until it times out.
+# pytest-xdist runs the tests on PYTEST_WORKERS processes (PYTEST_WORKERS=0: one process);
+# conftest.py keeps each notebook's cells (and a few fixtures' tests) on one worker; pytest-cov
+# combines the workers' coverage, and the 15 slowest tests are printed at the end.
+PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
-	$(RUN) pytest --cov=workbench --cov-report=term $(PYTEST_ARGS)
+	$(RUN) pytest -n $(PYTEST_WORKERS) --durations=15 \
+		--cov=workbench --cov-report=term $(PYTEST_ARGS)
+
+# The suite twice at the same time from this checkout: no test may depend on what else runs.
+isolation: $(STAMP) browser
+	bash scripts/check-isolation $(PYTEST_ARGS)
 
 # Chromium for the browser tests, from the system's packages (never a downloaded browser).
 browser:

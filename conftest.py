@@ -1,33 +1,46 @@
-"""Repository-wide pytest hooks: a sandbox for the notebook kernels.
+"""Repository-wide pytest hooks: private temporary folders, a sandbox for the notebook kernels.
+
+Nothing a test does may depend on what else runs on the machine. Each pytest process
+(each xdist worker too) points ``TMPDIR`` and ``XDG_DATA_HOME`` at folders of its own
+under its base temporary folder, so that subprocesses, notebook kernels and the
+sandbox's default database never meet another run's files; each test then gets a
+``TMPDIR`` of its own (`_private_tmpdir`).
 
 nbval runs each notebook in its own Jupyter kernel, a separate process that no
 pytest fixture or mock reaches. When the session is going to execute notebooks,
 a fresh sandbox (new temporary SQLite database, free 127.0.0.1 port) is started
 in `pytest_sessionstart`, before any kernel, and ``WORKBENCH_*`` are exported
 into ``os.environ`` so that every kernel inherits them; `pytest_sessionfinish`
-stops it and restores the environment.
+stops it and restores the environment. Under pytest-xdist every worker that runs
+notebooks starts its own (the controller runs no test and starts none).
+
+Under pytest-xdist (``make test`` runs ``-n auto``) tests are handed out one by one,
+except the units of `_unit_of`: a notebook's cells share one kernel and must run in
+order on one worker, and a few files whose fixtures are expensive (a browser, a
+``--workers`` sandbox, the guide's build) keep to one worker so they are set up once.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from workbench.config import (
-    DEFAULT_API_KEY,
-    DEFAULT_SECRET_KEY,
-    ENV_API_KEY,
-    ENV_BASE_URL,
-    ENV_SECRET_KEY,
-)
+# Nothing of ``workbench`` is imported at module level nor before pytest-cov starts (in an
+# xdist worker it starts in its own ``pytest_sessionstart``): lines run on import before
+# that would be missing from the coverage report.
 
 ROOT = Path(__file__).resolve().parent
 NOTEBOOKS = ROOT / "notebooks"
 _STATE = pytest.StashKey[dict[str, Any]]()
+_PRIVATE = pytest.StashKey[dict[str, Any]]()
+#: Variables pointed at this process's own folders for the whole session.
+_PRIVATE_DIRS = ("TMPDIR", "XDG_DATA_HOME")
 
 
 def _runs_notebooks(config: pytest.Config) -> bool:
@@ -42,11 +55,97 @@ def _runs_notebooks(config: pytest.Config) -> bool:
     return False
 
 
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    """Whether this process only hands tests to pytest-xdist workers (and runs none)."""
+    return config.pluginmanager.has_plugin("dsession")
+
+
+def _private_folders(config: pytest.Config) -> None:
+    """Point ``TMPDIR`` and ``XDG_DATA_HOME`` at folders of this process's own."""
+    factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+    saved = {name: os.environ.get(name) for name in _PRIVATE_DIRS}
+    for name in _PRIVATE_DIRS:
+        os.environ[name] = str(factory.mktemp(name.lower(), numbered=False))
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+    config.stash[_PRIVATE] = {"saved": saved, "factory": factory, "count": itertools.count()}
+
+
+@pytest.fixture(autouse=True)
+def _private_tmpdir(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test's own ``TMPDIR`` (``tempfile`` and every subprocess use it)."""
+    state = request.config.stash[_PRIVATE]
+    own = state["factory"].getbasetemp() / "tmpdir" / f"t{next(state['count'])}"
+    own.mkdir()
+    saved = os.environ["TMPDIR"]
+    os.environ["TMPDIR"] = str(own)
+    tempfile.tempdir = None
+    try:
+        yield
+    finally:
+        os.environ["TMPDIR"] = saved
+        tempfile.tempdir = None
+
+
+#: Test files (or folders) run on one worker, for their module- or package-scoped
+#: fixtures' sake (each worker would build its own otherwise); the value names the unit.
+_ONE_WORKER = {
+    "tests/browser/": "browser",
+    "tests/docs/test_browser.py": "docs-site",
+    "tests/docs/test_build.py": "docs-site",
+    "tests/docs/test_wording.py": "docs-site",
+    "tests/docs/test_recipes.py": "docs-recipes",
+    "tests/sandbox/test_workers.py": "workers",
+    "tests/sandbox/test_shortcut.py": "shortcut",
+    "tests/sandbox/test_schemathesis.py": "schemathesis",
+    "tests/foundation/test_cli_listen.py": "cli-listen",
+    "tests/client/test_webhooks_docs.py": "webhooks-docs",
+    "tests/notebooks/test_cli_run.py": "cli-run",
+}
+
+
+def _unit_of(nodeid: str) -> str:
+    """The unit of work a test belongs to under pytest-xdist (itself, unless grouped)."""
+    path = nodeid.split("::", 1)[0]
+    if path.endswith(".ipynb"):
+        return path  # the cells of one notebook share its kernel
+    for prefix, unit in _ONE_WORKER.items():
+        if path.startswith(prefix):
+            # The backends' servers are separate fixtures: each can go to another worker.
+            return f"{unit}[postgres]" if "[postgres" in nodeid else unit
+    return nodeid
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Hand out tests one by one, each unit of `_unit_of` whole (``--dist load``).
+
+    xdist's own ``loadgroup`` cannot be used: it marks a group by rewriting a test's
+    node id, which pytest 9 no longer reads.
+    """
+    if config.getoption("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class UnitScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit_of(nodeid)
+
+    return UnitScheduling(config, log)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-cov has started measuring
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Start the notebooks' sandbox and point ``WORKBENCH_*`` at it."""
+    """Private folders; start the notebooks' sandbox and point ``WORKBENCH_*`` at it."""
     config = session.config
-    if not _runs_notebooks(config):
+    _private_folders(config)
+    if _is_xdist_controller(config) or not _runs_notebooks(config):
         return
+    from workbench.config import (
+        DEFAULT_API_KEY,
+        DEFAULT_SECRET_KEY,
+        ENV_API_KEY,
+        ENV_BASE_URL,
+        ENV_SECRET_KEY,
+    )
     from workbench.sandbox import SandboxConfig, SandboxServer
 
     tmp = tempfile.TemporaryDirectory(prefix="workbench-nbval-")
@@ -67,14 +166,24 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Stop the notebooks' sandbox, delete its database, restore the environment."""
+    private = session.config.stash.get(_PRIVATE, None)
+    if private is not None:
+        _restore(private["saved"])
+        tempfile.tempdir = None
+        del session.config.stash[_PRIVATE]
     state = session.config.stash.get(_STATE, None)
     if state is None:
         return
     state["server"].stop()
     state["tmp"].cleanup()
-    for name, value in state["saved"].items():
+    _restore(state["saved"])
+    del session.config.stash[_STATE]
+
+
+def _restore(saved: dict[str, str | None]) -> None:
+    """Put environment variables back as they were."""
+    for name, value in saved.items():
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    del session.config.stash[_STATE]

@@ -63,9 +63,9 @@ def test_no_notebook_is_not_a_success(tmp_path: Path) -> None:
 def test_kernels_run_over_private_sockets_without_warnings(
     tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A temporary folder of this test's own: other runs on the machine use the shared one.
-    own_tmp = tmp_path / "tmp"
-    own_tmp.mkdir()
+    # A temporary folder of this test's own (other runs on the machine use theirs), short:
+    # the kernel's socket paths live under it and a Unix socket path holds 107 bytes.
+    own_tmp = Path(tempfile.mkdtemp(prefix="k"))
     monkeypatch.setenv("TMPDIR", str(own_tmp))
     monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
     assert tempfile.gettempdir() == str(own_tmp)
