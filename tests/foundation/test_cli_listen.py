@@ -227,10 +227,10 @@ def test_a_failing_forward_is_answered_so_the_sandbox_retries(
             client.sandbox.tick()
             failed = lines.wait_for(rf"{charge.payment_id} +failed")
             assert "forward answered 500" in failed
-            assert failed.endswith("-> 500")
+            assert failed.endswith("-> 500 (attempt 1)")
             client.sandbox.advance_clock(10)
             retried = lines.wait_for(rf"{charge.payment_id} +verified, forwarded 200")
-            assert retried.endswith("-> 200")
+            assert retried.endswith("-> 200 (attempt 2)")
         finally:
             code, stderr = _stop(process, signal.SIGINT)  # Ctrl-C
         assert code == 0, stderr

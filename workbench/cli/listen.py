@@ -39,7 +39,8 @@ def delivery_line(delivery: Delivery) -> str:
     elif delivery.outcome == "duplicate":
         outcome = "duplicate, already received: not processed again"
     when = delivery.received_at.strftime("%H:%M:%SZ")
-    return f"{when}  {kind:<28} {obj:<30} {outcome} -> {delivery.status}"
+    attempt = f" (attempt {delivery.attempt})" if delivery.attempt else ""
+    return f"{when}  {kind:<28} {obj:<30} {outcome} -> {delivery.status}{attempt}"
 
 
 def delivery_record(delivery: Delivery) -> dict[str, Any]:
@@ -55,6 +56,7 @@ def delivery_record(delivery: Delivery) -> dict[str, Any]:
         "object": event.object_id if event else None,
         "reason": delivery.reason,
         "forwardStatus": delivery.forward_status,
+        "attempt": delivery.attempt,
     }
 
 

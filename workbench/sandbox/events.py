@@ -313,6 +313,7 @@ class WebhookWork:
                     "X-Signature": headers.signature,
                     "X-Event-Id": delivery.event_id,
                     "X-Event-Type": delivery.event_type,
+                    "X-Event-Attempt": str(delivery.attempt),
                 },
             )
         except (httpx.HTTPError, httpx.InvalidURL) as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -47,6 +48,8 @@ class Delivery:
         reason: why it was rejected or failed, in words (never a secret).
         forward_status: the status the ``forward_to`` URL answered (``None``: not
             forwarded or no answer).
+        attempt: which delivery attempt of its event this was, from the sender's
+            ``X-Event-Attempt`` header (not signed: for display only; ``None``: not sent).
     """
 
     received_at: datetime
@@ -56,6 +59,7 @@ class Delivery:
     event: WebhookEvent | None = None
     reason: str | None = None
     forward_status: int | None = None
+    attempt: int | None = None
 
 
 class WebhookListener(WebhookReceiver):
@@ -183,7 +187,10 @@ class WebhookListener(WebhookReceiver):
             self.rejected = 0
 
     def _receive(self, request: ReceivedRequest) -> int:
+        attempt = request.headers.get("x-event-attempt", "")
         delivery = self._judge(request)
+        if attempt.isdigit() and len(attempt) < 6:
+            delivery = dataclasses.replace(delivery, attempt=int(attempt))
         with self._changed:
             self.deliveries.append(delivery)
             if delivery.outcome == "rejected":
