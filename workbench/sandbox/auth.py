@@ -32,7 +32,7 @@ from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.ratelimit import Limit
 from workbench.sandbox.replay import SAFE_METHODS
-from workbench.signing import SignatureMismatch, TimestampInvalid, body_sha256, verify
+from workbench.signing import SignatureMismatch, TimestampInvalid, verify
 from workbench.spec import limits
 
 if TYPE_CHECKING:
@@ -196,7 +196,6 @@ class AuthMiddleware:
         if body and "content-type" not in Headers(scope=scope):
             # The spec says bodies are JSON; a client that omits the header still means it.
             scope["headers"] = [*scope["headers"], (b"content-type", b"application/json")]
-        digest = body_sha256(body)
         sent = False
 
         async def replay() -> Message:
@@ -227,7 +226,7 @@ class AuthMiddleware:
             )
             await error_response("SVC-GW-1005", message, rid)(scope, receive, send)
             return
-        state["caller"] = Caller(record.api_key, record.merchant_id, record.store_id, rid, digest)
+        state["caller"] = Caller(record.api_key, record.merchant_id, record.store_id, rid)
         if not str(scope["path"]).startswith("/sandbox/"):
             gate = await self._gates(record)
             if gate is not None:

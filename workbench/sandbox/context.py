@@ -25,14 +25,12 @@ class Caller:
         merchant_id: its merchant.
         store_id: the store the key belongs to.
         request_id: this request's id.
-        body_sha256: hash of the raw body (the idempotency fingerprint).
     """
 
     api_key: str
     merchant_id: str
     store_id: str
     request_id: str
-    body_sha256: str
 
 
 # The dependencies are ``async`` so FastAPI calls them on the loop: it would hand a plain

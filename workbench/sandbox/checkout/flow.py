@@ -97,7 +97,6 @@ def _caller(session: Row, request_id: str) -> Caller:
         merchant_id=session.merchant_id,
         store_id=session.store_id,
         request_id=request_id,
-        body_sha256="",
     )
 
 

@@ -410,7 +410,6 @@ def portal_caller(conn: sa.Connection, public_hash: str, request_id: str) -> Cal
         merchant_id=row.merchant_id,
         store_id=row.store_id,
         request_id=request_id,
-        body_sha256="",
     )
 
 
@@ -440,7 +439,6 @@ def update_card_session(
         merchant_id=row.merchant_id,
         store_id=row.store_id,
         request_id="",
-        body_sha256="",
     )
     request = SessionRequest.model_validate(
         {
