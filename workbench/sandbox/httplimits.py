@@ -71,8 +71,11 @@ class _HeadTooLarge(Exception):
     """Raised inside a parser callback to stop the parser on an oversized head."""
 
 
-class _HeadGuard:
-    """What both protocols share: the deadline timer and the 431 answer."""
+class _HeadGuard(asyncio.Protocol):
+    """What both protocols share: the deadline timer and the 431 answer.
+
+    First in each protocol's bases, so ``super()`` here is uvicorn's protocol.
+    """
 
     transport: asyncio.Transport
     loop: asyncio.AbstractEventLoop
@@ -85,6 +88,14 @@ class _HeadGuard:
         self.limits = limits
         self._head_timer = None
         self._refused = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._start_head_clock()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_clock()
+        super().connection_lost(exc)
 
     def _start_head_clock(self) -> None:
         if self._head_timer is None and self.limits.header_timeout > 0:
@@ -122,14 +133,6 @@ class _HttpToolsLimited(_HeadGuard, HttpToolsProtocol):
         self._head_pending = False
         self._head_received = 0
         self._too_large = False
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._start_head_clock()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_head_clock()
-        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -192,14 +195,6 @@ class _H11Limited(_HeadGuard, H11Protocol):
         super().__init__(*args, **kwargs)
         self._init_guard(limits)
         self.conn = _LimitedConnection(limits.max_header_bytes)
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._start_head_clock()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_head_clock()
-        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
