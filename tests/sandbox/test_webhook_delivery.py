@@ -80,6 +80,18 @@ def receivers() -> Iterator[list[Receiver]]:
         receiver.close()
 
 
+def _down_until_cleared(receivers: list[Receiver]) -> threading.Event:
+    """A receiver that answers 500 until the returned event is cleared, then 204."""
+    down = threading.Event()
+    down.set()
+
+    def flaky(handler: BaseHTTPRequestHandler, _raw: bytes) -> None:
+        _answer(handler, 500 if down.is_set() else 204)
+
+    receivers.append(Receiver(flaky))
+    return down
+
+
 def _pay(client: httpx.Client, token: str = "tok_test_success") -> str:  # noqa: S107
     response = client.post("/v1/payments/card", json=charge_body(token))
     assert response.status_code == 201, response.text
@@ -187,13 +199,7 @@ def test_events_of_different_objects_are_delivered_concurrently(
 def test_one_objects_events_arrive_in_the_order_they_were_made(
     start: Callable[..., str], receivers: list[Receiver]
 ) -> None:
-    down = threading.Event()
-    down.set()
-
-    def flaky(handler: BaseHTTPRequestHandler, _raw: bytes) -> None:
-        _answer(handler, 500 if down.is_set() else 204)
-
-    receivers.append(Receiver(flaky))
+    down = _down_until_cleared(receivers)
     base = start(refund_settle_seconds=60)
     with signed_client(base) as client:
         client.put("/sandbox/webhook", json={"url": receivers[0].url})
@@ -242,13 +248,7 @@ def test_deliveries_of_an_unknown_or_foreign_event_are_not_found(
 def test_an_event_about_two_objects_waits_for_both(
     start: Callable[..., str], receivers: list[Receiver]
 ) -> None:
-    down = threading.Event()
-    down.set()
-
-    def flaky(handler: BaseHTTPRequestHandler, _raw: bytes) -> None:
-        _answer(handler, 500 if down.is_set() else 204)
-
-    receivers.append(Receiver(flaky))
+    down = _down_until_cleared(receivers)
     base = start()
     with signed_client(base) as client:
         client.put("/sandbox/webhook", json={"url": receivers[0].url})
