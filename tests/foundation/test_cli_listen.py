@@ -22,6 +22,7 @@ from workbench._client import Client
 from workbench.cli import main
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.signing import format_timestamp, sign_request
+from workbench.testing import running_sandbox
 from workbench.webhooks import ReceivedRequest, WebhookReceiver, construct_event
 
 LINE_WAIT = 20.0
@@ -30,16 +31,9 @@ LINE_WAIT = 20.0
 @pytest.fixture(scope="module")
 def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A sandbox whose reconciler runs only when the test ticks it."""
-    from workbench.sandbox import SandboxConfig, SandboxServer
-
     db = tmp_path_factory.mktemp("listen-sandbox") / "sandbox.db"
-    config = SandboxConfig(
-        db_url=f"sqlite:///{db}",
-        api_key=DEFAULT_API_KEY,
-        secret_key=DEFAULT_SECRET_KEY,
-        run_reconciler_in_background=False,
-    )
-    with SandboxServer(config) as server:
+    # its reconciler runs only when a test ticks it
+    with running_sandbox(db_url=f"sqlite:///{db}", run_reconciler_in_background=False) as server:
         yield server.base_url
 
 

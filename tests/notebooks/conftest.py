@@ -9,6 +9,7 @@ import pytest
 
 from workbench._client import Client
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.testing import running_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,16 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="session")
 def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A fresh sandbox (temporary SQLite file) serving for the whole session."""
-    from workbench.sandbox import SandboxConfig, SandboxServer
-
     db = tmp_path_factory.mktemp("flows-sandbox") / "sandbox.db"
-    config = SandboxConfig(
-        db_url=f"sqlite:///{db}",
-        api_key=DEFAULT_API_KEY,
-        secret_key=DEFAULT_SECRET_KEY,
-        run_reconciler_in_background=False,  # the flows tick the reconciler themselves
-    )
-    with SandboxServer(config) as server:
+    # the flows tick the reconciler themselves
+    with running_sandbox(db_url=f"sqlite:///{db}", run_reconciler_in_background=False) as server:
         yield server.base_url
 
 
