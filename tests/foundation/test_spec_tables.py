@@ -68,3 +68,42 @@ def test_error_codes_are_unique_well_formed_and_spec_codes_match() -> None:
     }
     assert not ERRORS["SVC-GW-2001"].retryable
     assert ERRORS["SVC-GW-2002"].retryable
+
+
+_HEADER = (
+    "| From | Action | Trigger | Condition | To | Other effects | Kind |\n"
+    "|---|---|---|---|---|---|---|\n"
+)
+
+
+def _machine(rows: str) -> StateMachine:
+    return StateMachine.from_table(
+        name="thing",
+        states=("open", "shut"),
+        terminal=frozenset({"shut"}),
+        conflict_code="SVC-PAY-4090",
+        table=_HEADER + rows,
+    )
+
+
+def test_a_table_row_reads_as_one_transition() -> None:
+    machine = _machine("| open | close | POST /x | always | shut | gone | sandbox, auto |\n")
+    (row,) = machine.transitions
+    assert (row.source, row.action, row.target, row.origin) == ("open", "close", "shut", "sandbox")
+    assert row.automatic
+    assert not row.idempotent
+    assert _machine("| (new) | make | POST /x |  | open |  |  |\n").transitions[0].source is None
+
+
+@pytest.mark.parametrize(
+    ("row", "complaint"),
+    [
+        ("| open | close | POST /x | shut | gone | |\n", "6 cells"),
+        ("| open | close | POST /x | | ajar | | |\n", "unknown state 'ajar'"),
+        ("| open | close | POST /x | | shut | | sometimes |\n", "unknown kind"),
+        ("open | close | POST /x | | shut | | |\n", "not a table row"),
+    ],
+)
+def test_a_malformed_table_row_is_refused_at_import(row: str, complaint: str) -> None:
+    with pytest.raises(ValueError, match=complaint):
+        _machine(row)

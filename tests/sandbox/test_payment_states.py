@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.sandbox.conftest import assert_envelope, charge_body
 from workbench.spec import PAYMENT
@@ -184,3 +185,34 @@ def test_states_reached_are_the_spec_tables_states(client: httpx.Client) -> None
     assert seen <= set(PAYMENT.states)
     assert PAYMENT.allows("authorized", "capture")
     assert not PAYMENT.allows("voided", "capture")
+
+
+def _payment_in(client: httpx.Client, state: str) -> str:
+    """A payment of this client's merchant in ``state``, reached through the API."""
+    if state == "pending_3ds":
+        body = _charge(client, token="tok_test_3ds_challenge")
+    else:
+        body = _charge(client, capture=state == "captured")
+    pid = str(body["paymentId"])
+    if state == "voided":
+        assert client.post(f"/v1/payments/{pid}/void", json={}).status_code == 200
+    assert client.get(f"/v1/payments/{pid}").json()["status"] == state
+    return pid
+
+
+@pytest.mark.parametrize("state", ["authorized", "captured", "voided", "pending_3ds"])
+@pytest.mark.parametrize("action", ["capture", "void", "refund"])
+def test_every_caller_action_is_answered_as_the_table_says(
+    client: httpx.Client, state: str, action: str
+) -> None:
+    pid = _payment_in(client, state)
+    response = client.post(f"/v1/payments/{pid}/{action}", json={})
+    if PAYMENT.allows(state, action):
+        assert response.status_code in (200, 202), response.text
+        return
+    assert_envelope(response, 409, "SVC-PAY-4090")
+    allowed = ", ".join(a.replace("_", "-") for a in PAYMENT.actions(state)) or "none"
+    assert response.json()["message"] == (
+        f"payment is {state}; {action} is not allowed (allowed: {allowed})"
+    )
+    assert client.get(f"/v1/payments/{pid}").json()["status"] == state

@@ -28,6 +28,7 @@ from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_id, new_uuid
 from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.schemas import ChargeRequest, ThreeDSCallbackRequest, VoidRequest
+from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix
 
 if TYPE_CHECKING:
@@ -507,8 +508,8 @@ def threeds_callback(
         raise ApiError("SVC-PAY-4001", "pares/correlationId: do not belong to this payment")
     if row.threeds_body is not None:
         return Reply(int(row.threeds_status), bytes(row.threeds_body))
-    if row.status != "pending_3ds":
-        raise ApiError("SVC-PAY-4090", f"payment is {row.status}; no 3-D Secure challenge pending")
+    # A repeat was answered above with the first result; here only a pending challenge goes on.
+    require(PAYMENT, row.status, "3ds_callback", repeats=False)
     now = business_now(conn, caller.merchant_id)
     values: dict[str, Any]
     if claims.get("result") == "Y":
@@ -562,6 +563,7 @@ def _capture_body(row: Row) -> dict[str, Any]:
 def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
     """POST /v1/payments/{id}/capture: full amount; a repeat on a captured payment is a no-op."""
     row = load(conn, caller.merchant_id, payment_id)
+    require(PAYMENT, row.status, "capture")
     if row.status == "authorized":
         now = business_now(conn, caller.merchant_id)
         conn.execute(
@@ -570,16 +572,13 @@ def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
         row = load(conn, caller.merchant_id, payment_id)
         _save_card(conn, row)
         _emit(conn, row, "payment.captured", now)
-    elif row.status != "captured":
-        raise ApiError(
-            "SVC-PAY-4090", f"payment is {row.status}; only an authorized payment can be captured"
-        )
     return Reply.json(200, _capture_body(row))
 
 
 def void(conn: sa.Connection, caller: Caller, payment_id: str, req: VoidRequest) -> Reply:
     """POST /v1/payments/{id}/void: release an authorization; a repeat is a no-op."""
     row = load(conn, caller.merchant_id, payment_id)
+    require(PAYMENT, row.status, "void")
     if row.status == "authorized":
         now = business_now(conn, caller.merchant_id)
         conn.execute(
@@ -589,10 +588,6 @@ def void(conn: sa.Connection, caller: Caller, payment_id: str, req: VoidRequest)
         )
         row = load(conn, caller.merchant_id, payment_id)
         _emit(conn, row, "payment.voided", now, reason=req.reason)
-    elif row.status != "voided":
-        raise ApiError(
-            "SVC-PAY-4090", f"payment is {row.status}; only an authorized payment can be voided"
-        )
     body = {"id": row.id, "status": row.status, "amount": row.amount, "currency": row.currency}
     return Reply.json(200, body)
 

@@ -22,7 +22,8 @@ from workbench.sandbox.ids import new_id
 from workbench.sandbox.payments import load, refundable
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.schemas import RefundRequest
-from workbench.spec import IdPrefix, limits
+from workbench.sandbox.transitions import require
+from workbench.spec import PAYMENT, IdPrefix, limits
 
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
@@ -68,10 +69,7 @@ def refund(
 ) -> Reply:
     """POST /v1/payments/{id}/refund."""
     row = load(conn, caller.merchant_id, payment_id)
-    if row.status != "captured":
-        raise ApiError(
-            "SVC-PAY-4090", f"payment is {row.status}; only a captured payment can be refunded"
-        )
+    require(PAYMENT, row.status, "refund")
     left = refundable(row)
     amount = req.amount if req.amount is not None else left
     if left == 0:

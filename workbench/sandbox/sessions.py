@@ -21,6 +21,7 @@ from workbench.sandbox.ids import new_uuid
 from workbench.sandbox.payments import fingerprint
 from workbench.sandbox.replies import Reply, dumps
 from workbench.sandbox.schemas import SessionRequest
+from workbench.sandbox.transitions import require
 from workbench.spec import SESSION, limits
 
 if TYPE_CHECKING:
@@ -136,8 +137,9 @@ def complete_session(conn: sa.Connection, session_id: str, *, payment_id: str | 
     if row is None:
         raise ApiError("SVC-GW-4004", "no such checkout session")
     now = business_now(conn, row.merchant_id)
-    if row.status != "active" or row.expires_at <= now:
-        raise ApiError("SVC-SES-4090", f"checkout session is {row.status}")
+    require(SESSION, row.status, "complete")
+    if row.expires_at <= now:  # expired by the clock, before the reconciler marked it
+        raise ApiError("SVC-SES-4090", "checkout session is expired")
     conn.execute(
         sa.update(_S)
         .where(_S.c.id == session_id)

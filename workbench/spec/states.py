@@ -1,14 +1,21 @@
 """The state machines of payments, refunds, checkout sessions and subscriptions, as data.
 
-Rows marked ``origin="spec"`` are the spec's transition tables; rows marked
-``origin="sandbox"`` fill its "not shown" gaps with the sandbox's documented
-decisions. The sandbox enforces these tables, the client's ``allowed_actions``
-reads them and the guide's diagrams are generated from them.
+Each machine is written as the spec writes it: a Markdown table, one transition per line,
+with two columns the spec does not have: *Action* (the short name the sandbox and the
+client use) and *Kind*, a comma-separated list of
+
+- ``sandbox``: the row fills a "not shown" gap of the spec with the sandbox's documented
+  decision (the other rows are the spec's own);
+- ``repeat``: the row is a repeat of an action already done (an idempotent no-op);
+- ``auto``: the reconciler fires it, not a caller.
+
+The sandbox enforces these tables (``workbench.sandbox.transitions.require``), the
+client's ``allowed_actions`` reads them and the guide's diagrams are generated from them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "PAYMENT",
@@ -55,6 +62,30 @@ class StateMachine:
     states: tuple[str, ...]
     terminal: frozenset[str]
     transitions: tuple[Transition, ...]
+    #: The error code for an action this machine does not allow from an object's state.
+    conflict_code: str = field(default="", compare=False)
+
+    @classmethod
+    def from_table(
+        cls,
+        *,
+        name: str,
+        states: tuple[str, ...],
+        terminal: frozenset[str],
+        conflict_code: str,
+        table: str,
+    ) -> StateMachine:
+        """Build a machine from its Markdown transition table (see the module docstring).
+
+        Raises:
+            ValueError: a row that has not seven cells, an unknown *Kind* word, or a
+                state that is not one of ``states``.
+        """
+        lines = [line.strip() for line in table.strip().splitlines()]
+        if len(lines) < 3 or _cells(lines[0]) != list(_COLUMNS):
+            raise ValueError(f"{name}: the table must start with the header {_COLUMNS}")
+        transitions = tuple(_transition(name, states, line) for line in lines[2:])
+        return cls(name, states, terminal, transitions, conflict_code)
 
     def targets(self, source: str | None, action: str) -> set[str]:
         """States ``action`` can lead to from ``source``."""
@@ -96,493 +127,136 @@ class StateMachine:
         return "\n".join(lines)
 
 
-_CHARGE = "POST /v1/payments/card"
-_3DS = "POST /v1/payments/{id}/3ds-callback"
-_CAPTURE = "POST /v1/payments/{id}/capture"
-_VOID = "POST /v1/payments/{id}/void"
-_REFUND = "POST /v1/payments/{id}/refund"
+_COLUMNS = ("From", "Action", "Trigger", "Condition", "To", "Other effects", "Kind")
+_KINDS = frozenset({"sandbox", "repeat", "auto"})
 
-PAYMENT = StateMachine(
+
+def _cells(line: str) -> list[str]:
+    if not (line.startswith("|") and line.endswith("|")):
+        raise ValueError(f"not a table row: {line!r}")
+    return [cell.strip() for cell in line[1:-1].split("|")]
+
+
+def _transition(machine: str, states: tuple[str, ...], line: str) -> Transition:
+    cells = _cells(line)
+    if len(cells) != len(_COLUMNS):
+        raise ValueError(f"{machine}: {len(cells)} cells, not {len(_COLUMNS)}, in {line!r}")
+    source, action, trigger, condition, target, effects, kind = cells
+    kinds = {word.strip() for word in kind.split(",") if word.strip()}
+    if kinds - _KINDS:
+        raise ValueError(f"{machine}: unknown kind {sorted(kinds - _KINDS)} in {line!r}")
+    for state in (source, target):
+        if state != "(new)" and state not in states:
+            raise ValueError(f"{machine}: unknown state {state!r} in {line!r}")
+    return Transition(
+        source=None if source == "(new)" else source,
+        action=action,
+        trigger=trigger,
+        condition=condition,
+        target=target,
+        effects=effects,
+        idempotent="repeat" in kinds,
+        automatic="auto" in kinds,
+        origin="sandbox" if "sandbox" in kinds else "spec",
+    )
+
+
+PAYMENT = StateMachine.from_table(
     name="payment",
     states=("pending_3ds", "authorized", "captured", "voided", "declined", "failed"),
     terminal=frozenset({"voided", "declined", "failed"}),
-    transitions=(
-        Transition(
-            None,
-            "charge",
-            _CHARGE,
-            "capture true (default) and charge succeeds",
-            "captured",
-            "commission and netAmount set",
-        ),
-        Transition(
-            None, "charge", _CHARGE, "capture=false", "authorized", "no ledger entries posted"
-        ),
-        Transition(
-            None,
-            "charge",
-            _CHARGE,
-            "3-D Secure challenge required",
-            "pending_3ds",
-            "correlationId and ACS address returned",
-            origin="sandbox",
-        ),
-        Transition(
-            None,
-            "charge",
-            _CHARGE,
-            "issuer declines or funds insufficient",
-            "declined",
-            "400 in the error envelope (SVC-PAY-3001 / 3002)",
-            origin="sandbox",
-        ),
-        Transition(
-            "pending_3ds",
-            "3ds_callback",
-            _3DS,
-            "challenge completes",
-            "captured",
-            "as in the shown response",
-        ),
-        Transition(
-            "pending_3ds",
-            "3ds_callback",
-            _3DS,
-            "challenge completes, capture=false",
-            "authorized",
-            origin="sandbox",
-        ),
-        Transition(
-            "pending_3ds", "3ds_callback", _3DS, "challenge failed", "failed", origin="sandbox"
-        ),
-        Transition(
-            "pending_3ds",
-            "expire",
-            "reconciler",
-            "challenge not completed in time",
-            "failed",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "captured",
-            "3ds_callback",
-            _3DS,
-            "duplicate submit",
-            "captured",
-            "returns the first result unchanged",
-            idempotent=True,
-        ),
-        Transition(
-            "authorized",
-            "3ds_callback",
-            _3DS,
-            "duplicate submit",
-            "authorized",
-            "returns the first result unchanged",
-            idempotent=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "failed",
-            "3ds_callback",
-            _3DS,
-            "duplicate submit",
-            "failed",
-            "returns the first result unchanged",
-            idempotent=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "authorized",
-            "capture",
-            _CAPTURE,
-            "full amount only",
-            "captured",
-            "refundableAmount equals amount",
-        ),
-        Transition(
-            "captured",
-            "capture",
-            _CAPTURE,
-            "repeat call",
-            "captured",
-            "idempotent",
-            idempotent=True,
-        ),
-        Transition(
-            "authorized",
-            "void",
-            _VOID,
-            "",
-            "voided",
-            "no ledger entries; reason surfaced on the payment.voided event",
-        ),
-        Transition("voided", "void", _VOID, "repeat call", "voided", "idempotent", idempotent=True),
-        Transition(
-            "captured",
-            "refund",
-            _REFUND,
-            "amount <= refundableAmount",
-            "captured",
-            "refundAmount grows, refundableAmount shrinks; 200 if settled synchronously",
-        ),
-        Transition(
-            "captured",
-            "refund",
-            _REFUND,
-            "refund still in flight",
-            "captured",
-            "202 returned; completed later by the reconciler; reuse the same Idempotency-Key",
-        ),
-    ),
+    conflict_code="SVC-PAY-4090",
+    table="""
+| From        | Action       | Trigger                             | Condition                                  | To          | Other effects                                                                   | Kind            |
+|-------------|--------------|-------------------------------------|--------------------------------------------|-------------|---------------------------------------------------------------------------------|-----------------|
+| (new)       | charge       | POST /v1/payments/card              | capture true (default) and charge succeeds | captured    | commission and netAmount set                                                    |                 |
+| (new)       | charge       | POST /v1/payments/card              | capture=false                              | authorized  | no ledger entries posted                                                        |                 |
+| (new)       | charge       | POST /v1/payments/card              | 3-D Secure challenge required              | pending_3ds | correlationId and ACS address returned                                          | sandbox         |
+| (new)       | charge       | POST /v1/payments/card              | issuer declines or funds insufficient      | declined    | 400 in the error envelope (SVC-PAY-3001 / 3002)                                 | sandbox         |
+| pending_3ds | 3ds_callback | POST /v1/payments/{id}/3ds-callback | challenge completes                        | captured    | as in the shown response                                                        |                 |
+| pending_3ds | 3ds_callback | POST /v1/payments/{id}/3ds-callback | challenge completes, capture=false         | authorized  |                                                                                 | sandbox         |
+| pending_3ds | 3ds_callback | POST /v1/payments/{id}/3ds-callback | challenge failed                           | failed      |                                                                                 | sandbox         |
+| pending_3ds | expire       | reconciler                          | challenge not completed in time            | failed      |                                                                                 | sandbox, auto   |
+| captured    | 3ds_callback | POST /v1/payments/{id}/3ds-callback | duplicate submit                           | captured    | returns the first result unchanged                                              | repeat          |
+| authorized  | 3ds_callback | POST /v1/payments/{id}/3ds-callback | duplicate submit                           | authorized  | returns the first result unchanged                                              | sandbox, repeat |
+| failed      | 3ds_callback | POST /v1/payments/{id}/3ds-callback | duplicate submit                           | failed      | returns the first result unchanged                                              | sandbox, repeat |
+| authorized  | capture      | POST /v1/payments/{id}/capture      | full amount only                           | captured    | refundableAmount equals amount                                                  |                 |
+| captured    | capture      | POST /v1/payments/{id}/capture      | repeat call                                | captured    | idempotent                                                                      | repeat          |
+| authorized  | void         | POST /v1/payments/{id}/void         |                                            | voided      | no ledger entries; reason surfaced on the payment.voided event                  |                 |
+| voided      | void         | POST /v1/payments/{id}/void         | repeat call                                | voided      | idempotent                                                                      | repeat          |
+| captured    | refund       | POST /v1/payments/{id}/refund       | amount <= refundableAmount                 | captured    | refundAmount grows, refundableAmount shrinks; 200 if settled synchronously      |                 |
+| captured    | refund       | POST /v1/payments/{id}/refund       | refund still in flight                     | captured    | 202 returned; completed later by the reconciler; reuse the same Idempotency-Key |                 |
+""",
 )
 
-REFUND = StateMachine(
+REFUND = StateMachine.from_table(
     name="refund",
     states=("pending", "completed"),
     terminal=frozenset({"completed"}),
-    transitions=(
-        Transition(None, "refund", _REFUND, "settled synchronously", "completed", "200"),
-        Transition(None, "refund", _REFUND, "in flight", "pending", "202", origin="sandbox"),
-        Transition(
-            "pending",
-            "settle",
-            "reconciler",
-            "bank confirms",
-            "completed",
-            "refund.settled event",
-            automatic=True,
-            origin="sandbox",
-        ),
-    ),
+    conflict_code="SVC-PAY-4090",
+    table="""
+| From    | Action | Trigger                       | Condition             | To        | Other effects        | Kind          |
+|---------|--------|-------------------------------|-----------------------|-----------|----------------------|---------------|
+| (new)   | refund | POST /v1/payments/{id}/refund | settled synchronously | completed | 200                  |               |
+| (new)   | refund | POST /v1/payments/{id}/refund | in flight             | pending   | 202                  | sandbox       |
+| pending | settle | reconciler                    | bank confirms         | completed | refund.settled event | sandbox, auto |
+""",
 )
 
-SESSION = StateMachine(
+SESSION = StateMachine.from_table(
     name="session",
     states=("active", "completed", "expired"),
     terminal=frozenset({"completed", "expired"}),
-    transitions=(
-        Transition(None, "create", "POST /v1/payments/sessions", "", "active"),
-        Transition(
-            "active",
-            "complete",
-            "hosted checkout page",
-            "buyer pays or updates card",
-            "completed",
-            "session.completed event",
-            origin="sandbox",
-        ),
-        Transition(
-            "active",
-            "expire",
-            "reconciler",
-            "expiresAt passed",
-            "expired",
-            "session.expired event",
-            automatic=True,
-            origin="sandbox",
-        ),
-    ),
+    conflict_code="SVC-SES-4090",
+    table="""
+| From   | Action   | Trigger                    | Condition                  | To        | Other effects           | Kind          |
+|--------|----------|----------------------------|----------------------------|-----------|-------------------------|---------------|
+| (new)  | create   | POST /v1/payments/sessions |                            | active    |                         |               |
+| active | complete | hosted checkout page       | buyer pays or updates card | completed | session.completed event | sandbox       |
+| active | expire   | reconciler                 | expiresAt passed           | expired   | session.expired event   | sandbox, auto |
+""",
 )
 
-_SUB = "/v1/subscriptions"
-_PUB = "/v1/public/subscriptions/{hash}"
-
-SUBSCRIPTION = StateMachine(
+SUBSCRIPTION = StateMachine.from_table(
     name="subscription",
     states=("trialing", "active", "past_due", "paused", "charging", "cancelled", "expired"),
     terminal=frozenset({"cancelled", "expired"}),
-    transitions=(
-        Transition(
-            None,
-            "create",
-            f"POST {_SUB}",
-            "no trialEndAt",
-            "active",
-            "cycleNumber 0; nextChargeAt set",
-        ),
-        Transition(
-            None,
-            "create",
-            f"POST {_SUB}",
-            "trialEndAt given",
-            "trialing",
-            "trial runs until that date",
-        ),
-        Transition(
-            "active",
-            "pause",
-            f"POST {_SUB}/{{id}}/pause",
-            "",
-            "paused",
-            "the reconciler ignores paused subscriptions",
-        ),
-        Transition(
-            "trialing",
-            "pause",
-            f"POST {_SUB}/{{id}}/pause",
-            "",
-            "paused",
-            "the reconciler ignores paused subscriptions",
-        ),
-        Transition(
-            "paused",
-            "resume",
-            f"POST {_SUB}/{{id}}/resume",
-            "",
-            "active",
-            "the next reconciler tick attempts an immediate charge",
-        ),
-        Transition(
-            "past_due",
-            "retry",
-            f"POST {_SUB}/{{id}}/retry",
-            "",
-            "past_due",
-            "nextChargeAt set to now so the reconciler retries on its next tick",
-        ),
-        Transition(
-            "active",
-            "charge_now",
-            f"POST {_SUB}/{{id}}/charge-now",
-            "charge allowed",
-            "charging",
-            "queueing receipt; poll until status leaves charging",
-        ),
-        Transition(
-            "trialing",
-            "charge_now",
-            f"POST {_SUB}/{{id}}/charge-now",
-            "charge allowed",
-            "charging",
-            "ends the trial",
-            origin="sandbox",
-        ),
-        Transition(
-            "past_due",
-            "charge_now",
-            f"POST {_SUB}/{{id}}/charge-now",
-            "charge allowed",
-            "charging",
-            origin="sandbox",
-        ),
-        Transition(
-            "charging",
-            "charge_succeeded",
-            "reconciler",
-            "charge approved",
-            "active",
-            "cycleNumber + 1; charge item recorded",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "charging",
-            "charge_failed",
-            "reconciler",
-            "charge declined",
-            "past_due",
-            "retry schedule starts",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "charging",
-            "charge_failed",
-            "reconciler",
-            "charge declined after the last scheduled retry (it was past_due)",
-            "expired",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "active",
-            "cancel",
-            f"POST {_SUB}/{{id}}/cancel",
-            "atPeriodEnd=true",
-            "active",
-            "cancelAtPeriodEnd becomes true",
-        ),
-        Transition(
-            "active",
-            "cancel",
-            f"POST {_SUB}/{{id}}/cancel",
-            "atPeriodEnd=false",
-            "cancelled",
-            "cancels immediately (resulting status is our decision)",
-        ),
-        Transition(
-            "trialing",
-            "cancel",
-            f"POST {_SUB}/{{id}}/cancel",
-            "atPeriodEnd=true",
-            "trialing",
-            "cancelAtPeriodEnd true; cancelled when the trial ends",
-            origin="sandbox",
-        ),
-        Transition(
-            "trialing",
-            "cancel",
-            f"POST {_SUB}/{{id}}/cancel",
-            "atPeriodEnd=false",
-            "cancelled",
-            origin="sandbox",
-        ),
-        Transition(
-            "past_due",
-            "cancel",
-            f"POST {_SUB}/{{id}}/cancel",
-            "either atPeriodEnd",
-            "cancelled",
-            "no paid period to wait for",
-            origin="sandbox",
-        ),
-        Transition(
-            "paused",
-            "cancel",
-            f"POST {_SUB}/{{id}}/cancel",
-            "either atPeriodEnd",
-            "cancelled",
-            "no running period to wait for",
-            origin="sandbox",
-        ),
-        Transition(
-            "active",
-            "public_cancel",
-            f"POST {_PUB}/cancel",
-            "atPeriodEnd default true",
-            "active",
-            "cancelAtPeriodEnd true",
-        ),
-        Transition(
-            "active",
-            "public_cancel",
-            f"POST {_PUB}/cancel",
-            "atPeriodEnd=false",
-            "cancelled",
-            origin="sandbox",
-        ),
-        Transition(
-            "trialing",
-            "public_cancel",
-            f"POST {_PUB}/cancel",
-            "atPeriodEnd default true",
-            "trialing",
-            "cancelAtPeriodEnd true; cancelled when the trial ends",
-            origin="sandbox",
-        ),
-        Transition(
-            "trialing",
-            "public_cancel",
-            f"POST {_PUB}/cancel",
-            "atPeriodEnd=false",
-            "cancelled",
-            origin="sandbox",
-        ),
-        Transition(
-            "past_due",
-            "public_cancel",
-            f"POST {_PUB}/cancel",
-            "either atPeriodEnd",
-            "cancelled",
-            "no paid period to wait for",
-            origin="sandbox",
-        ),
-        Transition(
-            "paused",
-            "public_cancel",
-            f"POST {_PUB}/cancel",
-            "either atPeriodEnd",
-            "cancelled",
-            "no running period to wait for",
-            origin="sandbox",
-        ),
-        Transition(
-            "active",
-            "renew",
-            "reconciler",
-            "nextChargeAt reached, charge approved",
-            "active",
-            "cycleNumber + 1; subscription.renewed",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "active",
-            "renewal_failed",
-            "reconciler",
-            "nextChargeAt reached, charge declined",
-            "past_due",
-            "retry schedule starts",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "active",
-            "period_end_cancel",
-            "reconciler",
-            "nextChargeAt reached with cancelAtPeriodEnd",
-            "cancelled",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "trialing",
-            "trial_end",
-            "reconciler",
-            "trialEndAt reached, charge approved",
-            "active",
-            "cycleNumber 1",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "trialing",
-            "trial_end_failed",
-            "reconciler",
-            "trialEndAt reached, charge declined",
-            "past_due",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "trialing",
-            "period_end_cancel",
-            "reconciler",
-            "trialEndAt reached with cancelAtPeriodEnd",
-            "cancelled",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "past_due",
-            "retry_succeeded",
-            "reconciler",
-            "retry charge approved",
-            "active",
-            "cycleNumber + 1",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "past_due",
-            "retry_failed",
-            "reconciler",
-            "retry charge declined, attempts left",
-            "past_due",
-            "next retry scheduled",
-            automatic=True,
-            origin="sandbox",
-        ),
-        Transition(
-            "past_due",
-            "retries_exhausted",
-            "reconciler",
-            "last scheduled retry declined",
-            "expired",
-            automatic=True,
-            origin="sandbox",
-        ),
-    ),
+    conflict_code="SVC-SUB-4090",
+    table="""
+| From     | Action            | Trigger                                     | Condition                                                        | To        | Other effects                                                      | Kind          |
+|----------|-------------------|---------------------------------------------|------------------------------------------------------------------|-----------|--------------------------------------------------------------------|---------------|
+| (new)    | create            | POST /v1/subscriptions                      | no trialEndAt                                                    | active    | cycleNumber 0; nextChargeAt set                                    |               |
+| (new)    | create            | POST /v1/subscriptions                      | trialEndAt given                                                 | trialing  | trial runs until that date                                         |               |
+| active   | pause             | POST /v1/subscriptions/{id}/pause           |                                                                  | paused    | the reconciler ignores paused subscriptions                        |               |
+| trialing | pause             | POST /v1/subscriptions/{id}/pause           |                                                                  | paused    | the reconciler ignores paused subscriptions                        |               |
+| paused   | resume            | POST /v1/subscriptions/{id}/resume          |                                                                  | active    | the next reconciler tick attempts an immediate charge              |               |
+| past_due | retry             | POST /v1/subscriptions/{id}/retry           |                                                                  | past_due  | nextChargeAt set to now so the reconciler retries on its next tick |               |
+| active   | charge_now        | POST /v1/subscriptions/{id}/charge-now      | charge allowed                                                   | charging  | queueing receipt; poll until status leaves charging                |               |
+| trialing | charge_now        | POST /v1/subscriptions/{id}/charge-now      | charge allowed                                                   | charging  | ends the trial                                                     | sandbox       |
+| past_due | charge_now        | POST /v1/subscriptions/{id}/charge-now      | charge allowed                                                   | charging  |                                                                    | sandbox       |
+| charging | charge_succeeded  | reconciler                                  | charge approved                                                  | active    | cycleNumber + 1; charge item recorded                              | sandbox, auto |
+| charging | charge_failed     | reconciler                                  | charge declined                                                  | past_due  | retry schedule starts                                              | sandbox, auto |
+| charging | charge_failed     | reconciler                                  | charge declined after the last scheduled retry (it was past_due) | expired   |                                                                    | sandbox, auto |
+| active   | cancel            | POST /v1/subscriptions/{id}/cancel          | atPeriodEnd=true                                                 | active    | cancelAtPeriodEnd becomes true                                     |               |
+| active   | cancel            | POST /v1/subscriptions/{id}/cancel          | atPeriodEnd=false                                                | cancelled | cancels immediately (resulting status is our decision)             |               |
+| trialing | cancel            | POST /v1/subscriptions/{id}/cancel          | atPeriodEnd=true                                                 | trialing  | cancelAtPeriodEnd true; cancelled when the trial ends              | sandbox       |
+| trialing | cancel            | POST /v1/subscriptions/{id}/cancel          | atPeriodEnd=false                                                | cancelled |                                                                    | sandbox       |
+| past_due | cancel            | POST /v1/subscriptions/{id}/cancel          | either atPeriodEnd                                               | cancelled | no paid period to wait for                                         | sandbox       |
+| paused   | cancel            | POST /v1/subscriptions/{id}/cancel          | either atPeriodEnd                                               | cancelled | no running period to wait for                                      | sandbox       |
+| active   | public_cancel     | POST /v1/public/subscriptions/{hash}/cancel | atPeriodEnd default true                                         | active    | cancelAtPeriodEnd true                                             |               |
+| active   | public_cancel     | POST /v1/public/subscriptions/{hash}/cancel | atPeriodEnd=false                                                | cancelled |                                                                    | sandbox       |
+| trialing | public_cancel     | POST /v1/public/subscriptions/{hash}/cancel | atPeriodEnd default true                                         | trialing  | cancelAtPeriodEnd true; cancelled when the trial ends              | sandbox       |
+| trialing | public_cancel     | POST /v1/public/subscriptions/{hash}/cancel | atPeriodEnd=false                                                | cancelled |                                                                    | sandbox       |
+| past_due | public_cancel     | POST /v1/public/subscriptions/{hash}/cancel | either atPeriodEnd                                               | cancelled | no paid period to wait for                                         | sandbox       |
+| paused   | public_cancel     | POST /v1/public/subscriptions/{hash}/cancel | either atPeriodEnd                                               | cancelled | no running period to wait for                                      | sandbox       |
+| active   | renew             | reconciler                                  | nextChargeAt reached, charge approved                            | active    | cycleNumber + 1; subscription.renewed                              | sandbox, auto |
+| active   | renewal_failed    | reconciler                                  | nextChargeAt reached, charge declined                            | past_due  | retry schedule starts                                              | sandbox, auto |
+| active   | period_end_cancel | reconciler                                  | nextChargeAt reached with cancelAtPeriodEnd                      | cancelled |                                                                    | sandbox, auto |
+| trialing | trial_end         | reconciler                                  | trialEndAt reached, charge approved                              | active    | cycleNumber 1                                                      | sandbox, auto |
+| trialing | trial_end_failed  | reconciler                                  | trialEndAt reached, charge declined                              | past_due  |                                                                    | sandbox, auto |
+| trialing | period_end_cancel | reconciler                                  | trialEndAt reached with cancelAtPeriodEnd                        | cancelled |                                                                    | sandbox, auto |
+| past_due | retry_succeeded   | reconciler                                  | retry charge approved                                            | active    | cycleNumber + 1                                                    | sandbox, auto |
+| past_due | retry_failed      | reconciler                                  | retry charge declined, attempts left                             | past_due  | next retry scheduled                                               | sandbox, auto |
+| past_due | retries_exhausted | reconciler                                  | last scheduled retry declined                                    | expired   |                                                                    | sandbox, auto |
+""",
 )

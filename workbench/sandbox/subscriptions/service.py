@@ -35,6 +35,7 @@ from workbench.sandbox.subscriptions.schemas import (
     SubscriptionRequest,
 )
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
+from workbench.sandbox.transitions import require
 from workbench.spec import SUBSCRIPTION, IdPrefix
 
 __all__ = [
@@ -129,17 +130,6 @@ def _by_hash(conn: sa.Connection, public_hash: str, *, lock: bool = False) -> Ro
     if row is None:
         raise ApiError("SVC-GW-4004", "no such subscription link")
     return row
-
-
-def _require(row: Row, action: str) -> None:
-    if SUBSCRIPTION.allows(row.status, action):
-        return
-    allowed = ", ".join(SUBSCRIPTION.actions(row.status)) or "none"
-    raise ApiError(
-        "SVC-SUB-4090",
-        f"subscription is {row.status}; {action.replace('_', '-')} is not allowed "
-        f"(allowed: {allowed})",
-    )
 
 
 def _update(conn: sa.Connection, row: Row, **values: Any) -> Row:
@@ -313,7 +303,7 @@ def _cancel(
             "status leaves charging (the next reconciler pass finishes it)",
             headers={"Retry-After": "1"},
         )
-    _require(row, action)
+    require(SUBSCRIPTION, row.status, action)
     now = business_now(conn, row.merchant_id)
     if at_period_end and row.status in ("active", "trialing"):
         assert row.status in SUBSCRIPTION.targets(row.status, action)
@@ -346,7 +336,7 @@ def cancel(conn: sa.Connection, caller: Caller, subscription_id: str, req: Cance
 def pause(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
     """POST /v1/subscriptions/{id}/pause: the reconciler leaves it alone until resumed."""
     row = load(conn, caller.merchant_id, subscription_id)
-    _require(row, "pause")
+    require(SUBSCRIPTION, row.status, "pause")
     now = business_now(conn, row.merchant_id)
     row = _update(conn, row, status="paused", next_charge_at=None, trial_notice_at=None)
     emit(conn, row, "subscription.paused", now)
@@ -356,7 +346,7 @@ def pause(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
 def resume(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
     """POST /v1/subscriptions/{id}/resume: active, charged on the next reconciler tick."""
     row = load(conn, caller.merchant_id, subscription_id)
-    _require(row, "resume")
+    require(SUBSCRIPTION, row.status, "resume")
     now = business_now(conn, row.merchant_id)
     row = _update(conn, row, status="active", next_charge_at=now, trial_end_at=None)
     emit(conn, row, "subscription.resumed", now)
@@ -366,7 +356,7 @@ def resume(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
 def retry(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
     """POST /v1/subscriptions/{id}/retry: ``nextChargeAt`` becomes now."""
     row = load(conn, caller.merchant_id, subscription_id)
-    _require(row, "retry")
+    require(SUBSCRIPTION, row.status, "retry")
     now = business_now(conn, row.merchant_id)
     row = _update(conn, row, next_charge_at=now)
     body = {"id": row.id, "status": row.status, "nextChargeAt": iso(row.next_charge_at)}
@@ -376,7 +366,7 @@ def retry(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
 def charge_now(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
     """POST /v1/subscriptions/{id}/charge-now: ``charging`` until the next tick charges it."""
     row = load(conn, caller.merchant_id, subscription_id)
-    _require(row, "charge_now")
+    require(SUBSCRIPTION, row.status, "charge_now")
     now = business_now(conn, row.merchant_id)
     row = _update(conn, row, status="charging", next_charge_at=now, trial_notice_at=None)
     body = {

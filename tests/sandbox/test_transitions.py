@@ -1,0 +1,36 @@
+"""`require` refuses what a machine's table does not allow, with the machine's code."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.sandbox.errors import ApiError
+from workbench.sandbox.transitions import require
+from workbench.spec import PAYMENT, SESSION, SUBSCRIPTION
+
+
+def test_an_allowed_action_passes() -> None:
+    require(PAYMENT, "authorized", "capture")
+    require(SUBSCRIPTION, "past_due", "charge_now")
+
+
+def test_a_refusal_names_the_machine_state_and_allowed_actions() -> None:
+    with pytest.raises(ApiError) as caught:
+        require(SUBSCRIPTION, "paused", "charge_now")
+    assert caught.value.code == "SVC-SUB-4090"
+    assert caught.value.message == (
+        "subscription is paused; charge-now is not allowed (allowed: resume, cancel, public-cancel)"
+    )
+
+
+def test_a_terminal_state_allows_nothing() -> None:
+    with pytest.raises(ApiError) as caught:
+        require(SESSION, "completed", "complete")
+    assert caught.value.code == "SVC-SES-4090"
+    assert "(allowed: none)" in caught.value.message
+
+
+def test_repeats_count_unless_the_caller_answers_them_itself() -> None:
+    require(PAYMENT, "captured", "3ds_callback")
+    with pytest.raises(ApiError):
+        require(PAYMENT, "captured", "3ds_callback", repeats=False)
