@@ -1,30 +1,15 @@
-"""The subscription, buyer-portal and hosted-checkout flows against a live sandbox.
-
-The subscription endpoints (sandbox part 2) and the hosted pages come with later
-parts of the sandbox; on a sandbox without them these tests skip, saying so.
-"""
+"""The subscription, buyer-portal and hosted-checkout flows against a live sandbox."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
 from workbench import flows
 from workbench._client import Client
 
 
-@pytest.fixture
-def subs_client(client: Client, sandbox_url: str) -> Client:
-    paths = httpx.get(f"{sandbox_url}/openapi.json", timeout=10).json().get("paths", {})
-    if "/v1/subscriptions" not in paths:
-        reason = "this sandbox does not serve /v1/subscriptions yet (sandbox part 2)"
-        print(f"skipping: {reason}")
-        pytest.skip(reason)
-    return client
-
-
-def test_lifecycle_renews_charges_now_and_cancels(subs_client: Client) -> None:
-    run = flows.subscriptions(subs_client, amount=19_900, renewals=2)
+def test_lifecycle_renews_charges_now_and_cancels(client: Client) -> None:
+    run = flows.subscriptions(client, amount=19_900, renewals=2)
     assert run.outcome["created_status"] == "active"
     assert run.outcome["charges"] == ["captured", "captured"]
     assert run.outcome["after_charge_now"] == "active"
@@ -34,14 +19,14 @@ def test_lifecycle_renews_charges_now_and_cancels(subs_client: Client) -> None:
     assert "charging" in run.states()
 
 
-def test_trial_comes_first(subs_client: Client) -> None:
-    run = flows.subscriptions(subs_client, trial_days=14, interval_unit="week", renewals=1)
+def test_trial_comes_first(client: Client) -> None:
+    run = flows.subscriptions(client, trial_days=14, interval_unit="week", renewals=1)
     assert run.outcome["created_status"] == "trialing"
     assert run.states()[:2] == ["trialing", "active"]
 
 
-def test_failing_card_goes_past_due(subs_client: Client) -> None:
-    run = flows.subscriptions(subs_client, card_token="tok_test_renewal_fails", renewals=1)
+def test_failing_card_goes_past_due(client: Client) -> None:
+    run = flows.subscriptions(client, card_token="tok_test_renewal_fails", renewals=1)
     assert run.outcome["after_renewals"] == "past_due"
     assert run.outcome["cycle_number"] == 0
     assert set(run.outcome["charges"]) == {"declined"}
@@ -49,8 +34,8 @@ def test_failing_card_goes_past_due(subs_client: Client) -> None:
 
 
 @pytest.mark.parametrize(("at_period_end", "status"), [(True, "active"), (False, "cancelled")])
-def test_portal_as_the_buyer(subs_client: Client, at_period_end: bool, status: str) -> None:
-    run = flows.portal(subs_client, at_period_end=at_period_end)
+def test_portal_as_the_buyer(client: Client, at_period_end: bool, status: str) -> None:
+    run = flows.portal(client, at_period_end=at_period_end)
     assert run.outcome["status"] == status
     assert run.outcome["cancel_at_period_end"] is at_period_end
     assert run.outcome["update_session"] is True
@@ -58,18 +43,9 @@ def test_portal_as_the_buyer(subs_client: Client, at_period_end: bool, status: s
     assert "customerId" not in run.outcome["public_fields"]
 
 
-@pytest.fixture
-def pages_client(client: Client, sandbox_url: str) -> Client:
-    if httpx.get(f"{sandbox_url}/checkout/static/checkout.css", timeout=10).status_code != 200:
-        reason = "this sandbox does not serve the hosted checkout pages yet"
-        print(f"skipping: {reason}")
-        pytest.skip(reason)
-    return client
-
-
 @pytest.mark.parametrize("mode", ["payment", "qr"])
-def test_checkout_completes_and_the_webhook_arrives(pages_client: Client, mode: str) -> None:
-    run = flows.checkout(pages_client, mode=mode, amount=34_900)
+def test_checkout_completes_and_the_webhook_arrives(client: Client, mode: str) -> None:
+    run = flows.checkout(client, mode=mode, amount=34_900)
     assert run.outcome["session_status"] == "active"
     assert run.outcome["page_status"] == 200
     assert run.outcome["redirect"] == {"outcome": "success"}
@@ -79,8 +55,8 @@ def test_checkout_completes_and_the_webhook_arrives(pages_client: Client, mode: 
     assert run.outcome["again_status"] != 200
 
 
-def test_checkout_decline_goes_back_with_the_code(pages_client: Client) -> None:
-    run = flows.checkout(pages_client, card_token="tok_test_declined")
+def test_checkout_decline_goes_back_with_the_code(client: Client) -> None:
+    run = flows.checkout(client, card_token="tok_test_declined")
     assert run.outcome["redirect"] == {"outcome": "failed", "errorCode": "SVC-PAY-3001"}
     assert run.outcome["status"] == "declined"
     assert run.outcome["events"] == ["payment.declined", "session.completed"]
@@ -94,8 +70,8 @@ def test_show_page_is_text_when_headless(monkeypatch: pytest.MonkeyPatch) -> Non
     assert type(flows.show_page("http://127.0.0.1:1/checkout/x")).__name__ == "IFrame"
 
 
-def test_checkout_records_the_qr_payload_and_the_events(pages_client: Client) -> None:
-    run = flows.checkout(pages_client, mode="qr", amount=12_345)
+def test_checkout_records_the_qr_payload_and_the_events(client: Client) -> None:
+    run = flows.checkout(client, mode="qr", amount=12_345)
     table = flows.qr_fields(run.outcome["qr_payload"])
     values = dict(zip(table["tag"], table["value"], strict=True))
     assert values["53"] == "949"
@@ -116,19 +92,19 @@ def test_qr_fields_reads_a_payload_without_a_sandbox() -> None:
     assert flows.qr_fields(broken).iloc[-1]["value"] == "matches: False"
 
 
-def test_the_buyer_lands_on_the_demo_return_page(pages_client: Client) -> None:
-    session = pages_client.sessions.create(
+def test_the_buyer_lands_on_the_demo_return_page(client: Client) -> None:
+    session = client.sessions.create(
         transaction_id=flows.new_transaction_id(), amount=5_000,
-        return_url=flows.return_url(pages_client),
+        return_url=flows.return_url(client),
     )  # fmt: skip
-    number = flows.card_number_for(pages_client.sandbox.fixtures(), "tok_test_success")
+    number = flows.card_number_for(client.sandbox.fixtures(), "tok_test_success")
     landing = flows.pay_by_card(session.checkout_url, card_number=number)
     assert landing.status == 200
     assert landing.path == flows.DEMO_RETURN_PATH
     assert landing.query["outcome"] == "success"
     assert landing.query["sessionId"] == session.session_id
     assert landing.heading.startswith("Thank you")
-    payment = pages_client.payments.retrieve(landing.query["paymentId"])
+    payment = client.payments.retrieve(landing.query["paymentId"])
     assert payment.status == "captured"
     assert f"paymentId={payment.id}" in repr(landing)
 

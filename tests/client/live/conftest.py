@@ -19,6 +19,7 @@ import pytest
 
 from workbench._client import Client
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.sandbox import SandboxConfig, SandboxServer
 
 
 @dataclass(frozen=True)
@@ -39,17 +40,14 @@ def live() -> Iterator[Live]:
     if external:
         yield Live(external.rstrip("/"))
         return
-    sandbox = pytest.importorskip(
-        "workbench.sandbox", reason="the sandbox package is not on this branch yet"
-    )
-    config = sandbox.SandboxConfig(
+    config = SandboxConfig(
         db_url="sqlite://",
         api_key=DEFAULT_API_KEY,
         secret_key=DEFAULT_SECRET_KEY,
         rate_limit_per_second=0,
         run_reconciler_in_background=False,
     )
-    with sandbox.SandboxServer(config) as server:
+    with SandboxServer(config) as server:
         yield Live(server.base_url)
 
 
