@@ -144,8 +144,8 @@ def test_frame_and_state_path(client: Client) -> None:
 
 
 def test_catalogue_defaults_run(client: Client) -> None:
-    # idempotency_errors waits a second on its 429 step; the subscription and checkout flows
-    # need the sandbox's part 2 and hosted pages: each is covered by its own tests.
+    # idempotency_errors waits a second on its 429 step; the subscription, portal and
+    # checkout flows have their own tests in test_part2_flows.py.
     for name, spec in flows.FLOWS.items():
         if name in ("idempotency_errors", "subscriptions", "portal", "checkout"):
             continue
