@@ -45,7 +45,8 @@ from workbench._retry import RetryPolicy
 from workbench._version import __version__
 from workbench.config import ConfigError, Environment, Settings
 from workbench.money import format_try, kurus_to_lira, to_kurus
-from workbench.tracking import Tracker, WaitTimeout, allowed_actions, wait_until
+from workbench.tracking import Tracker, allowed_actions
+from workbench.waiting import WaitTimeout, wait_until
 from workbench.webhooks import WebhookListener
 
 if TYPE_CHECKING:

@@ -3,13 +3,18 @@
 A *call* is what the caller asked for (charge this card); an *attempt* is one
 HTTP request for it. The body is serialised once per call and the
 Idempotency-Key generated once per call, before the first attempt; each attempt
-is signed afresh by `SigningAuth` with its own X-Timestamp. Everything here is
-free of I/O except the two small retry loops, which differ only by ``await``.
+is signed afresh by `SigningAuth` with its own X-Timestamp. A call's own
+``timeout``, ``max_retries`` and ``extra_headers`` (`CallOptions`) hold for all
+its attempts; `BaseClient.with_options` makes a copy of the client with other
+defaults over the same connection pool. Everything here is free of I/O except
+the two small retry loops, which differ only by ``await``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
 import json
 import logging
 import time
@@ -18,7 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar, Unpack
 
 import httpx
 
@@ -30,6 +35,7 @@ from workbench._exceptions import (
     make_api_error,
 )
 from workbench._logs import configure_logging
+from workbench._options import CallOptions, RequestOptions, check_headers
 from workbench._response import ResponseInfo
 from workbench._retry import RetryPolicy
 from workbench._transport import ShardedAsyncTransport
@@ -42,6 +48,7 @@ __all__ = [
     "AsyncAPIClient",
     "BaseClient",
     "CallObserver",
+    "CallOptions",
     "RequestOptions",
     "SyncAPIClient",
 ]
@@ -64,31 +71,12 @@ CallObserver = Callable[[ResponseInfo, Any], None]
 
 
 @dataclass(frozen=True, slots=True)
-class RequestOptions:
-    """One logical call, before any attempt.
-
-    Attributes:
-        method: the HTTP method, uppercase.
-        path: the route path (``/v1/payments/pay_1``).
-        body: the JSON object to send; ``None`` for no body.
-        params: query parameters; ``None`` values are left out.
-        signed: whether to sign (the public routes are not signed).
-        idempotency_key: the caller's key; one is generated for POSTs when ``None``.
-    """
-
-    method: str
-    path: str
-    body: Mapping[str, Any] | None = None
-    params: Mapping[str, Any] | None = None
-    signed: bool = True
-    idempotency_key: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class _Call:
     options: RequestOptions
     content: bytes | None
     params: dict[str, str]
+    retry: RetryPolicy
+    timeout: float | httpx.Timeout
     headers: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -98,6 +86,25 @@ class _Call:
 
 def _serialise(body: Mapping[str, Any]) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _with_call_options(options: RequestOptions, call_options: CallOptions) -> RequestOptions:
+    """``options`` with the per-call settings laid over it (``None`` keeps what it had)."""
+    # ``**options`` is typed, but only for type checkers: refuse a misspelt name here too.
+    unknown = sorted(set(call_options) - CallOptions.__optional_keys__)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+    if not call_options:
+        return options
+    timeout = call_options.get("timeout")
+    max_retries = call_options.get("max_retries")
+    extra_headers = call_options.get("extra_headers")
+    return dataclasses.replace(
+        options,
+        timeout=options.timeout if timeout is None else timeout,
+        max_retries=options.max_retries if max_retries is None else max_retries,
+        extra_headers=options.extra_headers if extra_headers is None else extra_headers,
+    )
 
 
 def _query_value(value: Any) -> str:
@@ -121,6 +128,7 @@ class BaseClient:
         sync_clock: bool,
         settings: Settings | None,
         log_level: str | None,
+        default_headers: Mapping[str, str] | None = None,
     ) -> None:
         if settings is None:
             settings = Settings.load(base_url=base_url, api_key=api_key, secret_key=secret_key)
@@ -129,6 +137,8 @@ class BaseClient:
         self._timeout = timeout
         self._retry = retry_policy or RetryPolicy(max_retries=max_retries)
         self._sync_clock = sync_clock
+        self._custom_headers = check_headers(default_headers, "default_headers")
+        self._owns_http = False
         self._observers: list[CallObserver] = []
         configure_logging(log_level)
 
@@ -143,9 +153,68 @@ class BaseClient:
         return self._retry.max_retries
 
     @property
+    def timeout(self) -> float | httpx.Timeout:
+        """The timeout of each attempt, unless a call gives its own."""
+        return self._timeout
+
+    @property
+    def default_headers(self) -> dict[str, str]:
+        """The headers given as ``default_headers``, sent on every call."""
+        return dict(self._custom_headers)
+
+    @property
     def clock_offset(self) -> timedelta:
         """The correction added to the local clock when stamping requests."""
         return self._auth.clock_offset
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        retry_policy: RetryPolicy | None = None,
+        default_headers: Mapping[str, str] | None = None,
+    ) -> Self:
+        """A copy of this client with other defaults, over the same connection pool.
+
+        The copy shares the connections, the credentials, the clock offset learnt
+        from the server and the observers (a `Tracker` attached to one sees the
+        calls of both); its timeout, retries and headers are its own, and
+        changing them never changes this client. Closing the copy leaves the
+        connections open: close the client that made them.
+
+        Example:
+            >>> patient = client.with_options(timeout=60, max_retries=5)  # doctest: +SKIP
+            >>> patient.payments.refund("pay_123")  # doctest: +SKIP
+
+        Args:
+            timeout: seconds, or an `httpx.Timeout`, per attempt (default: this client's).
+            max_retries: retries after the first attempt (default: this client's);
+                the backoff of the retry policy is kept.
+            retry_policy: a whole new `RetryPolicy` (``max_retries``, if given too,
+                is applied over it).
+            default_headers: headers added to (or replacing by name) this client's.
+
+        Returns:
+            The configured copy, of the same class.
+
+        Raises:
+            ValueError: a header the client owns (see `OWNED_HEADERS`), or ``max_retries < 0``.
+        """
+        headers = {**self._custom_headers, **check_headers(default_headers, "default_headers")}
+        policy = retry_policy or self._retry
+        if max_retries is not None:
+            policy = dataclasses.replace(policy, max_retries=max_retries)
+        clone = copy.copy(self)
+        clone._owns_http = False
+        clone._timeout = self._timeout if timeout is None else timeout
+        clone._retry = policy
+        clone._custom_headers = headers
+        clone._bind_resources()
+        return clone
+
+    def _bind_resources(self) -> None:
+        """Create the resource namespaces over ``self`` (subclasses that have some)."""
 
     def add_observer(self, observer: CallObserver) -> None:
         """Call ``observer(info, body)`` after every finished call (success or API error).
@@ -173,10 +242,16 @@ class BaseClient:
         return {
             "Accept": "application/json",
             "User-Agent": f"payments-workbench-python/{__version__}",
+            **self._custom_headers,
         }
 
     def _prepare(self, options: RequestOptions) -> _Call:
         headers = self._default_headers()
+        headers.update(check_headers(options.extra_headers, "extra_headers"))
+        retry = self._retry
+        if options.max_retries is not None:
+            retry = dataclasses.replace(retry, max_retries=options.max_retries)
+        timeout = self._timeout if options.timeout is None else options.timeout
         content: bytes | None = None
         if options.body is not None:
             content = _serialise(options.body)
@@ -187,7 +262,14 @@ class BaseClient:
         if key is not None:
             headers["Idempotency-Key"] = key
         params = {k: _query_value(v) for k, v in (options.params or {}).items() if v is not None}
-        return _Call(options=options, content=content, params=params, headers=headers)
+        return _Call(
+            options=options,
+            content=content,
+            params=params,
+            retry=retry,
+            timeout=timeout,
+            headers=headers,
+        )
 
     def _build_request(self, http: httpx.Client | httpx.AsyncClient, call: _Call) -> httpx.Request:
         return http.build_request(
@@ -196,7 +278,7 @@ class BaseClient:
             content=call.content,
             params=call.params or None,
             headers=call.headers,
-            timeout=self._timeout,
+            timeout=call.timeout,
         )
 
     def _auth_for(self, call: _Call) -> httpx.Auth | None:
@@ -238,11 +320,11 @@ class BaseClient:
             body = None
         if isinstance(body, dict):
             code = str(body.get("code") or "")
-        if retries >= self._retry.max_retries:
+        if retries >= call.retry.max_retries:
             return None, code
-        if not self._retry.should_retry_response(response, code):
+        if not call.retry.should_retry_response(response, code):
             return None, code
-        return self._retry.delay(retries, response), code
+        return call.retry.delay(retries, response), code
 
     def _log_attempt(self, call: _Call, response: httpx.Response, attempt: int) -> None:
         log.debug(
@@ -262,7 +344,7 @@ class BaseClient:
             call.options.path,
             delay,
             retries + 1,
-            self._retry.max_retries,
+            call.retry.max_retries,
             call.idempotency_key,
             reason,
         )
@@ -282,6 +364,13 @@ class BaseClient:
         self, call: _Call, response: httpx.Response, retries: int, cast_to: type[ModelT]
     ) -> ModelT:
         """Turn the final response into a result, or raise its typed error."""
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = None
+        object_id, object_state, object_alias = call.options.describe(
+            body, success=response.is_success
+        )
         info = ResponseInfo(
             method=call.options.method,
             path=call.options.path,
@@ -291,11 +380,12 @@ class BaseClient:
             idempotency_key=call.idempotency_key,
             retries=retries,
             http_response=response,
+            action=call.options.action,
+            object_id=object_id,
+            object_state=object_state,
+            object_alias=object_alias,
+            options=call.options,
         )
-        try:
-            body: Any = response.json()
-        except ValueError:
-            body = None
         self._notify(info, body)
         if not response.is_success:
             raise make_api_error(response, retries=retries)
@@ -329,19 +419,23 @@ class SyncAPIClient(BaseClient):
     ) -> None:
         super().__init__(**kwargs)
         self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(
+        self._http: httpx.Client = http_client or httpx.Client(
             timeout=self._timeout,
             transport=transport,
             limits=DEFAULT_LIMITS,
         )
         self._sleep: Callable[[float], None] = time.sleep
 
-    def request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+    def request(
+        self, options: RequestOptions, cast_to: type[ModelT], **call_options: Unpack[CallOptions]
+    ) -> ModelT:
         """Send one call, retrying as the policy allows, and parse its result.
 
         Args:
             options: the method, path, body and headers of the call.
             cast_to: the model to parse a successful answer into.
+            **call_options: this call's ``timeout``, ``max_retries`` and ``extra_headers``
+                (over those of ``options``).
 
         Returns:
             The parsed answer.
@@ -350,7 +444,7 @@ class SyncAPIClient(BaseClient):
             APIError: the service answered with an error (its subclass names the code).
             APIConnectionError: no answer after the retries.
         """
-        call = self._prepare(options)
+        call = self._prepare(_with_call_options(options, call_options))
         retries = 0
         clock_learnt = False
         while True:
@@ -358,9 +452,9 @@ class SyncAPIClient(BaseClient):
             try:
                 response = self._http.send(request, auth=self._auth_for(call))
             except httpx.TransportError as exc:
-                if retries >= self._retry.max_retries:
+                if retries >= call.retry.max_retries:
                     raise self._connection_error(exc, request, retries) from exc
-                delay = self._retry.delay(retries)
+                delay = call.retry.delay(retries)
                 self._log_retry(call, retries, delay, type(exc).__name__)
                 self._sleep(delay)
                 retries += 1
@@ -397,15 +491,17 @@ class AsyncAPIClient(BaseClient):
     ) -> None:
         super().__init__(**kwargs)
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(
+        self._http: httpx.AsyncClient = http_client or httpx.AsyncClient(
             timeout=self._timeout,
             transport=transport or ShardedAsyncTransport.pools(ASYNC_POOLS, DEFAULT_LIMITS),
         )
         self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
-    async def request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+    async def request(
+        self, options: RequestOptions, cast_to: type[ModelT], **call_options: Unpack[CallOptions]
+    ) -> ModelT:
         """Send one call, retrying as the policy allows, and parse its result."""
-        call = self._prepare(options)
+        call = self._prepare(_with_call_options(options, call_options))
         retries = 0
         clock_learnt = False
         while True:
@@ -413,9 +509,9 @@ class AsyncAPIClient(BaseClient):
             try:
                 response = await self._http.send(request, auth=self._auth_for(call))
             except httpx.TransportError as exc:
-                if retries >= self._retry.max_retries:
+                if retries >= call.retry.max_retries:
                     raise self._connection_error(exc, request, retries) from exc
-                delay = self._retry.delay(retries)
+                delay = call.retry.delay(retries)
                 self._log_retry(call, retries, delay, type(exc).__name__)
                 await self._sleep(delay)
                 retries += 1

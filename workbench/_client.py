@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import TracebackType
 
 import httpx
@@ -53,6 +54,13 @@ class Client(SyncAPIClient):
         sync_clock: learn the server's clock from ``Date`` after a timestamp rejection.
         settings: resolved `Settings` (overrides the three credentials arguments).
         log_level: ``debug``/``info``/``warning``; default reads ``WORKBENCH_LOG``.
+        default_headers: headers sent on every call (a proxy's, a trace id); the
+            headers the client owns (signature, timestamp, API key, Idempotency-Key,
+            Content-Type) are refused with a ``ValueError``.
+
+    Every resource method also takes ``timeout``, ``max_retries`` and
+    ``extra_headers`` for that call alone (`CallOptions`), and every POST method an
+    ``idempotency_key``; `with_options` makes a copy with other defaults.
     """
 
     payments: Payments
@@ -76,6 +84,7 @@ class Client(SyncAPIClient):
         sync_clock: bool = True,
         settings: Settings | None = None,
         log_level: str | None = None,
+        default_headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(
             http_client=http_client,
@@ -89,7 +98,11 @@ class Client(SyncAPIClient):
             sync_clock=sync_clock,
             settings=settings,
             log_level=log_level,
+            default_headers=default_headers,
         )
+        self._bind_resources()
+
+    def _bind_resources(self) -> None:
         self.payments = Payments(self)
         self.cards = Cards(self)
         self.sessions = Sessions(self)
@@ -138,6 +151,7 @@ class AsyncClient(AsyncAPIClient):
         sync_clock: bool = True,
         settings: Settings | None = None,
         log_level: str | None = None,
+        default_headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(
             http_client=http_client,
@@ -151,7 +165,11 @@ class AsyncClient(AsyncAPIClient):
             sync_clock=sync_clock,
             settings=settings,
             log_level=log_level,
+            default_headers=default_headers,
         )
+        self._bind_resources()
+
+    def _bind_resources(self) -> None:
         self.payments = AsyncPayments(self)
         self.cards = AsyncCards(self)
         self.sessions = AsyncSessions(self)

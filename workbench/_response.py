@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from workbench._options import RequestOptions
+
 __all__ = ["ResponseInfo"]
 
 
@@ -22,6 +24,14 @@ class ResponseInfo:
         idempotency_key: the Idempotency-Key sent on every attempt (``None`` for reads).
         retries: how many retries were taken (0 when the first attempt succeeded).
         http_response: the underlying `httpx.Response`.
+        action: what the call did, as its resource method named it (``capture``);
+            ``None`` for a call that names none.
+        object_id: the object the call acted on: the id it was called with, or for a
+            call that creates an object, the id the answer gave it.
+        object_state: the state the answer shows the object in (``None`` for an error
+            answer, or an answer that does not describe the object).
+        object_alias: another id the answer gives the object (a subscription's public hash).
+        options: the call as it was asked, to repeat it (`workbench.waiting.wait_for_refund`).
     """
 
     method: str
@@ -32,6 +42,11 @@ class ResponseInfo:
     idempotency_key: str | None
     retries: int
     http_response: httpx.Response = field(repr=False, compare=False)
+    action: str | None = None
+    object_id: str | None = None
+    object_state: str | None = None
+    object_alias: str | None = None
+    options: RequestOptions | None = field(default=None, repr=False, compare=False)
 
     @property
     def replayed(self) -> bool:

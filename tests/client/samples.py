@@ -212,6 +212,12 @@ EVENTS: dict[str, Any] = {
         }
     ]
 }
+DELIVERIES: dict[str, Any] = {
+    "eventId": "evt_1",
+    "type": "payment.voided",
+    "state": "delivered",
+    "attempts": [{"attempt": 1, "attemptedAt": TS, "statusCode": 200}],
+}
 CHALLENGE: dict[str, Any] = {
     "paymentId": "pay_1",
     "correlationId": "cor_1",

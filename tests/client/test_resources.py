@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from collections.abc import Callable
 from typing import Any
@@ -11,14 +12,16 @@ import httpx
 import pytest
 
 from tests.client import samples
-from tests.client.conftest import SECRET_KEY, FakeTime, Script, make_async_client, ok
+from tests.client.conftest import SECRET_KEY, FakeTime, Script, envelope, make_async_client, ok
 from workbench import models
 from workbench._client import AsyncClient, Client
+from workbench._exceptions import APIError
+from workbench.resources._base import AsyncResource, SyncResource
 from workbench.signing import parse_timestamp, verify
 
 Case = tuple[
     str,  # id
-    Callable[[Any], Any],  # call on a client's namespaces (sync or async alike)
+    Callable[..., Any],  # call on a client's namespaces (sync or async), passing **options on
     str,  # method
     str,  # path
     dict[str, Any] | None,  # JSON body sent
@@ -30,7 +33,7 @@ Case = tuple[
 CASES: list[Case] = [
     (
         "sandbox.fixtures",
-        lambda c: c.sandbox.fixtures(),
+        lambda c, **o: c.sandbox.fixtures(**o),
         "GET",
         "/sandbox/fixtures",
         None,
@@ -40,7 +43,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.advance_clock",
-        lambda c: c.sandbox.advance_clock(3600),
+        lambda c, **o: c.sandbox.advance_clock(3600, **o),
         "POST",
         "/sandbox/clock/advance",
         {"seconds": 3600},
@@ -50,7 +53,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.tick",
-        lambda c: c.sandbox.tick(),
+        lambda c, **o: c.sandbox.tick(**o),
         "POST",
         "/sandbox/reconciler/tick",
         {},
@@ -60,7 +63,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.settle",
-        lambda c: c.sandbox.settle(),
+        lambda c, **o: c.sandbox.settle(**o),
         "POST",
         "/sandbox/settle",
         {},
@@ -70,7 +73,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.reset",
-        lambda c: c.sandbox.reset(),
+        lambda c, **o: c.sandbox.reset(**o),
         "POST",
         "/sandbox/reset",
         {},
@@ -80,7 +83,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.events",
-        lambda c: c.sandbox.events(),
+        lambda c, **o: c.sandbox.events(**o),
         "GET",
         "/sandbox/events",
         None,
@@ -89,8 +92,18 @@ CASES: list[Case] = [
         models.SandboxEventList,
     ),
     (
+        "sandbox.deliveries",
+        lambda c, **o: c.sandbox.deliveries("evt_1", **o),
+        "GET",
+        "/sandbox/events/evt_1/deliveries",
+        None,
+        True,
+        samples.DELIVERIES,
+        models.EventDeliveries,
+    ),
+    (
         "sandbox.fail_next",
-        lambda c: c.sandbox.fail_next("timeout", seconds=2),
+        lambda c, **o: c.sandbox.fail_next("timeout", seconds=2, **o),
         "POST",
         "/sandbox/fail-next",
         {"mode": "timeout", "seconds": 2},
@@ -100,7 +113,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.set_latency",
-        lambda c: c.sandbox.set_latency(50),
+        lambda c, **o: c.sandbox.set_latency(50, **o),
         "POST",
         "/sandbox/latency",
         {"milliseconds": 50},
@@ -110,7 +123,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.set_rate_limit",
-        lambda c: c.sandbox.set_rate_limit(5.0, burst=2),
+        lambda c, **o: c.sandbox.set_rate_limit(5.0, burst=2, **o),
         "POST",
         "/sandbox/rate-limit",
         {"perSecond": 5.0, "burst": 2},
@@ -120,7 +133,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.set_webhook",
-        lambda c: c.sandbox.set_webhook("http://127.0.0.1:9/h"),
+        lambda c, **o: c.sandbox.set_webhook("http://127.0.0.1:9/h", **o),
         "PUT",
         "/sandbox/webhook",
         {"url": "http://127.0.0.1:9/h"},
@@ -130,7 +143,7 @@ CASES: list[Case] = [
     ),
     (
         "sandbox.answer_challenge",
-        lambda c: c.sandbox.answer_challenge("pay_1", "cor_1"),
+        lambda c, **o: c.sandbox.answer_challenge("pay_1", "cor_1", **o),
         "POST",
         "/sandbox/acs/pay_1",
         {"correlationId": "cor_1", "code": "123456"},
@@ -140,8 +153,8 @@ CASES: list[Case] = [
     ),
     (
         "cards.tokenize",
-        lambda c: c.cards.tokenize(
-            card_number="4543 6000 0000 0001", expiry_month=12, expiry_year=2030, cvc="123"
+        lambda c, **o: c.cards.tokenize(
+            card_number="4543 6000 0000 0001", expiry_month=12, expiry_year=2030, cvc="123", **o
         ),
         "POST",
         "/v1/cards/tokens",
@@ -152,12 +165,13 @@ CASES: list[Case] = [
     ),
     (
         "sessions.create",
-        lambda c: c.sessions.create(
+        lambda c, **o: c.sessions.create(
             transaction_id="order-1",
             return_url="https://shop.test/done",
             amount=12500,
             description="Kahve",
             installment_enabled=True,
+            **o,
         ),
         "POST",
         "/v1/payments/sessions",
@@ -175,12 +189,13 @@ CASES: list[Case] = [
     ),
     (
         "payments.charge_card",
-        lambda c: c.payments.charge_card(
+        lambda c, **o: c.payments.charge_card(
             transaction_id="order-1",
             amount=12500,
             card_token="tok_test_success",
             installment_count=3,
             capture=False,
+            **o,
         ),
         "POST",
         "/v1/payments/card",
@@ -198,7 +213,7 @@ CASES: list[Case] = [
     ),
     (
         "payments.complete_3ds",
-        lambda c: c.payments.complete_3ds("pay_1", pares="PARES", correlation_id="cor_1"),
+        lambda c, **o: c.payments.complete_3ds("pay_1", pares="PARES", correlation_id="cor_1", **o),
         "POST",
         "/v1/payments/pay_1/3ds-callback",
         {"pares": "PARES", "correlationId": "cor_1"},
@@ -208,7 +223,7 @@ CASES: list[Case] = [
     ),
     (
         "payments.capture",
-        lambda c: c.payments.capture("pay_1"),
+        lambda c, **o: c.payments.capture("pay_1", **o),
         "POST",
         "/v1/payments/pay_1/capture",
         {},
@@ -218,7 +233,7 @@ CASES: list[Case] = [
     ),
     (
         "payments.void",
-        lambda c: c.payments.void("pay_1", reason="customer asked"),
+        lambda c, **o: c.payments.void("pay_1", reason="customer asked", **o),
         "POST",
         "/v1/payments/pay_1/void",
         {"reason": "customer asked"},
@@ -228,7 +243,7 @@ CASES: list[Case] = [
     ),
     (
         "payments.refund",
-        lambda c: c.payments.refund("pay_1", amount=2500),
+        lambda c, **o: c.payments.refund("pay_1", amount=2500, **o),
         "POST",
         "/v1/payments/pay_1/refund",
         {"amount": 2500},
@@ -238,7 +253,7 @@ CASES: list[Case] = [
     ),
     (
         "payments.retrieve",
-        lambda c: c.payments.retrieve("pay_1"),
+        lambda c, **o: c.payments.retrieve("pay_1", **o),
         "GET",
         "/v1/payments/pay_1",
         None,
@@ -248,7 +263,7 @@ CASES: list[Case] = [
     ),
     (
         "payments.public_status",
-        lambda c: c.payments.public_status("pay_1"),
+        lambda c, **o: c.payments.public_status("pay_1", **o),
         "GET",
         "/v1/payments/pay_1/public-status",
         None,
@@ -258,7 +273,7 @@ CASES: list[Case] = [
     ),
     (
         "subscriptions.create",
-        lambda c: c.subscriptions.create(
+        lambda c, **o: c.subscriptions.create(
             store_id="sto_1",
             customer_id="cus_1",
             amount_minor=9900,
@@ -266,6 +281,7 @@ CASES: list[Case] = [
             interval_unit="month",
             card_token="tok_test_success",
             trial_end_at="2026-04-01T00:00:00Z",
+            **o,
         ),
         "POST",
         "/v1/subscriptions",
@@ -285,7 +301,7 @@ CASES: list[Case] = [
     ),
     (
         "subscriptions.retrieve",
-        lambda c: c.subscriptions.retrieve("sub_1"),
+        lambda c, **o: c.subscriptions.retrieve("sub_1", **o),
         "GET",
         "/v1/subscriptions/sub_1",
         None,
@@ -295,7 +311,7 @@ CASES: list[Case] = [
     ),
     (
         "subscriptions.charges",
-        lambda c: c.subscriptions.charges("sub_1"),
+        lambda c, **o: c.subscriptions.charges("sub_1", **o),
         "GET",
         "/v1/subscriptions/sub_1/charges",
         None,
@@ -304,8 +320,18 @@ CASES: list[Case] = [
         models.SubscriptionChargeList,
     ),
     (
+        "subscriptions.list_page",
+        lambda c, **o: c.subscriptions.list_page({"status": "active"}, "cur_1", **o),
+        "GET",
+        "/v1/subscriptions",
+        None,
+        True,
+        {"items": [samples.LIST_ITEM]},
+        models.SubscriptionPage,
+    ),
+    (
         "subscriptions.cancel",
-        lambda c: c.subscriptions.cancel("sub_1", at_period_end=True, reason="moving"),
+        lambda c, **o: c.subscriptions.cancel("sub_1", at_period_end=True, reason="moving", **o),
         "POST",
         "/v1/subscriptions/sub_1/cancel",
         {"atPeriodEnd": True, "reason": "moving"},
@@ -315,7 +341,7 @@ CASES: list[Case] = [
     ),
     (
         "subscriptions.pause",
-        lambda c: c.subscriptions.pause("sub_1"),
+        lambda c, **o: c.subscriptions.pause("sub_1", **o),
         "POST",
         "/v1/subscriptions/sub_1/pause",
         {},
@@ -325,7 +351,7 @@ CASES: list[Case] = [
     ),
     (
         "subscriptions.resume",
-        lambda c: c.subscriptions.resume("sub_1"),
+        lambda c, **o: c.subscriptions.resume("sub_1", **o),
         "POST",
         "/v1/subscriptions/sub_1/resume",
         {},
@@ -335,7 +361,7 @@ CASES: list[Case] = [
     ),
     (
         "subscriptions.retry",
-        lambda c: c.subscriptions.retry("sub_1"),
+        lambda c, **o: c.subscriptions.retry("sub_1", **o),
         "POST",
         "/v1/subscriptions/sub_1/retry",
         {},
@@ -345,7 +371,7 @@ CASES: list[Case] = [
     ),
     (
         "subscriptions.charge_now",
-        lambda c: c.subscriptions.charge_now("sub_1"),
+        lambda c, **o: c.subscriptions.charge_now("sub_1", **o),
         "POST",
         "/v1/subscriptions/sub_1/charge-now",
         {},
@@ -355,7 +381,7 @@ CASES: list[Case] = [
     ),
     (
         "portal.retrieve",
-        lambda c: c.portal.retrieve("ph_abc"),
+        lambda c, **o: c.portal.retrieve("ph_abc", **o),
         "GET",
         "/v1/public/subscriptions/ph_abc",
         None,
@@ -365,7 +391,7 @@ CASES: list[Case] = [
     ),
     (
         "portal.cancel",
-        lambda c: c.portal.cancel("ph_abc"),
+        lambda c, **o: c.portal.cancel("ph_abc", **o),
         "POST",
         "/v1/public/subscriptions/ph_abc/cancel",
         {},
@@ -375,7 +401,7 @@ CASES: list[Case] = [
     ),
     (
         "portal.update_card_session",
-        lambda c: c.portal.update_card_session("ph_abc"),
+        lambda c, **o: c.portal.update_card_session("ph_abc", **o),
         "POST",
         "/v1/public/subscriptions/ph_abc/update-card-session",
         {},
@@ -541,3 +567,191 @@ def test_sandbox_events_frame(client: Client, script: Script) -> None:
     frame = client.sandbox.events(type="payment.voided").to_frame()
     assert list(frame["type"]) == ["payment.voided"]
     assert dict(script.requests[0].url.params) == {"type": "payment.voided"}
+
+
+#: What each call tells those watching the client (``ResponseInfo``): its action, and
+#: the object it acted on (from the call, or from the answer for a create).
+SUBJECTS: dict[str, tuple[str, str | None]] = {
+    "sandbox.fixtures": ("fixtures", None),
+    "sandbox.advance_clock": ("advance_clock", None),
+    "sandbox.tick": ("tick", None),
+    "sandbox.settle": ("settle", None),
+    "sandbox.reset": ("reset", None),
+    "sandbox.events": ("events", None),
+    "sandbox.deliveries": ("deliveries", None),
+    "sandbox.fail_next": ("fail_next", None),
+    "sandbox.set_latency": ("set_latency", None),
+    "sandbox.set_rate_limit": ("set_rate_limit", None),
+    "sandbox.set_webhook": ("set_webhook", None),
+    "sandbox.answer_challenge": ("answer_challenge", None),
+    "cards.tokenize": ("tokenize", None),
+    "sessions.create": ("create", samples.SESSION["sessionId"]),
+    "payments.charge_card": ("charge", "pay_1"),
+    "payments.complete_3ds": ("3ds_callback", "pay_1"),
+    "payments.capture": ("capture", "pay_1"),
+    "payments.void": ("void", "pay_1"),
+    "payments.refund": ("refund", "pay_1"),
+    "payments.retrieve": ("retrieve", "pay_1"),
+    "payments.public_status": ("public_status", "pay_1"),
+    "subscriptions.create": ("create", "sub_1"),
+    "subscriptions.retrieve": ("retrieve", "sub_1"),
+    "subscriptions.charges": ("charges", "sub_1"),
+    "subscriptions.list_page": ("list", None),
+    "subscriptions.cancel": ("cancel", "sub_1"),
+    "subscriptions.pause": ("pause", "sub_1"),
+    "subscriptions.resume": ("resume", "sub_1"),
+    "subscriptions.retry": ("retry", "sub_1"),
+    "subscriptions.charge_now": ("charge_now", "sub_1"),
+    "portal.retrieve": ("retrieve", "ph_abc"),
+    "portal.cancel": ("public_cancel", "ph_abc"),
+    "portal.update_card_session": ("update_card_session", "ph_abc"),
+}
+
+
+def _namespaces(client: Client | AsyncClient) -> dict[str, object]:
+    return {
+        name: value
+        for name, value in vars(client).items()
+        if isinstance(value, SyncResource | AsyncResource)
+    }
+
+
+def test_every_resource_method_has_a_case() -> None:
+    """A new method must get a case here, so the checks below cover it too."""
+    with Client("pk_test_a_0000", "sk_test_b_0000", "http://t") as c:
+        methods = {
+            f"{name}.{method}"
+            for name, namespace in _namespaces(c).items()
+            for method, _ in inspect.getmembers(type(namespace), inspect.isfunction)
+            if not method.startswith("_")
+        }
+    covered = {case[0] for case in CASES}
+    # ``list`` returns a pager over ``list_page`` (test_pagination.py, and below).
+    assert methods - covered == {"subscriptions.list"}
+    assert covered <= methods
+    assert set(SUBJECTS) == covered
+
+
+def test_async_namespaces_have_the_same_methods_and_parameters() -> None:
+    async def namespaces() -> tuple[dict[str, object], dict[str, object]]:
+        with Client("pk_test_a_0000", "sk_test_b_0000", "http://t") as c:
+            async with AsyncClient("pk_test_a_0000", "sk_test_b_0000", "http://t") as a:
+                return _namespaces(c), _namespaces(a)
+
+    sync, async_ = asyncio.run(namespaces())
+    assert sync.keys() == async_.keys()
+    for name, namespace in sync.items():
+        for method, function in inspect.getmembers(type(namespace), inspect.isfunction):
+            if method.startswith("_"):
+                continue
+            twin = getattr(type(async_[name]), method)
+            params = inspect.signature(function).parameters
+            assert inspect.signature(twin).parameters.keys() == params.keys(), (name, method)
+            assert params["options"].kind is inspect.Parameter.VAR_KEYWORD, (name, method)
+
+
+@pytest.mark.parametrize(
+    ("case_id", "call", "reply"), [(c[0], c[1], c[6]) for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_answers_carry_the_action_and_object(
+    client: Client, script: Script, case_id: str, call: Callable[..., Any], reply: dict[str, Any]
+) -> None:
+    script.replies = [ok(reply)]
+    info = call(client).response
+    assert (info.action, info.object_id) == SUBJECTS[case_id]
+    if case_id == "subscriptions.charge_now":
+        assert info.object_state == "charging"  # the receipt says "queuing"
+    elif case_id == "portal.update_card_session" or info.object_id is None:
+        assert info.object_state is None
+    else:
+        assert info.object_state == reply.get("status")
+
+
+def _per_call(case_id: str, method: str) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "timeout": 7.5,
+        "max_retries": 1,
+        "extra_headers": {"X-Trace-Id": f"trace-{case_id}"},
+    }
+    if method == "POST":
+        options["idempotency_key"] = f"key-{case_id}"
+    return options
+
+
+def _check_per_call(case_id: str, method: str, requests: list[httpx.Request]) -> None:
+    # max_retries=1: the 503 is retried once (the client's own default is 2).
+    assert len(requests) == 2
+    for request in requests:
+        assert request.extensions["timeout"] == httpx.Timeout(7.5).as_dict()
+        assert request.headers["X-Trace-Id"] == f"trace-{case_id}"
+        if method == "POST":
+            assert request.headers["Idempotency-Key"] == f"key-{case_id}"
+
+
+@pytest.mark.parametrize(
+    ("case_id", "call", "method", "reply"),
+    [(c[0], c[1], c[2], c[6]) for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_sync_per_call_options_reach_the_wire(
+    client: Client,
+    script: Script,
+    case_id: str,
+    call: Callable[..., Any],
+    method: str,
+    reply: dict[str, Any],
+) -> None:
+    script.replies = [envelope("SVC-GW-5000", 503), ok(reply)]
+    result = call(client, **_per_call(case_id, method))
+    _check_per_call(case_id, method, script.requests)
+    assert result.retries == 1
+    script.requests.clear()
+    with pytest.raises(APIError):
+        call(client, max_retries=0)
+    assert len(script.requests) == 1
+    assert "X-Trace-Id" not in script.requests[0].headers
+    assert script.requests[0].extensions["timeout"] == httpx.Timeout(30.0).as_dict()
+
+
+@pytest.mark.parametrize(
+    ("case_id", "call", "method", "reply"),
+    [(c[0], c[1], c[2], c[6]) for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_async_per_call_options_reach_the_wire(
+    script: Script,
+    fake_time: FakeTime,
+    case_id: str,
+    call: Callable[..., Any],
+    method: str,
+    reply: dict[str, Any],
+) -> None:
+    script.replies = [envelope("SVC-GW-5000", 503), ok(reply)]
+
+    async def run() -> None:
+        async with make_async_client(script, fake_time) as c:
+            await call(c, **_per_call(case_id, method))
+            _check_per_call(case_id, method, script.requests)
+            script.requests.clear()
+            with pytest.raises(APIError):
+                await call(c, max_retries=0)
+            assert len(script.requests) == 1
+
+    asyncio.run(run())
+
+
+def test_list_passes_per_call_options_to_every_page(client: Client, script: Script) -> None:
+    first = {"items": [samples.LIST_ITEM], "nextCursor": "cur_2"}
+    script.replies = [ok(first), ok({"items": [{**samples.LIST_ITEM, "id": "sub_2"}]})]
+    subs = client.subscriptions.list(timeout=4.0, extra_headers={"X-Trace-Id": "t"}).to_list()
+    assert [s.id for s in subs] == ["sub_1", "sub_2"]
+    assert [r.headers["X-Trace-Id"] for r in script.requests] == ["t", "t"]
+    assert {r.extensions["timeout"]["read"] for r in script.requests} == {4.0}
+
+
+def test_a_misspelt_per_call_option_is_refused_before_sending(
+    client: Client, script: Script
+) -> None:
+    with pytest.raises(TypeError, match="'timout'"):
+        client.payments.retrieve("pay_1", timout=5)  # type: ignore[call-arg]
+    assert script.requests == []

@@ -13,6 +13,8 @@ from tests.client import samples
 from tests.client.conftest import FakeTime, Script, make_async_client, ok
 from workbench import models
 from workbench._client import Client
+from workbench._options import RequestOptions
+from workbench.resources._base import SyncResource
 from workbench.spec import PAYMENT, SUBSCRIPTION
 from workbench.tracking import (
     Tracker,
@@ -221,3 +223,115 @@ def test_async_wait_for_refund(script: Script, fake_time: FakeTime) -> None:
     assert not settled.in_flight
     assert ticks == [1]
     assert json.loads(script.requests[1].content) == {}
+
+
+class Mandate(models.APIObject):
+    """A made-up object of a made-up endpoint, unknown to workbench.tracking."""
+
+    mandate_id: str | None = None
+    status: str | None = None
+
+
+class Mandates(SyncResource):
+    """A resource as a new endpoint would add it: it names its action and object, nothing else."""
+
+    def create(self, *, customer_id: str) -> Mandate:
+        options = RequestOptions(
+            "POST",
+            "/v2/mandates",
+            {"customerId": customer_id},
+            action="create",
+            id_field="mandateId",
+        )
+        return self._client.request(options, Mandate)
+
+    def activate(self, mandate_id: str) -> Mandate:
+        # a path shape the old path parser would have read as action "mandates:activate"
+        options = RequestOptions(
+            "POST",
+            f"/v2/mandates:activate/{mandate_id}",
+            {},
+            action="activate",
+            object_id=mandate_id,
+        )
+        return self._client.request(options, Mandate)
+
+    def retrieve(self, mandate_id: str) -> Mandate:
+        options = RequestOptions(
+            "GET", f"/v2/m/{mandate_id}", action="retrieve", object_id=mandate_id
+        )
+        return self._client.request(options, Mandate)
+
+
+def test_a_new_resource_method_is_tracked_without_teaching_the_tracker(
+    client: Client, script: Script
+) -> None:
+    tracker = Tracker(client)
+    mandates = Mandates(client)
+    script.replies = [
+        ok({"mandateId": "man_1", "status": "pending"}, request_id="r1"),
+        ok({"status": "active"}, request_id="r2"),
+        httpx.Response(409, json={"code": "SVC-MAN-4090", "message": "no", "requestId": "r3"}),
+        ok({"mandateId": "man_1", "status": "revoked"}),
+    ]
+    created = mandates.create(customer_id="cus_1")
+    mandates.activate("man_1")
+    with pytest.raises(Exception, match="SVC-MAN-4090"):
+        mandates.activate("man_1")
+    mandates.retrieve("man_1")
+    assert created.response is not None
+    assert (created.response.action, created.response.object_id) == ("create", "man_1")
+    frame = tracker.history("man_1")
+    assert list(frame["action"]) == ["create", "activate", "activate", "retrieve"]
+    assert list(frame["state_after"]) == ["pending", "active", "active", "revoked"]
+    assert list(frame["error_code"].fillna("-")) == ["-", "-", "SVC-MAN-4090", "-"]
+    assert tracker.mermaid("man_1").splitlines()[1:] == [
+        "    [*] --> pending: 1. create",
+        "    pending --> active: 2. activate",
+        "    active --> revoked: 3. observed",
+    ]
+
+
+def test_a_public_hash_is_tracked_as_its_subscription(client: Client, script: Script) -> None:
+    tracker = Tracker(client)
+    script.replies = [
+        ok({**samples.PUBLIC_SUB, "publicHash": "ph_late", "status": "active"}),
+        ok({**samples.SUBSCRIPTION, "publicHash": "ph_late", "status": "past_due"}),
+        ok({**samples.PUBLIC_SUB, "publicHash": "ph_late", "status": "past_due"}),
+    ]
+    client.portal.retrieve("ph_late")  # not yet known to belong to a subscription
+    client.subscriptions.retrieve("sub_1")  # a read teaches the hash too
+    client.portal.retrieve("ph_late")
+    assert [r.object_id for r in tracker.records] == ["ph_late", "sub_1", "sub_1"]
+    assert tracker.states("sub_1") == ["past_due"]
+
+
+def test_a_queued_charge_is_drawn_even_when_the_tracker_already_thought_it_charging(
+    client: Client, script: Script
+) -> None:
+    tracker = Tracker(client)
+    script.replies = [ok(samples.RECEIPT)]
+    client.subscriptions.charge_now("sub_1")
+    client.subscriptions.charge_now("sub_1")  # the first finished unobserved; a second one
+    assert tracker.mermaid("sub_1").splitlines()[1:] == [
+        "    [*] --> charging: 1. charge_now",
+        "    charging --> charging: 2. charge_now",
+    ]
+
+
+def test_a_call_without_an_action_is_recorded_by_its_method(client: Client, script: Script) -> None:
+    tracker = Tracker(client)
+    script.replies = [ok(samples.PAYMENT)]
+    client.request(RequestOptions("GET", "/v1/payments/pay_1"), models.Payment)
+    (record,) = tracker.records
+    assert (record.action, record.object_id, record.state_after) == ("GET", None, None)
+
+
+def test_waiting_lives_in_its_own_module_and_stays_importable_where_it_was() -> None:
+    import workbench
+    from workbench import tracking, waiting
+
+    for name in waiting.__all__:
+        assert getattr(tracking, name) is getattr(waiting, name)
+    assert workbench.wait_until is waiting.wait_until
+    assert workbench.WaitTimeout is waiting.WaitTimeout

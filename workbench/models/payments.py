@@ -128,7 +128,7 @@ class RefundResult(APIObject):
 
     A 202 answer is not an error: the refund is in flight (`in_flight`) and
     settles later; ask again with the same Idempotency-Key (see
-    ``workbench.tracking.wait_for_refund``) to learn its final state.
+    ``workbench.waiting.wait_for_refund``) to learn its final state.
     """
 
     payment_id: str

@@ -89,7 +89,7 @@ class ChargeReceipt(APIObject):
     """The queueing receipt of ``POST /v1/subscriptions/{id}/charge-now``.
 
     Poll the subscription at `check_at` until its status leaves ``charging``
-    (``workbench.tracking.wait_for_subscription`` does it).
+    (``workbench.waiting.wait_for_subscription`` does it).
     """
 
     status: str

@@ -7,7 +7,9 @@ every other call takes the ``tok_`` token only.
 
 from __future__ import annotations
 
-from workbench._base_client import RequestOptions
+from typing import Unpack
+
+from workbench._options import CallOptions, RequestOptions
 from workbench.models import CardToken
 from workbench.resources._base import AsyncResource, SyncResource, compact
 
@@ -29,7 +31,9 @@ def _tokenize(
         cvc=cvc,
         cardholderName=cardholder_name,
     )
-    return RequestOptions("POST", "/v1/cards/tokens", body, idempotency_key=idempotency_key)
+    return RequestOptions(
+        "POST", "/v1/cards/tokens", body, idempotency_key=idempotency_key, action="tokenize"
+    )
 
 
 class Cards(SyncResource):
@@ -44,6 +48,7 @@ class Cards(SyncResource):
         cvc: str,
         cardholder_name: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> CardToken:
         """Exchange a card for a ``tok_`` vault token to charge or save.
 
@@ -66,6 +71,7 @@ class Cards(SyncResource):
                 card_number, expiry_month, expiry_year, cvc, cardholder_name, idempotency_key
             ),
             CardToken,
+            **options,
         )
 
 
@@ -81,6 +87,7 @@ class AsyncCards(AsyncResource):
         cvc: str,
         cardholder_name: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> CardToken:
         """Exchange a card for a ``tok_`` vault token; see `Cards.tokenize`."""
         return await self._client.request(
@@ -88,4 +95,5 @@ class AsyncCards(AsyncResource):
                 card_number, expiry_month, expiry_year, cvc, cardholder_name, idempotency_key
             ),
             CardToken,
+            **options,
         )

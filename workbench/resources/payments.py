@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from workbench._base_client import RequestOptions
+from typing import Unpack
+
+from workbench._options import CallOptions, RequestOptions
 from workbench.models import (
     CaptureResult,
     CardCharge,
@@ -41,7 +43,14 @@ def _charge(
         saveCard=save_card,
         capture=capture,
     )
-    return RequestOptions("POST", "/v1/payments/card", body, idempotency_key=idempotency_key)
+    return RequestOptions(
+        "POST",
+        "/v1/payments/card",
+        body,
+        idempotency_key=idempotency_key,
+        action="charge",
+        id_field="paymentId",
+    )
 
 
 def _three_ds(
@@ -49,14 +58,23 @@ def _three_ds(
 ) -> RequestOptions:
     path = f"/v1/payments/{segment(payment_id, 'payment_id')}/3ds-callback"
     body = {"pares": pares, "correlationId": correlation_id}
-    return RequestOptions("POST", path, body, idempotency_key=idempotency_key)
+    return RequestOptions(
+        "POST",
+        path,
+        body,
+        idempotency_key=idempotency_key,
+        action="3ds_callback",
+        object_id=payment_id,
+    )
 
 
 def _action(
     payment_id: str, action: str, body: dict[str, object], idempotency_key: str | None
 ) -> RequestOptions:
     path = f"/v1/payments/{segment(payment_id, 'payment_id')}/{action}"
-    return RequestOptions("POST", path, body, idempotency_key=idempotency_key)
+    return RequestOptions(
+        "POST", path, body, idempotency_key=idempotency_key, action=action, object_id=payment_id
+    )
 
 
 def _refund(
@@ -67,12 +85,13 @@ def _refund(
 
 
 def _retrieve(payment_id: str) -> RequestOptions:
-    return RequestOptions("GET", f"/v1/payments/{segment(payment_id, 'payment_id')}")
+    path = f"/v1/payments/{segment(payment_id, 'payment_id')}"
+    return RequestOptions("GET", path, action="retrieve", object_id=payment_id)
 
 
 def _public_status(payment_id: str) -> RequestOptions:
     path = f"/v1/payments/{segment(payment_id, 'payment_id')}/public-status"
-    return RequestOptions("GET", path, signed=False)
+    return RequestOptions("GET", path, signed=False, action="public_status", object_id=payment_id)
 
 
 class Payments(SyncResource):
@@ -91,6 +110,7 @@ class Payments(SyncResource):
         save_card: bool | None = None,
         capture: bool | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> CardCharge:
         """Charge a card by its vault token.
 
@@ -129,6 +149,7 @@ class Payments(SyncResource):
                 idempotency_key=idempotency_key,
             ),
             CardCharge,
+            **options,
         )
 
     def complete_3ds(
@@ -138,6 +159,7 @@ class Payments(SyncResource):
         pares: str,
         correlation_id: str,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> ThreeDSecureResult:
         """Complete a 3-D Secure challenge with the ACS's signed assertion (idempotent).
 
@@ -156,10 +178,14 @@ class Payments(SyncResource):
                 to this payment (SVC-PAY-4001).
         """
         return self._client.request(
-            _three_ds(payment_id, pares, correlation_id, idempotency_key), ThreeDSecureResult
+            _three_ds(payment_id, pares, correlation_id, idempotency_key),
+            ThreeDSecureResult,
+            **options,
         )
 
-    def capture(self, payment_id: str, *, idempotency_key: str | None = None) -> CaptureResult:
+    def capture(
+        self, payment_id: str, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> CaptureResult:
         """Capture a preauthorized payment in full (idempotent once captured).
 
         Args:
@@ -173,11 +199,16 @@ class Payments(SyncResource):
             PaymentStateError: the payment is not ``authorized`` (SVC-PAY-4090).
         """
         return self._client.request(
-            _action(payment_id, "capture", {}, idempotency_key), CaptureResult
+            _action(payment_id, "capture", {}, idempotency_key), CaptureResult, **options
         )
 
     def void(
-        self, payment_id: str, *, reason: str | None = None, idempotency_key: str | None = None
+        self,
+        payment_id: str,
+        *,
+        reason: str | None = None,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> VoidResult:
         """Release an uncaptured authorization (idempotent once voided).
 
@@ -193,7 +224,9 @@ class Payments(SyncResource):
             PaymentStateError: the payment is captured or final (SVC-PAY-4090).
         """
         return self._client.request(
-            _action(payment_id, "void", compact(reason=reason), idempotency_key), VoidResult
+            _action(payment_id, "void", compact(reason=reason), idempotency_key),
+            VoidResult,
+            **options,
         )
 
     def refund(
@@ -203,12 +236,13 @@ class Payments(SyncResource):
         amount: int | None = None,
         reason: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> RefundResult:
         """Refund a captured payment, in full (no ``amount``) or in part.
 
         A 202 answer returns normally with ``result.in_flight`` true; call again with
         ``idempotency_key=result.idempotency_key`` (or use
-        ``workbench.tracking.wait_for_refund``) to learn when it settles.
+        ``workbench.waiting.wait_for_refund``) to learn when it settles.
 
         Args:
             payment_id: the ``pay_`` id.
@@ -223,10 +257,10 @@ class Payments(SyncResource):
             RefundAmountError: ``amount`` is more than the refundable amount (SVC-PAY-4002).
         """
         return self._client.request(
-            _refund(payment_id, amount, reason, idempotency_key), RefundResult
+            _refund(payment_id, amount, reason, idempotency_key), RefundResult, **options
         )
 
-    def retrieve(self, payment_id: str) -> Payment:
+    def retrieve(self, payment_id: str, **options: Unpack[CallOptions]) -> Payment:
         """Read a payment.
 
         Args:
@@ -238,9 +272,9 @@ class Payments(SyncResource):
         Raises:
             NotFoundError: no such payment for this merchant.
         """
-        return self._client.request(_retrieve(payment_id), Payment)
+        return self._client.request(_retrieve(payment_id), Payment, **options)
 
-    def public_status(self, payment_id: str) -> PublicPaymentStatus:
+    def public_status(self, payment_id: str, **options: Unpack[CallOptions]) -> PublicPaymentStatus:
         """The buyer-safe status of a payment; sent without a signature.
 
         Args:
@@ -249,7 +283,7 @@ class Payments(SyncResource):
         Returns:
             The status fields a buyer's page may show.
         """
-        return self._client.request(_public_status(payment_id), PublicPaymentStatus)
+        return self._client.request(_public_status(payment_id), PublicPaymentStatus, **options)
 
 
 class AsyncPayments(AsyncResource):
@@ -268,6 +302,7 @@ class AsyncPayments(AsyncResource):
         save_card: bool | None = None,
         capture: bool | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> CardCharge:
         """Charge a card by its vault token; see `Payments.charge_card`."""
         return await self._client.request(
@@ -284,6 +319,7 @@ class AsyncPayments(AsyncResource):
                 idempotency_key=idempotency_key,
             ),
             CardCharge,
+            **options,
         )
 
     async def complete_3ds(
@@ -293,26 +329,36 @@ class AsyncPayments(AsyncResource):
         pares: str,
         correlation_id: str,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> ThreeDSecureResult:
         """Complete a 3-D Secure challenge; see `Payments.complete_3ds`."""
         return await self._client.request(
-            _three_ds(payment_id, pares, correlation_id, idempotency_key), ThreeDSecureResult
+            _three_ds(payment_id, pares, correlation_id, idempotency_key),
+            ThreeDSecureResult,
+            **options,
         )
 
     async def capture(
-        self, payment_id: str, *, idempotency_key: str | None = None
+        self, payment_id: str, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
     ) -> CaptureResult:
         """Capture a preauthorized payment in full; see `Payments.capture`."""
         return await self._client.request(
-            _action(payment_id, "capture", {}, idempotency_key), CaptureResult
+            _action(payment_id, "capture", {}, idempotency_key), CaptureResult, **options
         )
 
     async def void(
-        self, payment_id: str, *, reason: str | None = None, idempotency_key: str | None = None
+        self,
+        payment_id: str,
+        *,
+        reason: str | None = None,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> VoidResult:
         """Release an uncaptured authorization; see `Payments.void`."""
         return await self._client.request(
-            _action(payment_id, "void", compact(reason=reason), idempotency_key), VoidResult
+            _action(payment_id, "void", compact(reason=reason), idempotency_key),
+            VoidResult,
+            **options,
         )
 
     async def refund(
@@ -322,16 +368,21 @@ class AsyncPayments(AsyncResource):
         amount: int | None = None,
         reason: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> RefundResult:
         """Refund a captured payment; see `Payments.refund`."""
         return await self._client.request(
-            _refund(payment_id, amount, reason, idempotency_key), RefundResult
+            _refund(payment_id, amount, reason, idempotency_key), RefundResult, **options
         )
 
-    async def retrieve(self, payment_id: str) -> Payment:
+    async def retrieve(self, payment_id: str, **options: Unpack[CallOptions]) -> Payment:
         """Read a payment."""
-        return await self._client.request(_retrieve(payment_id), Payment)
+        return await self._client.request(_retrieve(payment_id), Payment, **options)
 
-    async def public_status(self, payment_id: str) -> PublicPaymentStatus:
+    async def public_status(
+        self, payment_id: str, **options: Unpack[CallOptions]
+    ) -> PublicPaymentStatus:
         """The buyer-safe status of a payment; sent without a signature."""
-        return await self._client.request(_public_status(payment_id), PublicPaymentStatus)
+        return await self._client.request(
+            _public_status(payment_id), PublicPaymentStatus, **options
+        )

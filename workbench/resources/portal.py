@@ -6,7 +6,9 @@ buyer-facing page makes, and they need no merchant keys.
 
 from __future__ import annotations
 
-from workbench._base_client import RequestOptions
+from typing import Unpack
+
+from workbench._options import CallOptions, RequestOptions
 from workbench.models import PublicCancellation, PublicSubscription, UpdateCardSession
 from workbench.resources._base import AsyncResource, SyncResource, compact, segment
 
@@ -20,24 +22,40 @@ def _path(public_hash: str, tail: str = "") -> str:
 def _cancel(public_hash: str, at_period_end: bool | None, key: str | None) -> RequestOptions:
     body = compact(atPeriodEnd=at_period_end)
     return RequestOptions(
-        "POST", _path(public_hash, "/cancel"), body, signed=False, idempotency_key=key
+        "POST",
+        _path(public_hash, "/cancel"),
+        body,
+        signed=False,
+        idempotency_key=key,
+        action="public_cancel",
+        object_id=public_hash,
     )
 
 
 def _update_card(public_hash: str, key: str | None) -> RequestOptions:
+    # The answer describes the new checkout session, not the subscription's state.
     return RequestOptions(
         "POST",
         _path(public_hash, "/update-card-session"),
         {},
         signed=False,
         idempotency_key=key,
+        action="update_card_session",
+        object_id=public_hash,
+        state_field=None,
+    )
+
+
+def _retrieve(public_hash: str) -> RequestOptions:
+    return RequestOptions(
+        "GET", _path(public_hash), signed=False, action="retrieve", object_id=public_hash
     )
 
 
 class Portal(SyncResource):
     """The buyer portal of a subscription."""
 
-    def retrieve(self, public_hash: str) -> PublicSubscription:
+    def retrieve(self, public_hash: str, **options: Unpack[CallOptions]) -> PublicSubscription:
         """The buyer's view of the subscription.
 
         Args:
@@ -46,9 +64,7 @@ class Portal(SyncResource):
         Returns:
             What the buyer may see of the subscription.
         """
-        return self._client.request(
-            RequestOptions("GET", _path(public_hash), signed=False), PublicSubscription
-        )
+        return self._client.request(_retrieve(public_hash), PublicSubscription, **options)
 
     def cancel(
         self,
@@ -56,6 +72,7 @@ class Portal(SyncResource):
         *,
         at_period_end: bool | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> PublicCancellation:
         """Cancel as the buyer; the service's default is at the end of the period.
 
@@ -68,11 +85,15 @@ class Portal(SyncResource):
             The cancellation as the buyer sees it.
         """
         return self._client.request(
-            _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation
+            _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation, **options
         )
 
     def update_card_session(
-        self, public_hash: str, *, idempotency_key: str | None = None
+        self,
+        public_hash: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> UpdateCardSession:
         """Open a ``card_update_only`` checkout session for the buyer.
 
@@ -83,17 +104,19 @@ class Portal(SyncResource):
         Returns:
             The session whose ``checkout_url`` lets the buyer enter a new card.
         """
-        return self._client.request(_update_card(public_hash, idempotency_key), UpdateCardSession)
+        return self._client.request(
+            _update_card(public_hash, idempotency_key), UpdateCardSession, **options
+        )
 
 
 class AsyncPortal(AsyncResource):
     """The buyer portal of a subscription (async)."""
 
-    async def retrieve(self, public_hash: str) -> PublicSubscription:
+    async def retrieve(
+        self, public_hash: str, **options: Unpack[CallOptions]
+    ) -> PublicSubscription:
         """The buyer's view of the subscription."""
-        return await self._client.request(
-            RequestOptions("GET", _path(public_hash), signed=False), PublicSubscription
-        )
+        return await self._client.request(_retrieve(public_hash), PublicSubscription, **options)
 
     async def cancel(
         self,
@@ -101,16 +124,21 @@ class AsyncPortal(AsyncResource):
         *,
         at_period_end: bool | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> PublicCancellation:
         """Cancel as the buyer; the service's default is at the end of the period."""
         return await self._client.request(
-            _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation
+            _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation, **options
         )
 
     async def update_card_session(
-        self, public_hash: str, *, idempotency_key: str | None = None
+        self,
+        public_hash: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> UpdateCardSession:
         """Open a ``card_update_only`` checkout session for the buyer."""
         return await self._client.request(
-            _update_card(public_hash, idempotency_key), UpdateCardSession
+            _update_card(public_hash, idempotency_key), UpdateCardSession, **options
         )

@@ -9,9 +9,9 @@ buyer on the sandbox's 3-D Secure page.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Unpack
 
-from workbench._base_client import RequestOptions
+from workbench._options import CallOptions, RequestOptions
 from workbench.models import (
     BusinessTime,
     ChallengeAnswer,
@@ -42,63 +42,83 @@ def _non_negative(value: int, name: str) -> int:
     return value
 
 
-def _advance(seconds: int) -> RequestOptions:
-    body = {"seconds": _non_negative(seconds, "seconds")}
-    return RequestOptions("POST", "/sandbox/clock/advance", body)
+def _post(
+    path: str, action: str, body: dict[str, object], key: str | None, *, signed: bool = True
+) -> RequestOptions:
+    return RequestOptions("POST", path, body, signed=signed, idempotency_key=key, action=action)
 
 
-def _fail_next(mode: FailureMode, seconds: int | None) -> RequestOptions:
+def _advance(seconds: int, key: str | None) -> RequestOptions:
+    body: dict[str, object] = {"seconds": _non_negative(seconds, "seconds")}
+    return _post("/sandbox/clock/advance", "advance_clock", body, key)
+
+
+def _fail_next(mode: FailureMode, seconds: int | None, key: str | None) -> RequestOptions:
     body: dict[str, object] = {"mode": mode}
     if seconds is not None:
         body["seconds"] = seconds
-    return RequestOptions("POST", "/sandbox/fail-next", body)
+    return _post("/sandbox/fail-next", "fail_next", body, key)
 
 
-def _latency(milliseconds: int) -> RequestOptions:
-    body = {"milliseconds": _non_negative(milliseconds, "milliseconds")}
-    return RequestOptions("POST", "/sandbox/latency", body)
+def _latency(milliseconds: int, key: str | None) -> RequestOptions:
+    body: dict[str, object] = {"milliseconds": _non_negative(milliseconds, "milliseconds")}
+    return _post("/sandbox/latency", "set_latency", body, key)
 
 
-def _rate_limit(per_second: float | None, burst: int) -> RequestOptions:
-    return RequestOptions("POST", "/sandbox/rate-limit", {"perSecond": per_second, "burst": burst})
+def _rate_limit(per_second: float | None, burst: int, key: str | None) -> RequestOptions:
+    body: dict[str, object] = {"perSecond": per_second, "burst": burst}
+    return _post("/sandbox/rate-limit", "set_rate_limit", body, key)
 
 
-def _challenge(payment_id: str, correlation_id: str, code: str) -> RequestOptions:
+def _challenge(payment_id: str, correlation_id: str, code: str, key: str | None) -> RequestOptions:
+    # The buyer's page, played by the sandbox; not a call of the merchant's on the payment.
     path = f"/sandbox/acs/{segment(payment_id, 'payment_id')}"
-    body = {"correlationId": correlation_id, "code": code}
-    return RequestOptions("POST", path, body, signed=False)
+    body: dict[str, object] = {"correlationId": correlation_id, "code": code}
+    return _post(path, "answer_challenge", body, key, signed=False)
 
 
-_FIXTURES = RequestOptions("GET", "/sandbox/fixtures")
-_TICK = RequestOptions("POST", "/sandbox/reconciler/tick", {})
-_SETTLE = RequestOptions("POST", "/sandbox/settle", {})
-_RESET = RequestOptions("POST", "/sandbox/reset", {})
+def _tick(key: str | None) -> RequestOptions:
+    return _post("/sandbox/reconciler/tick", "tick", {}, key)
+
+
+def _settle(key: str | None) -> RequestOptions:
+    return _post("/sandbox/settle", "settle", {}, key)
+
+
+def _reset(key: str | None) -> RequestOptions:
+    return _post("/sandbox/reset", "reset", {}, key)
+
+
+_FIXTURES = RequestOptions("GET", "/sandbox/fixtures", action="fixtures")
 
 
 def _events(type: str | None) -> RequestOptions:
-    return RequestOptions("GET", "/sandbox/events", params={"type": type})
+    return RequestOptions("GET", "/sandbox/events", params={"type": type}, action="events")
 
 
 def _deliveries(event_id: str) -> RequestOptions:
-    return RequestOptions("GET", f"/sandbox/events/{segment(event_id, 'event_id')}/deliveries")
+    path = f"/sandbox/events/{segment(event_id, 'event_id')}/deliveries"
+    return RequestOptions("GET", path, action="deliveries")
 
 
 def _webhook(url: str | None) -> RequestOptions:
-    return RequestOptions("PUT", "/sandbox/webhook", {"url": url})
+    return RequestOptions("PUT", "/sandbox/webhook", {"url": url}, action="set_webhook")
 
 
 class Sandbox(SyncResource):
     """Control routes of the local sandbox."""
 
-    def fixtures(self) -> SandboxFixtures:
+    def fixtures(self, **options: Unpack[CallOptions]) -> SandboxFixtures:
         """Your merchant, stores (with the webhook secret), customers and test cards.
 
         Returns:
             The demo data the sandbox created for your merchant.
         """
-        return self._client.request(_FIXTURES, SandboxFixtures)
+        return self._client.request(_FIXTURES, SandboxFixtures, **options)
 
-    def advance_clock(self, seconds: int) -> BusinessTime:
+    def advance_clock(
+        self, seconds: int, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> BusinessTime:
         """Move the business clock forward, running the work that falls due, in order.
 
         Args:
@@ -107,33 +127,39 @@ class Sandbox(SyncResource):
         Returns:
             The merchant's business time after the move.
         """
-        return self._client.request(_advance(seconds), BusinessTime)
+        return self._client.request(_advance(seconds, idempotency_key), BusinessTime, **options)
 
-    def tick(self) -> ReconcilerPass:
+    def tick(
+        self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> ReconcilerPass:
         """Run one reconciler pass now (refunds, renewals, expiries, webhooks).
 
         Returns:
             How many items the pass processed, by kind of work.
         """
-        return self._client.request(_TICK, ReconcilerPass)
+        return self._client.request(_tick(idempotency_key), ReconcilerPass, **options)
 
-    def settle(self) -> SettleResult:
+    def settle(
+        self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> SettleResult:
         """Settle every in-flight refund now, then deliver due webhooks.
 
         Returns:
             How many refunds were settled.
         """
-        return self._client.request(_SETTLE, SettleResult)
+        return self._client.request(_settle(idempotency_key), SettleResult, **options)
 
-    def reset(self) -> ResetResult:
+    def reset(
+        self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> ResetResult:
         """Delete your payments, subscriptions and events; restore the fixtures.
 
         Returns:
             How many rows were deleted, per table.
         """
-        return self._client.request(_RESET, ResetResult)
+        return self._client.request(_reset(idempotency_key), ResetResult, **options)
 
-    def events(self, type: str | None = None) -> SandboxEventList:
+    def events(self, type: str | None = None, **options: Unpack[CallOptions]) -> SandboxEventList:
         """The events recorded for you, oldest first, with their delivery state.
 
         Args:
@@ -142,13 +168,20 @@ class Sandbox(SyncResource):
         Returns:
             The events, each with its payload and delivery attempts.
         """
-        return self._client.request(_events(type), SandboxEventList)
+        return self._client.request(_events(type), SandboxEventList, **options)
 
-    def deliveries(self, event_id: str) -> EventDeliveries:
+    def deliveries(self, event_id: str, **options: Unpack[CallOptions]) -> EventDeliveries:
         """One event's delivery state and every attempt made (status code, error, next try)."""
-        return self._client.request(_deliveries(event_id), EventDeliveries)
+        return self._client.request(_deliveries(event_id), EventDeliveries, **options)
 
-    def fail_next(self, mode: FailureMode, *, seconds: int | None = None) -> FailNext:
+    def fail_next(
+        self,
+        mode: FailureMode,
+        *,
+        seconds: int | None = None,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> FailNext:
         """Make your next request fail once: ``429``, ``500`` or ``timeout`` (``seconds`` long).
 
         Args:
@@ -158,9 +191,15 @@ class Sandbox(SyncResource):
         Returns:
             The failure now armed.
         """
-        return self._client.request(_fail_next(mode, seconds), FailNext)
+        return self._client.request(_fail_next(mode, seconds, idempotency_key), FailNext, **options)
 
-    def set_latency(self, milliseconds: int) -> Latency:
+    def set_latency(
+        self,
+        milliseconds: int,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> Latency:
         """Delay every response by ``milliseconds`` (0 turns it off).
 
         Args:
@@ -169,9 +208,16 @@ class Sandbox(SyncResource):
         Returns:
             The latency now set.
         """
-        return self._client.request(_latency(milliseconds), Latency)
+        return self._client.request(_latency(milliseconds, idempotency_key), Latency, **options)
 
-    def set_rate_limit(self, per_second: float | None, *, burst: int = 1) -> RateLimit:
+    def set_rate_limit(
+        self,
+        per_second: float | None,
+        *,
+        burst: int = 1,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> RateLimit:
         """Set your rate limit; ``None`` restores the sandbox's default.
 
         Args:
@@ -181,9 +227,11 @@ class Sandbox(SyncResource):
         Returns:
             The limit now in force.
         """
-        return self._client.request(_rate_limit(per_second, burst), RateLimit)
+        return self._client.request(
+            _rate_limit(per_second, burst, idempotency_key), RateLimit, **options
+        )
 
-    def set_webhook(self, url: str | None) -> WebhookTarget:
+    def set_webhook(self, url: str | None, **options: Unpack[CallOptions]) -> WebhookTarget:
         """Point your store's webhooks at ``url`` (``None`` removes it).
 
         Args:
@@ -192,10 +240,16 @@ class Sandbox(SyncResource):
         Returns:
             The webhook target now set.
         """
-        return self._client.request(_webhook(url), WebhookTarget)
+        return self._client.request(_webhook(url), WebhookTarget, **options)
 
     def answer_challenge(
-        self, payment_id: str, correlation_id: str, *, code: str = CHALLENGE_CODE
+        self,
+        payment_id: str,
+        correlation_id: str,
+        *,
+        code: str = CHALLENGE_CODE,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> ChallengeAnswer:
         """Answer the 3-D Secure page as the buyer; the right code passes, others fail.
 
@@ -207,60 +261,110 @@ class Sandbox(SyncResource):
         Returns:
             The signed ``pares`` to pass to ``payments.complete_3ds`` and the ``result``.
         """
-        return self._client.request(_challenge(payment_id, correlation_id, code), ChallengeAnswer)
+        return self._client.request(
+            _challenge(payment_id, correlation_id, code, idempotency_key),
+            ChallengeAnswer,
+            **options,
+        )
 
 
 class AsyncSandbox(AsyncResource):
     """Control routes of the local sandbox (async); see `Sandbox`."""
 
-    async def fixtures(self) -> SandboxFixtures:
+    async def fixtures(self, **options: Unpack[CallOptions]) -> SandboxFixtures:
         """Your merchant, stores, customers and test cards."""
-        return await self._client.request(_FIXTURES, SandboxFixtures)
+        return await self._client.request(_FIXTURES, SandboxFixtures, **options)
 
-    async def advance_clock(self, seconds: int) -> BusinessTime:
+    async def advance_clock(
+        self, seconds: int, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> BusinessTime:
         """Move the business clock forward."""
-        return await self._client.request(_advance(seconds), BusinessTime)
+        return await self._client.request(
+            _advance(seconds, idempotency_key), BusinessTime, **options
+        )
 
-    async def tick(self) -> ReconcilerPass:
+    async def tick(
+        self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> ReconcilerPass:
         """Run one reconciler pass now."""
-        return await self._client.request(_TICK, ReconcilerPass)
+        return await self._client.request(_tick(idempotency_key), ReconcilerPass, **options)
 
-    async def settle(self) -> SettleResult:
+    async def settle(
+        self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> SettleResult:
         """Settle every in-flight refund now."""
-        return await self._client.request(_SETTLE, SettleResult)
+        return await self._client.request(_settle(idempotency_key), SettleResult, **options)
 
-    async def reset(self) -> ResetResult:
+    async def reset(
+        self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
+    ) -> ResetResult:
         """Delete your objects; restore the fixtures."""
-        return await self._client.request(_RESET, ResetResult)
+        return await self._client.request(_reset(idempotency_key), ResetResult, **options)
 
-    async def events(self, type: str | None = None) -> SandboxEventList:
+    async def events(
+        self, type: str | None = None, **options: Unpack[CallOptions]
+    ) -> SandboxEventList:
         """The events recorded for you."""
-        return await self._client.request(_events(type), SandboxEventList)
+        return await self._client.request(_events(type), SandboxEventList, **options)
 
-    async def deliveries(self, event_id: str) -> EventDeliveries:
+    async def deliveries(self, event_id: str, **options: Unpack[CallOptions]) -> EventDeliveries:
         """One event's delivery state and every attempt made."""
-        return await self._client.request(_deliveries(event_id), EventDeliveries)
+        return await self._client.request(_deliveries(event_id), EventDeliveries, **options)
 
-    async def fail_next(self, mode: FailureMode, *, seconds: int | None = None) -> FailNext:
+    async def fail_next(
+        self,
+        mode: FailureMode,
+        *,
+        seconds: int | None = None,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> FailNext:
         """Make your next request fail once."""
-        return await self._client.request(_fail_next(mode, seconds), FailNext)
+        return await self._client.request(
+            _fail_next(mode, seconds, idempotency_key), FailNext, **options
+        )
 
-    async def set_latency(self, milliseconds: int) -> Latency:
+    async def set_latency(
+        self,
+        milliseconds: int,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> Latency:
         """Delay every response by ``milliseconds``."""
-        return await self._client.request(_latency(milliseconds), Latency)
+        return await self._client.request(
+            _latency(milliseconds, idempotency_key), Latency, **options
+        )
 
-    async def set_rate_limit(self, per_second: float | None, *, burst: int = 1) -> RateLimit:
+    async def set_rate_limit(
+        self,
+        per_second: float | None,
+        *,
+        burst: int = 1,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> RateLimit:
         """Set your rate limit; ``None`` restores the default."""
-        return await self._client.request(_rate_limit(per_second, burst), RateLimit)
+        return await self._client.request(
+            _rate_limit(per_second, burst, idempotency_key), RateLimit, **options
+        )
 
-    async def set_webhook(self, url: str | None) -> WebhookTarget:
+    async def set_webhook(self, url: str | None, **options: Unpack[CallOptions]) -> WebhookTarget:
         """Point your store's webhooks at ``url``."""
-        return await self._client.request(_webhook(url), WebhookTarget)
+        return await self._client.request(_webhook(url), WebhookTarget, **options)
 
     async def answer_challenge(
-        self, payment_id: str, correlation_id: str, *, code: str = CHALLENGE_CODE
+        self,
+        payment_id: str,
+        correlation_id: str,
+        *,
+        code: str = CHALLENGE_CODE,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> ChallengeAnswer:
         """Answer the 3-D Secure page as the buyer."""
         return await self._client.request(
-            _challenge(payment_id, correlation_id, code), ChallengeAnswer
+            _challenge(payment_id, correlation_id, code, idempotency_key),
+            ChallengeAnswer,
+            **options,
         )

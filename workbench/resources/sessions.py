@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
-from workbench._base_client import RequestOptions
+from workbench._options import CallOptions, RequestOptions
 from workbench.models import CheckoutSession
 from workbench.resources._base import AsyncResource, SyncResource, compact, kurus
 
@@ -38,7 +38,14 @@ def _create(
         mode=mode,
         splits=None if splits is None else [dict(s) for s in splits],
     )
-    return RequestOptions("POST", "/v1/payments/sessions", body, idempotency_key=idempotency_key)
+    return RequestOptions(
+        "POST",
+        "/v1/payments/sessions",
+        body,
+        idempotency_key=idempotency_key,
+        action="create",
+        id_field="sessionId",
+    )
 
 
 class Sessions(SyncResource):
@@ -58,6 +65,7 @@ class Sessions(SyncResource):
         mode: str | None = None,
         splits: Sequence[Mapping[str, Any]] | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> CheckoutSession:
         """Create a hosted-checkout session.
 
@@ -93,6 +101,7 @@ class Sessions(SyncResource):
                 idempotency_key=idempotency_key,
             ),
             CheckoutSession,
+            **options,
         )
 
 
@@ -113,6 +122,7 @@ class AsyncSessions(AsyncResource):
         mode: str | None = None,
         splits: Sequence[Mapping[str, Any]] | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> CheckoutSession:
         """Create a hosted-checkout session; see `Sessions.create`."""
         return await self._client.request(
@@ -130,4 +140,5 @@ class AsyncSessions(AsyncResource):
                 idempotency_key=idempotency_key,
             ),
             CheckoutSession,
+            **options,
         )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
-from workbench._base_client import RequestOptions
+from workbench._options import CallOptions, RequestOptions
 from workbench._pagination import AsyncPager, SyncPager
 from workbench.models import (
     ChargeReceipt,
@@ -56,11 +56,19 @@ def _create(
         generateInvoices=generate_invoices,
         description=description,
     )
-    return RequestOptions("POST", _BASE, body, idempotency_key=idempotency_key)
+    return RequestOptions(
+        "POST",
+        _BASE,
+        body,
+        idempotency_key=idempotency_key,
+        action="create",
+        id_field="id",
+        alias_field="publicHash",
+    )
 
 
 def _list(filters: dict[str, Any], cursor: str | None) -> RequestOptions:
-    return RequestOptions("GET", _BASE, params={**filters, "cursor": cursor})
+    return RequestOptions("GET", _BASE, params={**filters, "cursor": cursor}, action="list")
 
 
 def _filters(
@@ -87,11 +95,37 @@ def _path(subscription_id: str, tail: str = "") -> str:
     return f"{_BASE}/{segment(subscription_id, 'subscription_id')}{tail}"
 
 
+def _retrieve(subscription_id: str) -> RequestOptions:
+    return RequestOptions(
+        "GET",
+        _path(subscription_id),
+        action="retrieve",
+        object_id=subscription_id,
+        alias_field="publicHash",
+    )
+
+
+def _charges(subscription_id: str) -> RequestOptions:
+    path = _path(subscription_id, "/charges")
+    return RequestOptions("GET", path, action="charges", object_id=subscription_id)
+
+
 def _post(
-    subscription_id: str, tail: str, body: dict[str, Any], idempotency_key: str | None
+    subscription_id: str,
+    action: str,
+    body: dict[str, Any],
+    idempotency_key: str | None,
+    *,
+    state: str | None = None,
 ) -> RequestOptions:
     return RequestOptions(
-        "POST", _path(subscription_id, tail), body, idempotency_key=idempotency_key
+        "POST",
+        _path(subscription_id, "/" + action.replace("_", "-")),
+        body,
+        idempotency_key=idempotency_key,
+        action=action,
+        object_id=subscription_id,
+        state=state,
     )
 
 
@@ -99,7 +133,12 @@ def _cancel(
     subscription_id: str, at_period_end: bool, reason: str | None, idempotency_key: str | None
 ) -> RequestOptions:
     body = compact(atPeriodEnd=at_period_end, reason=reason)
-    return _post(subscription_id, "/cancel", body, idempotency_key)
+    return _post(subscription_id, "cancel", body, idempotency_key)
+
+
+def _charge_now(subscription_id: str, idempotency_key: str | None) -> RequestOptions:
+    # The receipt's own status is the queue's ("queuing"); the subscription is charging.
+    return _post(subscription_id, "charge_now", {}, idempotency_key, state="charging")
 
 
 class Subscriptions(SyncResource):
@@ -119,6 +158,7 @@ class Subscriptions(SyncResource):
         generate_invoices: bool | None = None,
         description: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> Subscription:
         """Create a subscription; the result carries the buyer portal's ``public_hash``.
 
@@ -153,6 +193,7 @@ class Subscriptions(SyncResource):
                 idempotency_key=idempotency_key,
             ),
             Subscription,
+            **options,
         )
 
     def list(
@@ -165,6 +206,7 @@ class Subscriptions(SyncResource):
         created_from: datetime | str | None = None,
         created_to: datetime | str | None = None,
         max_items: int | None = None,
+        **options: Unpack[CallOptions],
     ) -> SyncPager[Subscription]:
         """Every matching subscription, fetched page by page as you iterate.
 
@@ -181,9 +223,16 @@ class Subscriptions(SyncResource):
             A pager: iterate it for every item, or call ``.pages()`` for each page.
         """
         filters = _filters(store_id, customer_id, status, limit, created_from, created_to)
-        return SyncPager(lambda cursor: self.list_page(filters, cursor), max_items=max_items)
+        return SyncPager(
+            lambda cursor: self.list_page(filters, cursor, **options), max_items=max_items
+        )
 
-    def list_page(self, filters: dict[str, Any], cursor: str | None = None) -> SubscriptionPage:
+    def list_page(
+        self,
+        filters: dict[str, Any],
+        cursor: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> SubscriptionPage:
         """One page of the listing, for those who handle cursors themselves.
 
         Args:
@@ -193,9 +242,9 @@ class Subscriptions(SyncResource):
         Returns:
             One page and the cursor of the next.
         """
-        return self._client.request(_list(filters, cursor), SubscriptionPage)
+        return self._client.request(_list(filters, cursor), SubscriptionPage, **options)
 
-    def retrieve(self, subscription_id: str) -> Subscription:
+    def retrieve(self, subscription_id: str, **options: Unpack[CallOptions]) -> Subscription:
         """Read a subscription.
 
         Args:
@@ -204,9 +253,11 @@ class Subscriptions(SyncResource):
         Returns:
             The subscription as the service holds it now.
         """
-        return self._client.request(RequestOptions("GET", _path(subscription_id)), Subscription)
+        return self._client.request(_retrieve(subscription_id), Subscription, **options)
 
-    def charges(self, subscription_id: str) -> SubscriptionChargeList:
+    def charges(
+        self, subscription_id: str, **options: Unpack[CallOptions]
+    ) -> SubscriptionChargeList:
         """The charges made for a subscription.
 
         Args:
@@ -215,9 +266,7 @@ class Subscriptions(SyncResource):
         Returns:
             Every charge made for the subscription.
         """
-        return self._client.request(
-            RequestOptions("GET", _path(subscription_id, "/charges")), SubscriptionChargeList
-        )
+        return self._client.request(_charges(subscription_id), SubscriptionChargeList, **options)
 
     def cancel(
         self,
@@ -226,6 +275,7 @@ class Subscriptions(SyncResource):
         at_period_end: bool,
         reason: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> SubscriptionCancellation:
         """Cancel now (``at_period_end=False``) or when the paid period ends.
 
@@ -244,10 +294,15 @@ class Subscriptions(SyncResource):
         return self._client.request(
             _cancel(subscription_id, at_period_end, reason, idempotency_key),
             SubscriptionCancellation,
+            **options,
         )
 
     def pause(
-        self, subscription_id: str, *, idempotency_key: str | None = None
+        self,
+        subscription_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> SubscriptionUpdate:
         """Pause an active or trialing subscription.
 
@@ -262,11 +317,15 @@ class Subscriptions(SyncResource):
             SubscriptionStateError: the status does not allow a pause (SVC-SUB-4090).
         """
         return self._client.request(
-            _post(subscription_id, "/pause", {}, idempotency_key), SubscriptionUpdate
+            _post(subscription_id, "pause", {}, idempotency_key), SubscriptionUpdate, **options
         )
 
     def resume(
-        self, subscription_id: str, *, idempotency_key: str | None = None
+        self,
+        subscription_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> SubscriptionUpdate:
         """Resume a paused subscription; the next reconciler tick charges it.
 
@@ -281,11 +340,15 @@ class Subscriptions(SyncResource):
             SubscriptionStateError: the subscription is not paused (SVC-SUB-4090).
         """
         return self._client.request(
-            _post(subscription_id, "/resume", {}, idempotency_key), SubscriptionUpdate
+            _post(subscription_id, "resume", {}, idempotency_key), SubscriptionUpdate, **options
         )
 
     def retry(
-        self, subscription_id: str, *, idempotency_key: str | None = None
+        self,
+        subscription_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> SubscriptionUpdate:
         """Ask for a past-due subscription's charge to be retried on the next tick.
 
@@ -300,11 +363,15 @@ class Subscriptions(SyncResource):
             SubscriptionStateError: the subscription is not past due (SVC-SUB-4090).
         """
         return self._client.request(
-            _post(subscription_id, "/retry", {}, idempotency_key), SubscriptionUpdate
+            _post(subscription_id, "retry", {}, idempotency_key), SubscriptionUpdate, **options
         )
 
     def charge_now(
-        self, subscription_id: str, *, idempotency_key: str | None = None
+        self,
+        subscription_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> ChargeReceipt:
         """Queue an immediate charge; poll until the status leaves ``charging``.
 
@@ -319,7 +386,7 @@ class Subscriptions(SyncResource):
             SubscriptionStateError: the status does not allow a charge (SVC-SUB-4090).
         """
         return self._client.request(
-            _post(subscription_id, "/charge-now", {}, idempotency_key), ChargeReceipt
+            _charge_now(subscription_id, idempotency_key), ChargeReceipt, **options
         )
 
 
@@ -340,6 +407,7 @@ class AsyncSubscriptions(AsyncResource):
         generate_invoices: bool | None = None,
         description: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> Subscription:
         """Create a subscription; see `Subscriptions.create`."""
         return await self._client.request(
@@ -357,6 +425,7 @@ class AsyncSubscriptions(AsyncResource):
                 idempotency_key=idempotency_key,
             ),
             Subscription,
+            **options,
         )
 
     def list(
@@ -369,27 +438,33 @@ class AsyncSubscriptions(AsyncResource):
         created_from: datetime | str | None = None,
         created_to: datetime | str | None = None,
         max_items: int | None = None,
+        **options: Unpack[CallOptions],
     ) -> AsyncPager[Subscription]:
         """Every matching subscription: ``async for sub in client.subscriptions.list()``."""
         filters = _filters(store_id, customer_id, status, limit, created_from, created_to)
-        return AsyncPager(lambda cursor: self.list_page(filters, cursor), max_items=max_items)
-
-    async def list_page(
-        self, filters: dict[str, Any], cursor: str | None = None
-    ) -> SubscriptionPage:
-        """One page of the listing, for those who handle cursors themselves."""
-        return await self._client.request(_list(filters, cursor), SubscriptionPage)
-
-    async def retrieve(self, subscription_id: str) -> Subscription:
-        """Read a subscription."""
-        return await self._client.request(
-            RequestOptions("GET", _path(subscription_id)), Subscription
+        return AsyncPager(
+            lambda cursor: self.list_page(filters, cursor, **options), max_items=max_items
         )
 
-    async def charges(self, subscription_id: str) -> SubscriptionChargeList:
+    async def list_page(
+        self,
+        filters: dict[str, Any],
+        cursor: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> SubscriptionPage:
+        """One page of the listing, for those who handle cursors themselves."""
+        return await self._client.request(_list(filters, cursor), SubscriptionPage, **options)
+
+    async def retrieve(self, subscription_id: str, **options: Unpack[CallOptions]) -> Subscription:
+        """Read a subscription."""
+        return await self._client.request(_retrieve(subscription_id), Subscription, **options)
+
+    async def charges(
+        self, subscription_id: str, **options: Unpack[CallOptions]
+    ) -> SubscriptionChargeList:
         """The charges made for a subscription."""
         return await self._client.request(
-            RequestOptions("GET", _path(subscription_id, "/charges")), SubscriptionChargeList
+            _charges(subscription_id), SubscriptionChargeList, **options
         )
 
     async def cancel(
@@ -399,41 +474,59 @@ class AsyncSubscriptions(AsyncResource):
         at_period_end: bool,
         reason: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> SubscriptionCancellation:
         """Cancel now or at period end; see `Subscriptions.cancel`."""
         return await self._client.request(
             _cancel(subscription_id, at_period_end, reason, idempotency_key),
             SubscriptionCancellation,
+            **options,
         )
 
     async def pause(
-        self, subscription_id: str, *, idempotency_key: str | None = None
+        self,
+        subscription_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> SubscriptionUpdate:
         """Pause an active or trialing subscription."""
         return await self._client.request(
-            _post(subscription_id, "/pause", {}, idempotency_key), SubscriptionUpdate
+            _post(subscription_id, "pause", {}, idempotency_key), SubscriptionUpdate, **options
         )
 
     async def resume(
-        self, subscription_id: str, *, idempotency_key: str | None = None
+        self,
+        subscription_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> SubscriptionUpdate:
         """Resume a paused subscription."""
         return await self._client.request(
-            _post(subscription_id, "/resume", {}, idempotency_key), SubscriptionUpdate
+            _post(subscription_id, "resume", {}, idempotency_key), SubscriptionUpdate, **options
         )
 
     async def retry(
-        self, subscription_id: str, *, idempotency_key: str | None = None
+        self,
+        subscription_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> SubscriptionUpdate:
         """Ask for a past-due subscription's charge to be retried."""
         return await self._client.request(
-            _post(subscription_id, "/retry", {}, idempotency_key), SubscriptionUpdate
+            _post(subscription_id, "retry", {}, idempotency_key), SubscriptionUpdate, **options
         )
 
     async def charge_now(
-        self, subscription_id: str, *, idempotency_key: str | None = None
+        self,
+        subscription_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
     ) -> ChargeReceipt:
         """Queue an immediate charge."""
         return await self._client.request(
-            _post(subscription_id, "/charge-now", {}, idempotency_key), ChargeReceipt
+            _charge_now(subscription_id, idempotency_key), ChargeReceipt, **options
         )
