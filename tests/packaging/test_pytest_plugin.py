@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
-import os
-import re
 import subprocess
 import sys
 import tomllib
@@ -20,64 +18,17 @@ import pytest
 
 import workbench.pytest_plugin
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "docs" / "recipes" / "test_refund_settles.py"
-GUIDE = ROOT / "docs" / "testing.md"
+from .project import (
+    EXAMPLE,
+    GUIDE,
+    PYTEST_ARGS,
+    ROOT,
+    assert_project_passed,
+    make_project,
+    pytest_environment,
+)
+
 PLUGIN_FIXTURES = set(workbench.pytest_plugin.__all__)
-
-#: A test of the project's own, beside the guide's: the rest of the fixtures, and the
-#: override of ``workbench_sandbox_options`` taken from the guide's conftest.py.
-OWN_TEST = """
-import pytest
-
-from workbench import Client, ServerError
-
-
-def test_options_fail_next_and_env(workbench_sandbox, workbench_fail_next, workbench_env):
-    assert workbench_sandbox.config.latency_ms == 20
-    assert workbench_sandbox.config.db_url.endswith("/sandbox.db")
-    workbench_fail_next("500")
-    with Client(max_retries=0) as client, pytest.raises(ServerError):
-        client.payments.charge_card(
-            transaction_id="own-1", amount=100, card_token="tok_test_success"
-        )
-
-
-@pytest.mark.anyio
-async def test_async_client(workbench_async_client):
-    payment = await workbench_async_client.payments.charge_card(
-        transaction_id="own-2", amount=100, card_token="tok_test_success"
-    )
-    assert payment.status == "captured"
-"""
-
-
-def guide_conftest() -> str:
-    """The ``conftest.py`` block of the guide's page."""
-    found = re.search(r'```python title="conftest.py"\n(.*?)```', GUIDE.read_text("utf-8"), re.S)
-    assert found, "the guide shows no conftest.py"
-    return found[1]
-
-
-def make_project(folder: Path) -> Path:
-    """A user's project: the guide's example test and conftest.py, and a test of its own."""
-    tests = folder / "tests"
-    tests.mkdir(parents=True)
-    (tests / "test_refund_settles.py").write_text(EXAMPLE.read_text("utf-8"), "utf-8")
-    (tests / "test_own.py").write_text(OWN_TEST, "utf-8")
-    (folder / "conftest.py").write_text(guide_conftest(), "utf-8")
-    return folder
-
-
-def pytest_environment(tmp: Path) -> dict[str, str]:
-    """This environment without what would make pytest read another configuration."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("PYTEST_", "WORKBENCH_", "COV_", "COVERAGE_"))
-    }
-    env["TMPDIR"] = str(tmp)
-    return env
 
 
 def test_the_guides_example_is_ten_lines_and_included_verbatim() -> None:
@@ -89,23 +40,14 @@ def test_the_guides_example_is_ten_lines_and_included_verbatim() -> None:
 def test_a_fresh_project_gets_the_fixtures_by_installing_the_package(tmp_path: Path) -> None:
     project = make_project(tmp_path / "project")
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-W", "error"],
+        [sys.executable, "-m", "pytest", *PYTEST_ARGS],
         cwd=project,
         env=pytest_environment(tmp_path),
         capture_output=True,
         text=True,
         timeout=300,
     )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    for test in (
-        "tests/test_refund_settles.py::test_an_async_refund_settles",
-        "tests/test_own.py::test_options_fail_next_and_env",
-        "tests/test_own.py::test_async_client[asyncio]",
-    ):
-        assert f"{test} PASSED" in output, output
-    assert re.search(r"\b3 passed\b", output), output
-    assert "warning" not in output.lower(), output
+    assert_project_passed(result)
 
 
 def test_the_repositorys_own_runs_leave_the_entry_point_unloaded(
