@@ -62,11 +62,13 @@ def _uv() -> str:
 
 def _clean_environment(tmp: Path) -> dict[str, str]:
     """This process's environment minus what points at another environment or config."""
+    other = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME")
+    uv_target = ("UV_PYTHON", "UV_SYSTEM_PYTHON", "UV_PROJECT_ENVIRONMENT")  # not the cache
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME")
-        and not k.startswith(("PYTEST_", "WORKBENCH_", "COV_", "COVERAGE_", "UV_"))
+        if k not in other + uv_target
+        and not k.startswith(("PYTEST_", "WORKBENCH_", "COV_", "COVERAGE_"))
     }
     env.update(TMPDIR=str(tmp), UV_PYTHON_DOWNLOADS="never", UV_NO_PROGRESS="1")
     return env
