@@ -1,7 +1,8 @@
 """The ``workbench`` command line: one small module per command.
 
 Commands are registered lazily so that ``workbench sign`` does not import the
-sandbox's web stack.
+sandbox's web stack. A command whose extra is not installed is listed all the same
+and, when run (``--help`` included), says which ``pip install`` it needs and exits 1.
 """
 
 from __future__ import annotations
@@ -12,6 +13,12 @@ from typing import Any
 
 import click
 
+from workbench._extras import (
+    MissingExtraError,
+    extra_for_module,
+    install_command,
+    missing_extras,
+)
 from workbench._version import __version__
 
 __all__ = ["main"]
@@ -29,6 +36,30 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "listen": ("workbench.cli.listen", "listen", "Receive, verify and forward webhooks locally."),
 }
 
+#: command name -> (extras it cannot start without, extras some of its uses need as well).
+#: A command not listed needs the core install only.
+_EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "sandbox": (("sandbox",), ()),
+    "run": (("notebooks",), ("sandbox",)),  # --external needs no sandbox of its own
+    "lab": (("sandbox", "notebooks"), ()),
+}
+
+
+def _missing_extra_command(name: str, summary: str, error: MissingExtraError) -> click.Command:
+    """A stand-in for a command whose extras are missing: it says what to install, exits 1."""
+
+    def explain() -> None:
+        raise click.ClickException(str(error))
+
+    return click.Command(
+        name,
+        callback=explain,
+        help=f"{summary} Needs {install_command(error.extras)}.",
+        short_help=f"{summary} (needs the [{','.join(error.extras)}] extra)",
+        add_help_option=False,  # ``--help`` explains what is missing too
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )
+
 
 class _LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -42,10 +73,34 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in _COMMANDS or not self._available(cmd_name):
             return None
-        module, attr, _ = _COMMANDS[cmd_name]
-        command: Any = getattr(importlib.import_module(module), attr)
+        module, attr, summary = _COMMANDS[cmd_name]
+        needed, also = _EXTRAS.get(cmd_name, ((), ()))
+        if missing_extras(*needed):
+            error = MissingExtraError(f"workbench {cmd_name}", missing_extras(*needed, *also))
+            return _missing_extra_command(cmd_name, summary, error)
+        try:
+            command: Any = getattr(importlib.import_module(module), attr)
+        except ModuleNotFoundError as exc:
+            extra = extra_for_module(exc.name or "")
+            if extra is None:
+                raise
+            error = MissingExtraError(f"workbench {cmd_name}", [extra])
+            return _missing_extra_command(cmd_name, summary, error)
         assert isinstance(command, click.Command)
         return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; an extra found missing on the way is named, not a traceback."""
+        try:
+            return super().invoke(ctx)
+        except MissingExtraError as exc:
+            raise click.ClickException(str(exc)) from None
+        except ModuleNotFoundError as exc:
+            extra = extra_for_module(exc.name or "")
+            if extra is None:
+                raise
+            what = f"workbench {ctx.invoked_subcommand or ''}".strip()
+            raise click.ClickException(str(MissingExtraError(what, [extra]))) from None
 
 
 @click.group(cls=_LazyGroup)

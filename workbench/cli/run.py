@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import os
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 import httpx
 
+from workbench._extras import require
+from workbench.cli._run_reports import exit_status, json_summary, junit_xml, write_json
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, ConfigError, Settings
 from workbench.notebook_runner import EXECUTED_DIR, control_calls, discover, run_flows
 
@@ -44,6 +49,7 @@ def _needs_control_routes(notebook: Path) -> str | None:
 
 @contextlib.contextmanager
 def _embedded_sandbox(settings: Settings, db_dir: Path) -> Iterator[str]:
+    require("workbench run (without --external)", "sandbox")
     from workbench.sandbox import SandboxConfig, SandboxServer
 
     config = SandboxConfig(
@@ -79,8 +85,32 @@ def _embedded_sandbox(settings: Settings, db_dir: Path) -> Iterator[str]:
     is_flag=True,
     help="Write outputs back into the notebooks (regenerates what nbval and the guide show).",
 )
+@click.option(
+    "--junit",
+    "junit_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    metavar="PATH",
+    help="Also write the results as JUnit XML to PATH: one test case per notebook.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, writable=True, allow_dash=True, path_type=Path),
+    default=None,
+    metavar="PATH",
+    help="Also write a JSON summary to PATH; with '-', to standard output, and everything "
+    "else the command prints goes to standard error.",
+)
 @click.argument("only", nargs=-1)
-def run(folder: Path, external: bool, update_stored: bool, only: tuple[str, ...]) -> None:
+def run(
+    folder: Path,
+    external: bool,
+    update_stored: bool,
+    junit_path: Path | None,
+    json_path: Path | None,
+    only: tuple[str, ...],
+) -> None:
     """Execute every flow notebook (or ONLY those named) against a sandbox and summarise.
 
     By default a fresh embedded sandbox is started on a free port with a new
@@ -93,7 +123,14 @@ def run(folder: Path, external: bool, update_stored: bool, only: tuple[str, ...]
     one message and exit status 1. A notebook with a client.sandbox.<method> call in a
     code cell needs the sandbox's control routes (clock, fixtures, fail-next,
     reconciler), which a real service does not have: it is skipped, the reason printed.
+
+    Exit status: 0 when every notebook that ran passed (skipped ones aside) and at least
+    one ran; 1 when one failed, none ran or none could (no notebook, nothing answering
+    with --external, a setting or an extra missing); 2 for a wrong option or argument.
+    --junit and --json are written whenever notebooks ran, before the command exits.
     """
+    to_stdout = json_path is not None and str(json_path) == "-"
+    echo = functools.partial(click.echo, err=to_stdout)
     notebooks = discover(folder)
     if only:
         notebooks = [p for p in notebooks if p.stem in only or p.name in only]
@@ -114,16 +151,17 @@ def run(folder: Path, external: bool, update_stored: bool, only: tuple[str, ...]
             )
             raise SystemExit(1)
     output_dir = folder / EXECUTED_DIR
+    started = datetime.now(UTC)
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="workbench-run-"))
         if external:
             base_url = settings.base_url
-            click.echo(
+            echo(
                 f"Using the service at {base_url}; notebooks that call client.sandbox.* are skipped"
             )
         else:
             base_url = stack.enter_context(_embedded_sandbox(settings, Path(tmp)))
-            click.echo(f"Embedded sandbox listening at {base_url}")
+            echo(f"Embedded sandbox listening at {base_url}")
         env = dict(os.environ)
         env.update(
             {
@@ -137,14 +175,14 @@ def run(folder: Path, external: bool, update_stored: bool, only: tuple[str, ...]
             env=env,
             output_dir=output_dir,
             in_place=update_stored,
-            progress=click.echo,
+            progress=echo,
             skip=_needs_control_routes if external else None,
         )
-    click.echo("")
-    click.echo(f"{'flow':<32} {'result':<8} {'seconds':>8}")
+    echo("")
+    echo(f"{'flow':<32} {'result':<8} {'seconds':>8}")
     for r in results:
         word = "skipped" if r.skipped else "passed" if r.passed else "FAILED"
-        click.echo(f"{r.name:<32} {word:<8} {r.seconds:>8.1f}")
+        echo(f"{r.name:<32} {word:<8} {r.seconds:>8.1f}")
     ran = [r for r in results if not r.skipped]
     skipped = [r for r in results if r.skipped]
     passed = sum(r.passed for r in ran)
@@ -152,19 +190,30 @@ def run(folder: Path, external: bool, update_stored: bool, only: tuple[str, ...]
     summary = f"{passed} of {len(ran)} flows passed in {total:.1f} s"
     if skipped:
         summary += f"; {len(skipped)} skipped"
-    click.echo(summary)
+    echo(summary)
     for r in skipped:
-        click.echo(f"SKIPPED {r.name}: {r.skipped}")
-    click.echo(f"Executed notebooks: {output_dir.resolve()}")
+        echo(f"SKIPPED {r.name}: {r.skipped}")
+    echo(f"Executed notebooks: {output_dir.resolve()}")
     if update_stored:
         kept = [r.name for r in results if r.passed]
-        click.echo(f"Stored outputs rewritten in {folder}/: {', '.join(kept) or 'none'}")
-    click.echo("Guide: `make docs-serve`, then http://127.0.0.1:8000/")
+        echo(f"Stored outputs rewritten in {folder}/: {', '.join(kept) or 'none'}")
+    echo("Guide: `make docs-serve`, then http://127.0.0.1:8000/")
+    if junit_path is not None:
+        junit_path.parent.mkdir(parents=True, exist_ok=True)
+        junit_path.write_bytes(junit_xml(results, started=started))
+        echo(f"JUnit XML: {junit_path.resolve()}")
+    if json_path is not None:
+        report = json_summary(results, started=started, base_url=base_url, external=external)
+        if to_stdout:
+            click.echo(json.dumps(report, indent=2))
+        else:
+            write_json(report, json_path)
+            echo(f"JSON summary: {json_path.resolve()}")
     failed = [r for r in ran if not r.passed]
-    if failed:
-        for r in failed:
-            click.echo(f"FAILED {r.name}: {r.error}", err=True)
-        raise SystemExit(1)
+    for r in failed:
+        click.echo(f"FAILED {r.name}: {r.error}", err=True)
     if not ran:
         click.echo("No flow ran: every notebook was skipped.", err=True)
-        raise SystemExit(1)
+    status = exit_status(results)
+    if status:
+        raise SystemExit(status)

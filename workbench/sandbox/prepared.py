@@ -33,7 +33,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
-from psycopg.pq import TransactionStatus
 from sqlalchemy.engine.interfaces import Dialect
 
 __all__ = [
@@ -165,8 +164,9 @@ _ahead: contextvars.ContextVar[_Reads] = contextvars.ContextVar("reading_ahead",
 _ReadKey = tuple[int, tuple[tuple[str, Any], ...]]
 #: Where a write transaction's `Transaction` is kept, in the connection's ``info``.
 _INFO_KEY = "workbench_transaction"
-#: No transaction open on the driver connection.
-_IDLE = TransactionStatus.IDLE
+#: No transaction open on the driver connection: ``psycopg.pq.TransactionStatus.IDLE``
+#: (an IntEnum), by value, since a sandbox on SQLite runs without psycopg installed.
+_IDLE = 0
 _BEGIN: tuple[str, Any] = ("BEGIN", None)
 
 

@@ -58,11 +58,28 @@ def client(live: Live) -> Iterator[Client]:
         yield c
 
 
-# The fixtures users get from ``pytest_plugins = ["workbench.testing"]``, tested here.
-from workbench.testing import (  # noqa: E402
+# The pytest plugin's fixtures, tested here. The repository's own runs do not load the
+# plugin through its entry point (``-p no:workbench`` in pyproject.toml: it would import
+# the package before pytest-cov starts); this is the one place that registers them.
+from workbench.pytest_plugin import (  # noqa: E402
     workbench_async_client,
     workbench_client,
+    workbench_clock,
+    workbench_env,
+    workbench_fail_next,
     workbench_sandbox,
+    workbench_sandbox_options,
+    workbench_webhooks,
 )
 
-__all__ = ["Live", "workbench_async_client", "workbench_client", "workbench_sandbox"]
+__all__ = [
+    "Live",
+    "workbench_async_client",
+    "workbench_client",
+    "workbench_clock",
+    "workbench_env",
+    "workbench_fail_next",
+    "workbench_sandbox",
+    "workbench_sandbox_options",
+    "workbench_webhooks",
+]

@@ -1,13 +1,19 @@
-"""`workbench.testing`: the fixtures a user's own test suite gets."""
+"""`workbench.pytest_plugin` and `workbench.testing`: the fixtures a user's own test suite gets."""
 
 from __future__ import annotations
 
 import pytest
 
 from workbench._client import AsyncClient, Client
-from workbench._exceptions import APIConnectionError
+from workbench._exceptions import APIConnectionError, ServerError
 from workbench.sandbox import SandboxServer
-from workbench.testing import running_sandbox
+from workbench.testing import (
+    FailNext,
+    SandboxClock,
+    WebhookCollector,
+    client_for,
+    running_sandbox,
+)
 
 
 def test_workbench_client_talks_to_a_fresh_merchant(
@@ -46,3 +52,80 @@ def test_running_sandbox_outside_pytest() -> None:
         assert client.sandbox.fixtures().merchant_id == "mrc_demo0001"
     with Client(base_url=server.base_url, max_retries=0) as gone, pytest.raises(APIConnectionError):
         gone.sandbox.fixtures()
+
+
+def test_the_clock_fixture_settles_an_in_flight_refund(
+    workbench_client: Client, workbench_clock: SandboxClock
+) -> None:
+    payment = workbench_client.payments.charge_card(
+        transaction_id="user-clock-1", amount=4_000, card_token="tok_test_refund_async"
+    )
+    refund = workbench_client.payments.refund(payment.payment_id)
+    assert refund.in_flight
+    assert refund.last_refund is not None
+    before = workbench_client.sandbox.events().items
+    assert "refund.settled" not in {e.type for e in before}
+    reached = workbench_clock.advance(minutes=1, seconds=1)  # the sandbox settles after 60 s
+    assert reached.tzinfo is not None
+    again = workbench_client.payments.refund(
+        payment.payment_id, idempotency_key=refund.idempotency_key
+    )
+    assert not again.in_flight
+    assert again.last_refund is not None
+    assert again.last_refund.status == "completed"
+    with pytest.raises(ValueError, match="forward by whole seconds"):
+        workbench_clock.advance(seconds=-1)
+
+
+def test_the_fail_next_fixture_fails_one_request(
+    workbench_sandbox: SandboxServer, workbench_fail_next: FailNext
+) -> None:
+    assert workbench_fail_next("500") == "500"
+    with client_for(workbench_sandbox, max_retries=0) as plain:
+        with pytest.raises(ServerError):
+            plain.payments.charge_card(
+                transaction_id="user-fail-1", amount=1_000, card_token="tok_test_success"
+            )
+        # only the next request failed
+        payment = plain.payments.charge_card(
+            transaction_id="user-fail-1", amount=1_000, card_token="tok_test_success"
+        )
+    assert payment.status == "captured"
+
+
+def test_the_webhooks_fixture_collects_verified_events_in_order(
+    workbench_client: Client, workbench_webhooks: WebhookCollector
+) -> None:
+    assert workbench_client.sandbox.fixtures().stores[0].webhook_url == workbench_webhooks.url
+    payment = workbench_client.payments.charge_card(
+        transaction_id="user-hooks-1", amount=4_000, card_token="tok_test_refund_async"
+    )
+    workbench_client.payments.refund(payment.payment_id)
+    assert workbench_webhooks.events == []  # nothing is delivered until the reconciler runs
+    # The refund's event waits for the payment's: two passes, which deliver() runs.
+    events = workbench_webhooks.wait_for(count=2)
+    assert [e.type for e in events] == ["payment.captured", "refund.pending"]
+    assert {e.data["paymentId"] for e in events} == {payment.payment_id}
+    assert [d.outcome for d in workbench_webhooks.deliveries] == ["verified", "verified"]
+    workbench_webhooks.clear()
+    assert workbench_webhooks.events == []
+    with pytest.raises(TimeoutError):
+        workbench_webhooks.wait_for("refund.settled", timeout=0.2)
+
+
+def test_the_webhooks_fixture_removes_the_target_afterwards(workbench_client: Client) -> None:
+    with WebhookCollector(workbench_client) as collector:
+        url = collector.url
+    stores = workbench_client.sandbox.fixtures().stores
+    assert all(store.webhook_url != url for store in stores)
+    with pytest.raises(RuntimeError, match="not running"):
+        _ = collector.events
+
+
+def test_the_env_fixture_points_a_default_client_at_the_sandbox(
+    workbench_env: str, workbench_sandbox: SandboxServer
+) -> None:
+    assert workbench_env == workbench_sandbox.base_url
+    with Client() as default:
+        assert default.base_url == workbench_sandbox.base_url
+        assert default.sandbox.fixtures().merchant_id == "mrc_demo0001"

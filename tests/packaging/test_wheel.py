@@ -1,0 +1,302 @@
+"""The built wheel, installed the way users install it, into new virtual environments.
+
+The wheel is built once (``uv build``) and each install is made once for the session:
+the core alone, ``[sandbox]``, ``[sandbox,notebooks]`` and ``[testing]``. Each
+environment first gets the versions ``uv.lock`` pins for that install (exported as a
+``pylock.toml``), then the wheel itself, so the wheel's own requirements are resolved
+against them and must add nothing. Both steps read uv's cache only (``--offline``) and
+go to the index only if the cache lacks something (the reason is printed).
+
+Marked ``wheel``: ``make test`` runs it; ``-m "not wheel"`` leaves it out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell
+from packaging.utils import canonicalize_name
+
+from workbench import Client
+from workbench._exceptions import APIConnectionError
+from workbench.testing import running_sandbox
+
+from .project import PYTEST_ARGS, ROOT, assert_project_passed, make_project
+
+pytestmark = pytest.mark.wheel
+
+#: Each install: its extras.
+INSTALLS: dict[str, tuple[str, ...]] = {
+    "core": (),
+    "sandbox": ("sandbox",),
+    "sandbox-notebooks": ("sandbox", "notebooks"),
+    "testing": ("testing",),
+}
+#: Distributions that have no place in an install without the extra that brings them.
+SERVER = {"fastapi", "starlette", "uvicorn", "httptools", "uvloop", "jinja2"}
+DATABASE = {"sqlalchemy", "psycopg", "psycopg-binary", "psycopg-c", "greenlet"}
+DATAFRAMES = {"pandas", "numpy"}
+JUPYTER = {"jupyterlab", "jupyter-server", "ipykernel", "ipywidgets", "ipython", "nbclient"}
+#: A notebook short enough for the install check, and what it needs from the sandbox.
+NOTEBOOK = ROOT / "notebooks" / "01-quickstart-signing.ipynb"
+
+
+def _uv() -> str:
+    """uv as ``make`` finds it: on ``PATH``, else the one ``make setup`` put in .tools/."""
+    found = shutil.which("uv") or str(ROOT / ".tools" / "bin" / "uv")
+    assert Path(found).is_file(), "uv is missing: `make setup` installs it into .tools/"
+    return found
+
+
+def _clean_environment(tmp: Path) -> dict[str, str]:
+    """This process's environment minus what points at another environment or config."""
+    other = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME")
+    uv_target = ("UV_PYTHON", "UV_SYSTEM_PYTHON", "UV_PROJECT_ENVIRONMENT")  # not the cache
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in other + uv_target
+        and not k.startswith(("PYTEST_", "WORKBENCH_", "COV_", "COVERAGE_"))
+    }
+    env.update(TMPDIR=str(tmp), UV_PYTHON_DOWNLOADS="never", UV_NO_PROGRESS="1")
+    return env
+
+
+@dataclass
+class Environment:
+    """One virtual environment with the wheel installed."""
+
+    name: str
+    path: Path
+    packages: dict[str, str]
+    env: dict[str, str] = field(repr=False)
+
+    def run(
+        self, *args: str | Path, cwd: Path, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
+        """Run one of the environment's programs (``workbench``, ``python``, ``pytest``)."""
+        program, *rest = args
+        return subprocess.run(
+            [str(self.path / "bin" / program), *map(str, rest)],
+            cwd=cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+
+class Installs:
+    """The wheel, built once, and its installs, each made on first use."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.uv = _uv()
+        self.env = _clean_environment(folder / "tmp")
+        (folder / "tmp").mkdir()
+        self.wheel = self._build()
+        self._made: dict[str, Environment] = {}
+
+    def _uv_run(self, *args: str | Path, offline_first: bool = False, cwd: Path) -> None:
+        command = [self.uv, *map(str, args)]
+        if offline_first:
+            done = subprocess.run(
+                [*command, "--offline"], cwd=cwd, env=self.env, capture_output=True, text=True
+            )
+            if done.returncode == 0:
+                return
+            why = done.stderr.strip()
+            print(f"not in uv's cache, from the index: {' '.join(command[1:3])}: {why}")
+        done = subprocess.run(command, cwd=cwd, env=self.env, capture_output=True, text=True)
+        assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout}{done.stderr}"
+
+    def _build(self) -> Path:
+        dist = self.folder / "dist"
+        self._uv_run("build", "--wheel", "--out-dir", dist, ROOT, offline_first=True, cwd=ROOT)
+        [wheel] = dist.glob("payments_workbench-*.whl")
+        return wheel
+
+    def __call__(self, name: str) -> Environment:
+        if name not in self._made:
+            self._made[name] = self._install(name, INSTALLS[name])
+        return self._made[name]
+
+    def _install(self, name: str, extras: tuple[str, ...]) -> Environment:
+        path = self.folder / name
+        lock = self.folder / f"pylock.{name.replace('-', '_')}.toml"
+        chosen = [arg for extra in extras for arg in ("--extra", extra)]
+        self._uv_run(
+            "export", "--frozen", "--format", "pylock.toml", "--no-dev", "--no-emit-project",
+            *chosen, "--quiet", "--output-file", lock, cwd=ROOT,
+        )  # fmt: skip
+        self._uv_run("venv", "--quiet", "--python", sys.executable, path, cwd=self.folder)
+        python = path / "bin" / "python"
+        self._uv_run(
+            "pip", "install", "--python", python, "-r", lock, offline_first=True, cwd=self.folder
+        )
+        locked = self._packages(python)
+        spec = f"{self.wheel}[{','.join(extras)}]" if extras else str(self.wheel)
+        self._uv_run(
+            "pip", "install", "--python", python, spec, offline_first=True, cwd=self.folder
+        )
+        packages = self._packages(python)
+        added = set(packages) - set(locked)
+        assert added == {"payments-workbench"}, f"the wheel's requirements added {added}"
+        print(f"{name}: {len(packages)} packages, payments-workbench included")
+        env = dict(self.env, PATH=f"{path / 'bin'}{os.pathsep}{self.env.get('PATH', '')}")
+        return Environment(name, path, packages, env)
+
+    def _packages(self, python: Path) -> dict[str, str]:
+        listed = subprocess.run(
+            [self.uv, "pip", "list", "--python", str(python), "--format", "json"],
+            env=self.env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        rows: list[dict[str, Any]] = json.loads(listed.stdout)
+        return {canonicalize_name(row["name"]): row["version"] for row in rows}
+
+
+@pytest.fixture(scope="session")
+def installs(tmp_path_factory: pytest.TempPathFactory) -> Installs:
+    """The built wheel and its installs, shared by the tests of this session."""
+    return Installs(tmp_path_factory.mktemp("wheel"))
+
+
+def _refused(result: subprocess.CompletedProcess[str], extras: str) -> None:
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "Traceback" not in output, output
+    assert f"Install with: pip install 'payments-workbench[{extras}]'" in output, output
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+CLIENT_CALL = """
+import sys
+from workbench import Client, SignatureError
+
+base_url = sys.argv[1]
+with Client("pk_test_wb_demo_0001", "sk_test_wb_demo_secret_0001", base_url) as client:
+    charge = client.payments.charge_card(
+        transaction_id="wheel-1", amount=2_500, card_token="tok_test_success"
+    )
+    print(charge.status)
+with Client("pk_test_wb_demo_0001", "sk_test_not_the_secret", base_url, max_retries=0) as wrong:
+    try:
+        wrong.payments.retrieve(charge.payment_id)
+    except SignatureError as exc:
+        print(exc.code)
+heavy = ("fastapi", "sqlalchemy", "pandas", "ipywidgets", "uvicorn", "psycopg")
+print(sorted(name for name in heavy if name in sys.modules))
+"""
+
+
+def test_the_client_alone_has_no_server_database_or_notebooks_and_signs(
+    installs: Installs, tmp_path: Path
+) -> None:
+    core = installs("core")
+    assert set(core.packages) & (SERVER | DATABASE | DATAFRAMES | JUPYTER | {"pytest"}) == set()
+    with running_sandbox(run_reconciler_in_background=False) as server:  # this checkout's
+        called = core.run("python", "-c", CLIENT_CALL, server.base_url, cwd=tmp_path)
+    assert called.returncode == 0, called.stderr
+    assert called.stdout.split("\n")[:3] == ["captured", "SVC-GW-1002", "[]"]
+    signed = core.run("workbench", "sign", "GET", "/v1/payments/pay_1", cwd=tmp_path)
+    assert signed.returncode == 0, signed.stderr
+    assert "X-Signature:" in signed.stdout
+    _refused(core.run("workbench", "sandbox", "--help", cwd=tmp_path), "sandbox")
+    _refused(core.run("workbench", "run", "--help", cwd=tmp_path), "sandbox,notebooks")
+
+
+def _wait_until_serving(base_url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Until the sandbox answers (it has a minute), failing at once if it stopped."""
+    deadline = time.monotonic() + 60
+    with Client(base_url=base_url, max_retries=0, timeout=2) as probe:
+        while True:
+            assert process.poll() is None, log.read_text("utf-8", "replace")
+            try:
+                probe.sandbox.fixtures()
+                return
+            except APIConnectionError:
+                assert time.monotonic() < deadline, log.read_text("utf-8", "replace")
+                time.sleep(0.2)
+
+
+@pytest.fixture
+def sandbox_command(installs: Installs, tmp_path: Path) -> Iterator[str]:
+    """``workbench sandbox`` of the ``[sandbox]`` install, running; its base URL."""
+    env = installs("sandbox")
+    port = _free_port()
+    log = tmp_path / "sandbox.log"
+    command = [
+        str(env.path / "bin" / "workbench"), "sandbox", "--port", str(port),
+        "--db", f"sqlite:///{tmp_path / 'sandbox.db'}", "--no-reconciler",
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, cwd=tmp_path, env=env.env, stdout=out, stderr=out)
+    try:
+        _wait_until_serving(f"http://127.0.0.1:{port}", process, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_the_sandbox_extra_runs_workbench_sandbox(
+    installs: Installs, sandbox_command: str, tmp_path: Path
+) -> None:
+    env = installs("sandbox")
+    assert {"fastapi", "uvicorn", "sqlalchemy"} <= set(env.packages)
+    assert set(env.packages) & ({"psycopg", "psycopg-binary"} | DATAFRAMES | JUPYTER) == set()
+    with Client(base_url=sandbox_command) as client:
+        charge = client.payments.charge_card(
+            transaction_id="wheel-2", amount=1_000, card_token="tok_test_success"
+        )
+        assert client.payments.retrieve(charge.payment_id).status == "captured"
+    _refused(env.run("workbench", "run", "--help", cwd=tmp_path), "notebooks")
+
+
+def test_sandbox_and_notebooks_run_a_flow_notebook(installs: Installs, tmp_path: Path) -> None:
+    env = installs("sandbox-notebooks")
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    book = nbformat.read(NOTEBOOK, as_version=4)
+    book.cells.append(new_code_cell("import sys\nprint(sys.prefix)"))  # which Python ran it
+    nbformat.write(book, folder / NOTEBOOK.name)
+    result = env.run(
+        "workbench", "run", "--notebooks", folder, NOTEBOOK.stem, "--json", "-", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["passed"], summary["failed"]) == (1, 0), summary
+    executed = nbformat.read(folder / "_executed" / NOTEBOOK.name, as_version=4)
+    assert executed.cells[-1].outputs[0]["text"].strip() == str(env.path)
+
+
+def test_the_testing_extra_gives_a_fresh_project_the_fixtures(
+    installs: Installs, tmp_path: Path
+) -> None:
+    env = installs("testing")
+    assert {"pytest", "fastapi"} <= set(env.packages)
+    assert set(env.packages) & (DATAFRAMES | JUPYTER) == set()
+    project = make_project(tmp_path / "project")
+    assert_project_passed(env.run("pytest", *PYTEST_ARGS, cwd=project))

@@ -1,0 +1,129 @@
+"""The pytest plugin: the sandbox and signed clients as fixtures, for your own test suite.
+
+Installed with ``pip install 'payments-workbench[testing]'`` and loaded by pytest by
+itself (a ``pytest11`` entry point): nothing to add to ``conftest.py``.
+
+``workbench_sandbox``
+    One sandbox for the test session, on a free 127.0.0.1 port, its SQLite database
+    in a temporary folder. Its reconciler (renewals, refund settlement, webhook
+    deliveries) runs only when a test asks, so no outcome depends on when a background
+    pass happens. Override ``workbench_sandbox_options`` to configure it.
+``workbench_client`` / ``workbench_async_client``
+    A `Client` / `AsyncClient` signed with the demo merchant's keys and pointed at the
+    sandbox; the merchant's data is reset before each test.
+``workbench_clock``
+    A `SandboxClock`: ``workbench_clock.advance(days=31)`` moves the business clock.
+``workbench_fail_next``
+    A `FailNext`: ``workbench_fail_next("500")`` fails the merchant's next request.
+``workbench_webhooks``
+    A `WebhookCollector` the store's webhooks are pointed at while the test runs;
+    ``workbench_webhooks.wait_for("payment.captured")`` delivers and returns them.
+``workbench_env``
+    ``WORKBENCH_BASE_URL``, ``WORKBENCH_API_KEY`` and ``WORKBENCH_SECRET_KEY`` set to
+    the sandbox's for the test (``WORKBENCH_ENVIRONMENT`` unset), for code that builds
+    its own ``Client()``.
+
+Every name starts with ``workbench_``, so none collides with a project's own fixtures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from workbench._client import AsyncClient, Client
+from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
+from workbench.testing import (
+    FailNext,
+    SandboxClock,
+    WebhookCollector,
+    client_for,
+    running_sandbox,
+)
+
+if TYPE_CHECKING:
+    from workbench.sandbox import SandboxServer
+
+__all__ = [
+    "workbench_async_client",
+    "workbench_client",
+    "workbench_clock",
+    "workbench_env",
+    "workbench_fail_next",
+    "workbench_sandbox",
+    "workbench_sandbox_options",
+    "workbench_webhooks",
+]
+
+
+@pytest.fixture(scope="session")
+def workbench_sandbox_options() -> dict[str, Any]:
+    """`SandboxConfig` fields for ``workbench_sandbox``; override it in ``conftest.py``.
+
+    Example: ``return {"latency_ms": 20, "rate_limit_per_second": 0}``.
+    """
+    return {}
+
+
+@pytest.fixture(scope="session")
+def workbench_sandbox(
+    tmp_path_factory: pytest.TempPathFactory, workbench_sandbox_options: dict[str, Any]
+) -> Iterator[SandboxServer]:
+    """One sandbox for the session: a free port, SQLite in a temporary folder."""
+    options = {"run_reconciler_in_background": False, **workbench_sandbox_options}
+    folder = tmp_path_factory.mktemp("workbench-sandbox")
+    with running_sandbox(db_dir=folder, **options) as server:
+        yield server
+
+
+@pytest.fixture
+def workbench_client(workbench_sandbox: SandboxServer) -> Iterator[Client]:
+    """A `Client` for the sandbox's demo merchant, whose data is reset first."""
+    with client_for(workbench_sandbox) as client:
+        client.sandbox.reset()
+        yield client
+
+
+@pytest.fixture
+async def workbench_async_client(workbench_sandbox: SandboxServer) -> AsyncIterator[AsyncClient]:
+    """An `AsyncClient` for the demo merchant, whose data is reset first.
+
+    An async fixture: the test needs an async runner (``@pytest.mark.anyio`` with
+    anyio's plugin, which comes with httpx, or pytest-asyncio).
+    """
+    config = workbench_sandbox.config
+    async with AsyncClient(config.api_key, config.secret_key, workbench_sandbox.base_url) as client:
+        await client.sandbox.reset()
+        yield client
+
+
+@pytest.fixture
+def workbench_clock(workbench_client: Client) -> SandboxClock:
+    """The demo merchant's business clock (reset to the present with its data)."""
+    return SandboxClock(workbench_client)
+
+
+@pytest.fixture
+def workbench_fail_next(workbench_client: Client) -> FailNext:
+    """Makes the demo merchant's next request fail: ``workbench_fail_next("429")``."""
+    return FailNext(workbench_client)
+
+
+@pytest.fixture
+def workbench_webhooks(workbench_client: Client) -> Iterator[WebhookCollector]:
+    """The store's webhooks, received and verified on a local port during the test."""
+    with WebhookCollector(workbench_client) as collector:
+        yield collector
+
+
+@pytest.fixture
+def workbench_env(workbench_sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point ``WORKBENCH_*`` at the sandbox for the test; returns its base URL."""
+    config = workbench_sandbox.config
+    monkeypatch.setenv(ENV_BASE_URL, workbench_sandbox.base_url)
+    monkeypatch.setenv(ENV_API_KEY, config.api_key)
+    monkeypatch.setenv(ENV_SECRET_KEY, config.secret_key)
+    monkeypatch.delenv(ENV_ENVIRONMENT, raising=False)  # guessed from the base URL: local
+    return workbench_sandbox.base_url
