@@ -37,11 +37,21 @@ def _start(port: int, url: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def _stop_all(proc: subprocess.Popen[bytes]) -> None:
+    children = _children(proc.pid)
+    proc.kill()
+    proc.wait(timeout=30)
+    for pid in children:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _wait_serving(proc: subprocess.Popen[bytes], base: str) -> list[int]:
-    deadline = time.monotonic() + 60
+    # Generous: on a loaded machine importing the sandbox alone has taken over a minute.
+    deadline = time.monotonic() + 180
     while len(_children(proc.pid)) < 2 or not _answers(base):
         assert proc.poll() is None, "the sandbox exited while starting"
-        assert time.monotonic() < deadline, "two workers did not start within 60 s"
+        assert time.monotonic() < deadline, "two workers did not start within 180 s"
         time.sleep(0.2)
     return _children(proc.pid)
 
@@ -62,10 +72,14 @@ def test_workers_exit_when_their_master_is_killed_and_a_restart_finds_the_data(
         port = s.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
     first = _start(port, db)
-    workers = _wait_serving(first, base)
-    with signed_client(base) as client:
-        paid = client.post("/v1/payments/card", json=charge_body())
-    assert paid.status_code == 201, paid.text
+    try:
+        workers = _wait_serving(first, base)
+        with signed_client(base) as client:
+            paid = client.post("/v1/payments/card", json=charge_body())
+        assert paid.status_code == 201, paid.text
+    except BaseException:
+        _stop_all(first)  # a start or charge that failed leaves no sandbox running
+        raise
     os.kill(first.pid, signal.SIGKILL)
     first.wait(timeout=30)
     deadline = time.monotonic() + 60
@@ -81,8 +95,10 @@ def test_workers_exit_when_their_master_is_killed_and_a_restart_finds_the_data(
         _wait_serving(second, base)
         with signed_client(base) as client:
             again = client.get(f"/v1/payments/{paid.json()['paymentId']}")
-    finally:
-        second.terminate()
-        second.wait(timeout=30)
+    except BaseException:
+        _stop_all(second)
+        raise
+    second.terminate()
+    second.wait(timeout=30)
     assert again.status_code == 200, again.text
     assert again.json()["amount"] == paid.json()["amount"]
