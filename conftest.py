@@ -100,6 +100,7 @@ _ONE_WORKER = {
     "tests/foundation/test_cli_listen.py": "cli-listen",
     "tests/client/test_webhooks_docs.py": "webhooks-docs",
     "tests/notebooks/test_cli_run.py": "cli-run",
+    "tests/parity/": "parity",
 }
 
 
