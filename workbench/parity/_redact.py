@@ -1,7 +1,7 @@
 """Redaction: what must never leave the machine is cut out of an exchange before it is kept.
 
-A recording is meant to be shared (committed beside a team's tests, attached to an
-issue), so the secret key, signatures, bearer tokens and card numbers are replaced by
+A recording is meant to be shared (committed beside a team's tests, attached to a bug
+report), so the secret key, signatures, bearer tokens and card numbers are replaced by
 ``[redacted]`` the moment an exchange is seen, before anything stores it.
 """
 

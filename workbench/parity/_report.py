@@ -1,7 +1,7 @@
 """The report: a summary table for the terminal, and the whole comparison as Markdown and HTML.
 
 The HTML page is self-contained (its style inline, no script, no request off the page),
-so it can be attached to a CI run or an issue and opened anywhere.
+so it can be attached to a CI run or a bug report and opened anywhere.
 """
 
 from __future__ import annotations
