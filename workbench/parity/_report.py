@@ -6,6 +6,8 @@ so it can be attached to a CI run or a bug report and opened anywhere.
 
 from __future__ import annotations
 
+import functools
+
 import jinja2
 
 from workbench.parity._compare import Difference, FlowResult, ParityReport, Step
@@ -153,18 +155,20 @@ def render_markdown(report: ParityReport) -> str:
     return "\n".join(out) + "\n"
 
 
-_HTML = jinja2.Environment(
-    loader=jinja2.PackageLoader("workbench.parity", "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+@functools.cache
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("workbench.parity", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
 def render_html(report: ParityReport) -> str:
     """The whole report as one self-contained HTML page (inline style, no script)."""
-    template = _HTML.get_template("report.html")
+    template = _templates().get_template("report.html")
     rows = [_row(f) for f in report.flows]
     return template.render(
         report=report,
