@@ -20,7 +20,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.sandbox.conftest import PgDatabase
+from tests.postgres import PgDatabase
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.signing import sign_request

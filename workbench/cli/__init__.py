@@ -34,6 +34,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("workbench.cli.run", "run", "Execute every flow notebook against a sandbox."),
     "lab": ("workbench.cli.lab", "lab", "Start the sandbox and JupyterLab on the notebooks."),
     "listen": ("workbench.cli.listen", "listen", "Receive, verify and forward webhooks locally."),
+    "parity": (
+        "workbench.cli.parity",
+        "parity",
+        "Run the flows against two targets and report where they differ.",
+    ),
 }
 
 #: command name -> (extras it cannot start without, extras some of its uses need as well).

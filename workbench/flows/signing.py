@@ -8,8 +8,6 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-import httpx
-
 from workbench.config import mask_key
 from workbench.flows._run import APPROVED_CARD, Call, FlowRun, new_transaction_id, redact
 from workbench.money import format_try
@@ -35,7 +33,10 @@ def _send_raw(
         url=path, body=signed_body, timestamp=timestamp,
     ).as_dict()  # fmt: skip
     headers["Content-Type"] = "application/json"
-    response = httpx.post(client.base_url + path, content=sent_body, headers=headers, timeout=10)
+    # Through the client's own connection pool (and transport): unsigned by it, sent as is.
+    response = client._http.post(
+        client.base_url + path, content=sent_body, headers=headers, timeout=10
+    )
     body = response.json()
     code = str(body.get("code", "")) if isinstance(body, dict) else ""
     run.calls.append(
