@@ -263,7 +263,7 @@ def sandbox(
         uvicorn.run(create_app(config), host=host, port=port, log_level="info", **limits)
         return
     # Tables and fixtures once, here, so the workers do not race to create them.
-    Sandbox(config).stop()
+    Sandbox(config).open().stop()
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
     os.environ[ENV_WORKERS] = str(workers)

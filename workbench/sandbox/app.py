@@ -66,7 +66,10 @@ def create_app(
     public_routes: Iterable[tuple[str, str]] = (),
     shortcut: bool = True,
 ) -> FastAPI:
-    """Build a sandbox app: tables and fixtures are created now, background work on startup.
+    """Build a sandbox app; nothing touches disk or network until it starts.
+
+    The database is opened (tables created or migrated, fixtures written) and background
+    work started by the app's startup (lifespan), and stopped by its shutdown.
 
     Besides the API, it serves a front page at ``/`` and Swagger UI at ``/docs`` (assets
     from the package, no network), both without a signature.
@@ -79,13 +82,20 @@ def create_app(
             (`ChargeShortcut`); off only to compare the two paths in tests.
 
     Returns:
-        The app; ``app.state.sandbox`` is its `Sandbox`.
+        The app; ``app.state.sandbox`` is its `Sandbox`, open once the app has started.
+        Should the startup fail (a database of a newer schema, say), the exception is
+        also kept as ``app.state.startup_error``.
     """
     sandbox = Sandbox(config or SandboxConfig())
 
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        sandbox.start()
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.startup_error = None
+        try:
+            sandbox.start()
+        except Exception as exc:
+            app.state.startup_error = exc
+            raise
         try:
             yield
         finally:
