@@ -11,12 +11,13 @@ from sqlalchemy.engine import make_url
 from workbench.sandbox import db as tables
 from workbench.sandbox.acs import ensure_acs_secret
 from workbench.sandbox.clock import wall_now
-from workbench.sandbox.config import SandboxConfig
+from workbench.sandbox.config import SandboxConfig, default_db_url
 from workbench.sandbox.db import Database, is_memory_url
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keycache import KeyCache
+from workbench.sandbox.migrations import open_schema
 from workbench.sandbox.payments import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
@@ -43,7 +44,7 @@ class Sandbox:
     """Everything one sandbox instance holds; the app factory builds one per app.
 
     Building it touches nothing: `open` (called by `start`, so by the app's startup)
-    opens the database, creates its missing tables and the built-in fixtures, so a
+    opens the database, creates or migrates its tables and the built-in fixtures, so a
     restarted sandbox on the same database finds its data where it left it.
 
     Args:
@@ -59,13 +60,16 @@ class Sandbox:
         self._acs_secret: str | None = None
 
     def open(self) -> Sandbox:
-        """Open the database (once): missing tables created, fixtures, caches, work.
+        """Open the database (once): tables created or migrated, fixtures, caches, work.
 
         An SQLite file's folder is created if missing.
 
         Returns:
             This sandbox.
 
+        Raises:
+            SchemaVersionError: the database was written by a schema this version
+                cannot migrate (``workbench sandbox --reset`` starts it afresh).
         """
         if self._db is not None:
             return self
@@ -75,7 +79,7 @@ class Sandbox:
             folder.mkdir(parents=True, exist_ok=True)
         db = Database(config.db_url, workers=config.workers)
         try:
-            db.create_all()
+            open_schema(db, default_url=default_db_url())
             with db.write() as conn:
                 ensure_fixtures(
                     conn, api_key=config.api_key, secret_key=config.secret_key, now=wall_now()

@@ -75,7 +75,8 @@ class SandboxServer:
         """Bind, start serving, and wait until requests are accepted.
 
         Raises:
-            Exception: whatever the app's startup raised (a database it cannot open).
+            SchemaVersionError: the database was written by a schema this version
+                cannot migrate (and any other error the app's startup raised).
             RuntimeError: the server did not start within ``timeout`` seconds.
         """
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
