@@ -27,6 +27,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("workbench.cli.run", "run", "Execute every flow notebook against a sandbox."),
     "lab": ("workbench.cli.lab", "lab", "Start the sandbox and JupyterLab on the notebooks."),
     "listen": ("workbench.cli.listen", "listen", "Receive, verify and forward webhooks locally."),
+    "openapi": ("workbench.cli.openapi", "openapi", "Print the sandbox's OpenAPI document."),
 }
 
 

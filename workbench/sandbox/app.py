@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
-from fastapi.openapi.utils import get_openapi
 from fastapi_offline import FastAPIOffline
 
 from workbench._version import __version__
@@ -19,6 +18,7 @@ from workbench.sandbox.front import router as front_router
 from workbench.sandbox.hosts import HostGuard, allowed_hosts
 from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
 from workbench.sandbox.merchant_return import router as merchant_return_router
+from workbench.sandbox.openapi import openapi_document
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.routes import (
     acs_router,
@@ -41,22 +41,6 @@ DOCS_ASSETS = "/docs/static"
 
 #: The front page needs no signature (``/docs*`` and ``/openapi.json`` are public already).
 _FRONT_DOOR = ("GET", r"^/$")
-
-_SECURITY_SCHEMES = {
-    "ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
-    "Signature": {
-        "type": "apiKey",
-        "in": "header",
-        "name": "X-Signature",
-        "description": "HMAC-SHA256 of the canonical string, lowercase hex",
-    },
-    "Timestamp": {
-        "type": "apiKey",
-        "in": "header",
-        "name": "X-Timestamp",
-        "description": "ISO 8601 UTC ending in Z, within 5 minutes",
-    },
-}
 
 
 def create_app(
@@ -134,18 +118,7 @@ def create_app(
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            schema = get_openapi(
-                title=app.title, version=app.version, description=app.description, routes=app.routes
-            )
-            components = schema.setdefault("components", {})
-            components["securitySchemes"] = _SECURITY_SCHEMES
-            # Validation failures are 400 in the envelope here, never FastAPI's 422.
-            for item in schema.get("paths", {}).values():
-                for operation in item.values():
-                    operation.get("responses", {}).pop("422", None)
-            for name in ("HTTPValidationError", "ValidationError"):
-                components.get("schemas", {}).pop(name, None)
-            app.openapi_schema = schema
+            app.openapi_schema = openapi_document(app)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -27,7 +27,7 @@ from workbench.sandbox.schemas import StrictRequest
 
 __all__ = ["ChallengeRequest", "ChallengeResponse", "router"]
 
-router = APIRouter(tags=["sandbox-acs"], redirect_slashes=False)
+router = APIRouter(redirect_slashes=False)
 
 
 class ChallengeRequest(StrictRequest):
