@@ -133,7 +133,8 @@ def _example(content: dict[str, Any]) -> Any:
 
 def test_examples_cover_every_body_and_match_its_model(document: dict[str, Any]) -> None:
     models = _models()
-    requests = responses = 0
+    requests = 0
+    answered: set[str] = set()
     for method, path, item in _operations(document):
         name = item["operationId"]
         body = item.get("requestBody", {}).get("content", {}).get("application/json")
@@ -148,11 +149,11 @@ def test_examples_cover_every_body_and_match_its_model(document: dict[str, Any])
             if "examples" in content:
                 model = models[_ref(content["schema"]) or ""]
                 model.model_validate(_example(content))
-                responses += 1
+                answered.add(name)
         if name in RESPONSES:
             assert str(RESPONSES[name][0]) in success, f"{method} {path}"
     assert requests == len(REQUESTS)
-    assert responses == len(RESPONSES)
+    assert answered == set(RESPONSES)
 
 
 def _shape(value: Any) -> Any:

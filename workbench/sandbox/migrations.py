@@ -115,7 +115,7 @@ def _shown(url: str) -> str:
 def _refuse(db: Database, why: str, default_url: str | None) -> SchemaVersionError:
     return SchemaVersionError(
         f"The sandbox database {_shown(db.url)} {why}. Start it afresh with "
-        f"`{reset_command(db.url, default_url)}`, which deletes everything in it, or "
+        f"`{reset_command(db.url, default_url)}`, which deletes the sandbox's data in it, or "
         "point the sandbox at another database (--db)."
     )
 

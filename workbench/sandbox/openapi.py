@@ -6,6 +6,9 @@ made of the fixtures (`workbench.sandbox.openapi_examples`), the signing headers
 security schemes, and drops FastAPI's 422 answers, which the sandbox never gives
 (validation failures are 400 in the error envelope). ``workbench openapi`` prints it;
 the guide's ``openapi.json`` is the same document.
+
+Error envelopes are documented as JSON on every route (on an HTML page's route FastAPI
+would document them as HTML).
 """
 
 from __future__ import annotations
@@ -49,6 +52,17 @@ def _json_content(owner: dict[str, Any], where: str) -> dict[str, Any]:
     return content
 
 
+def _envelope_as_json(answer: dict[str, Any]) -> None:
+    """An error envelope is JSON on every route, an HTML page's included.
+
+    FastAPI gives a route's extra responses the route's own media type.
+    """
+    content = answer.get("content", {})
+    html = content.get("text/html", {})
+    if html.get("schema", {}).get("$ref", "").endswith("/ErrorEnvelope"):
+        content[_JSON] = content.pop("text/html")
+
+
 def _add_examples(operation_id: str, item: dict[str, Any]) -> None:
     if operation_id in REQUESTS:
         summary, value = REQUESTS[operation_id]
@@ -56,9 +70,14 @@ def _add_examples(operation_id: str, item: dict[str, Any]) -> None:
         body["examples"] = {"fixtures": {"summary": summary, "value": value}}
     if operation_id in RESPONSES:
         status, summary, value = RESPONSES[operation_id]
-        answer = item["responses"].get(str(status), {})
-        content = _json_content(answer, f"{operation_id}'s {status} response")
+        answers = item["responses"]
+        content = _json_content(answers.get(str(status), {}), f"{operation_id}'s {status}")
         content["examples"] = {"fixtures": {"summary": summary, "value": value}}
+        # A creation's 200 (the transactionId fence finding the object made before) is
+        # the same object; mock servers answer with the lowest success status.
+        fence = answers.get("200", {}).get("content", {}).get(_JSON, {})
+        if status == 201 and fence.get("schema") == content.get("schema"):
+            fence["examples"] = content["examples"]
 
 
 def openapi_document(app: FastAPI) -> dict[str, Any]:
@@ -82,6 +101,8 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
             item["operationId"] = found.operation_id
             item["tags"] = [found.tag]
             item.get("responses", {}).pop("422", None)
+            for answer in item.get("responses", {}).values():
+                _envelope_as_json(answer)
             _add_examples(found.operation_id, item)
     for name in ("HTTPValidationError", "ValidationError"):
         components.get("schemas", {}).pop(name, None)
