@@ -82,4 +82,4 @@ clean:
 
 # Regenerate the guide's pages that come from code (error table, diagrams, CLI help...).
 docs-gen: $(STAMP)
-	$(RUN) python -m workbench._docgen
+	$(RUN) python -m tools.docgen

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.vectors import load_vectors
-from workbench import _docgen
+from tools import docgen
 from workbench.config import DEFAULT_SECRET_KEY
 from workbench.spec import ERRORS, PAYMENT, REFUND, SESSION, SUBSCRIPTION
 
@@ -36,7 +36,7 @@ def test_error_page_lists_every_code(site: Path) -> None:
 def test_state_page_draws_every_transition_that_changes_the_state(site: Path) -> None:
     html = (site / "concepts" / "state-machines" / "index.html").read_text(encoding="utf-8")
     drawn = re.findall(r'<pre class="mermaid"><code>(.*?)</code></pre>', html, re.S)
-    expected = [d for m in (PAYMENT, REFUND, SESSION, SUBSCRIPTION) for d in _docgen.diagrams(m)]
+    expected = [d for m in (PAYMENT, REFUND, SESSION, SUBSCRIPTION) for d in docgen.diagrams(m)]
     assert len(drawn) == len(expected)
     for diagram, machine in zip(drawn, expected, strict=True):
         assert "stateDiagram-v2" in diagram

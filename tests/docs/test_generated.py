@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
-from workbench import _docgen, _exceptions
+from tools import docgen
+from workbench import _exceptions
 from workbench._exceptions import error_class_for
+from workbench.cli import main as cli_main
 from workbench.sandbox.cards import TEST_CARDS
 from workbench.spec import ERRORS, PAYMENT, SUBSCRIPTION
 
@@ -20,12 +23,12 @@ REGENERATE = "regenerate with `make docs-gen` and commit the result"
 
 
 def test_committed_pages_match_the_code() -> None:
-    stale = _docgen.check(ROOT)
+    stale = docgen.check(ROOT)
     assert stale == [], f"stale generated files {[str(p) for p in stale]}: {REGENERATE}"
 
 
 def test_error_table_has_one_row_per_code_with_its_anchor_and_class() -> None:
-    table = _docgen.errors_table()
+    table = docgen.errors_table()
     rows = [line for line in table.splitlines() if line.startswith("| <span id=")]
     assert [row.split("`")[1] for row in rows] == list(ERRORS)
     for row, (code, spec) in zip(rows, ERRORS.items(), strict=True):
@@ -35,7 +38,7 @@ def test_error_table_has_one_row_per_code_with_its_anchor_and_class() -> None:
 
 
 def test_exception_table_lists_every_class_and_the_code_that_raises_it() -> None:
-    table = _docgen.exceptions_table()
+    table = docgen.exceptions_table()
     classes = [name for name in _exceptions.__all__ if isinstance(getattr(_exceptions, name), type)]
     for name in classes:
         assert f"[`{name}`][workbench._exceptions.{name}]" in table, name
@@ -47,14 +50,14 @@ def test_exception_table_lists_every_class_and_the_code_that_raises_it() -> None
 
 
 def test_every_decline_code_of_the_sandbox_is_on_the_errors_page() -> None:
-    page = _docgen.errors_table()
+    page = docgen.errors_table()
     declines = page.split("## Declines in the sandbox", 1)[1]
     for code in ("SVC-PAY-3001", "SVC-PAY-3002", "SVC-PAY-3003"):
         assert f"[`{code}`](#{code.lower()})" in declines
 
 
 def test_test_card_table_has_a_row_per_card_and_every_brand() -> None:
-    page = _docgen.test_cards_table()
+    page = docgen.test_cards_table()
     for card in TEST_CARDS:
         assert f"`{card.token}`" in page
     for brand in ("Visa", "Mastercard", "Amex", "Troy"):
@@ -64,7 +67,7 @@ def test_test_card_table_has_a_row_per_card_and_every_brand() -> None:
 
 
 def test_production_page_splits_spec_codes_from_sandbox_decisions() -> None:
-    page = _docgen.production_page()
+    page = docgen.production_page()
     spec_part, sandbox_part = page.split("## Decided by the sandbox")
     for code, spec in ERRORS.items():
         link = f"[`{code}`](errors.md#{code.lower()})"
@@ -73,8 +76,8 @@ def test_production_page_splits_spec_codes_from_sandbox_decisions() -> None:
 
 
 def test_state_page_carries_the_machines_diagram_and_every_row() -> None:
-    page = _docgen.state_machine(PAYMENT)
-    for diagram in _docgen.diagrams(PAYMENT):
+    page = docgen.state_machine(PAYMENT)
+    for diagram in docgen.diagrams(PAYMENT):
         assert f"```mermaid\n{diagram}\n```" in page
     rows = [line for line in page.splitlines() if line.startswith("    | ") and "`" in line]
     assert len(rows) == len(PAYMENT.transitions)
@@ -86,19 +89,19 @@ def test_a_vector_the_code_does_not_reproduce_stops_generation(tmp_path: Path) -
     (tmp_path / "tests/data").mkdir(parents=True)
     (tmp_path / "tests/data/signing-vectors.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match="does not reproduce vector"):
-        _docgen.load_vectors(tmp_path)
+        docgen.load_vectors(tmp_path)
 
 
 def test_the_worked_example_shows_the_vector_and_its_signature() -> None:
-    vectors = _docgen.load_vectors(ROOT)
-    page = _docgen.signing_example(vectors)
+    vectors = docgen.load_vectors(ROOT)
+    page = docgen.signing_example(vectors)
     charge = vectors["card-charge"]
     assert charge.canonical in page
     assert charge.signature in page
 
 
 def test_every_usual_mistake_is_named_by_the_debugger() -> None:
-    page = _docgen.signing_mistakes(_docgen.load_vectors(ROOT))
+    page = docgen.signing_mistakes(docgen.load_vectors(ROOT))
     for name in (
         "empty-body-as-object",
         "empty-body-as-null",
@@ -115,7 +118,7 @@ def test_cli_reference_lists_every_command_of_the_group() -> None:
 
     from workbench.cli import main
 
-    page = _docgen.cli_reference()
+    page = docgen.cli_reference()
     ctx = click.Context(main, info_name="workbench")
     assert isinstance(main, click.Group)
     commands = main.list_commands(ctx)
@@ -136,7 +139,7 @@ def test_openapi_summary_has_a_row_per_operation() -> None:
             },
         },
     }
-    page = _docgen.openapi_summary(schema)
+    page = docgen.openapi_summary(schema)
     assert "2 operations" in page
     assert "| `GET` | `/v1/payments/{id}` | Get a payment | 200 |" in page
     assert "| `POST` | `/v1/payments/card` | Charge | 200, 402 |" in page
@@ -148,55 +151,46 @@ def test_notebooks_are_listed_in_the_nav_and_the_flows_page(tmp_path: Path) -> N
     cells = [{"cell_type": "markdown", "metadata": {}, "source": "# Refund in flight\n\nA 202."}]
     notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (tmp_path / "notebooks" / "03-refund.ipynb").write_text(json.dumps(notebook))
-    found = _docgen.notebooks(tmp_path)
+    found = docgen.notebooks(tmp_path)
     assert [(n.file, n.title, n.summary) for n in found] == [
         ("03-refund.ipynb", "Refund in flight", "A 202.")
     ]
-    nav = _docgen.nav_with_notebooks((tmp_path / "mkdocs.yml").read_text(), found)
+    nav = docgen.nav_with_notebooks((tmp_path / "mkdocs.yml").read_text(), found)
     assert "      - notebooks/03-refund.ipynb\n" in nav
-    page = _docgen.flows_page(found)
+    page = docgen.flows_page(found)
     assert "[Refund in flight](../notebooks/03-refund.ipynb)" in page
     assert 'href="../notebooks/03-refund/03-refund.ipynb" download' in page
 
 
 def test_nav_without_the_generated_block_is_refused() -> None:
     with pytest.raises(ValueError, match="BEGIN generated notebooks"):
-        _docgen.nav_with_notebooks("nav:\n  - Home: index.md\n", [])
+        docgen.nav_with_notebooks("nav:\n  - Home: index.md\n", [])
 
 
 def test_check_mode_reports_stale_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _docgen.main(["--check", "--root", str(ROOT)]) == 0
+    assert docgen.main(["--check", "--root", str(ROOT)]) == 0
     for relative in ("mkdocs.yml", "tests/data/signing-vectors.json"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / relative, tmp_path / relative)
-    assert _docgen.main(["--check", "--root", str(tmp_path)]) == 1
+    assert docgen.main(["--check", "--root", str(tmp_path)]) == 1
     assert "stale: docs/_generated/errors.md" in capsys.readouterr().out
-    assert _docgen.main(["--root", str(tmp_path)]) == 0
-    assert _docgen.main(["--check", "--root", str(tmp_path)]) == 0
+    assert docgen.main(["--root", str(tmp_path)]) == 0
+    assert docgen.main(["--check", "--root", str(tmp_path)]) == 0
 
 
-def test_openapi_hook_reads_the_factorys_document(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert _docgen._openapi_schema("workbench_no_such_module.app:create_app") is None
-    (tmp_path / "fake_sandbox_app.py").write_text(
-        "class App:\n"
-        "    def openapi(self):\n"
-        "        return {'openapi': '3.1.0', 'info': {'title': 'Fake', 'version': '0'},\n"
-        "                'paths': {'/sandbox/fixtures': {'get': {'summary': 'Fixtures',\n"
-        "                                                        'responses': {'200': {}}}}}}\n"
-        "def create_app():\n"
-        "    return App()\n",
-        encoding="utf-8",
+def test_the_guides_openapi_json_is_the_export(tmp_path: Path) -> None:
+    rendered = docgen.render(ROOT)[docgen.OPENAPI_JSON]
+    out = tmp_path / "openapi.json"
+    result = CliRunner().invoke(cli_main, ["openapi", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert rendered == out.read_text(encoding="utf-8")
+    assert "| `POST` | `/v1/payments/card` | Charge a card by vault token |" in (
+        docgen.openapi_summary(json.loads(rendered))
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    schema = _docgen._openapi_schema("fake_sandbox_app:create_app")
-    assert schema is not None
-    assert "| `GET` | `/sandbox/fixtures` | Fixtures | 200 |" in _docgen.openapi_summary(schema)
 
 
 def test_subscription_cancellations_get_a_diagram_of_their_own() -> None:
-    main, cancelled = _docgen.diagrams(SUBSCRIPTION)
+    main, cancelled = docgen.diagrams(SUBSCRIPTION)
     assert "--> cancelled" not in main
     into = [line for line in cancelled.splitlines() if "-->" in line]
     assert into

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from workbench import _docgen
+from tools import docgen
 from workbench._client import Client
 from workbench._exceptions import DeclineError, InvalidRequestError
 from workbench.sandbox import SandboxServer
@@ -105,7 +105,7 @@ def test_test_card_row_is_what_the_sandbox_does(
     card: sandbox_cards.TestCard, client: Client
 ) -> None:
     """Charge each card as the page says: its 3-D Secure outcome and installments hold."""
-    page = _docgen.test_cards_table()
+    page = docgen.test_cards_table()
     brand, card_type, number, _token, installments, three_ds, _ = _row(page, f"`{card.token}`")
     assert number.strip("`").replace(" ", "") == card.number
     assert (brand.lower(), card_type) == (card.brand, card.card_type)
@@ -142,9 +142,9 @@ def test_test_card_row_is_what_the_sandbox_does(
         assert charge.installment_count == 2
 
 
-@pytest.mark.parametrize("number", _docgen.OTHER_NUMBERS)
+@pytest.mark.parametrize("number", docgen.OTHER_NUMBERS)
 def test_other_numbers_tokenize_as_the_brand_the_page_names(number: str, client: Client) -> None:
-    page = _docgen.test_cards_table()
+    page = docgen.test_cards_table()
     grouped = " ".join(number[i : i + 4] for i in range(0, len(number), 4))
     brand, card_type, *_ = _row(page, f"`{grouped}`")
     token = client.cards.tokenize(

@@ -23,7 +23,7 @@ def two(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[Sandbox
     """Two sandboxes on one database, as two workers are."""
     with database_url(request.param, tmp_path) as url:
         config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
-        pair = [Sandbox(config) for _ in range(2)]
+        pair = [Sandbox(config).open() for _ in range(2)]
         try:
             yield pair
         finally:

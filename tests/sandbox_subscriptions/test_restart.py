@@ -35,7 +35,7 @@ def test_an_unfinished_renewal_is_finished_exactly_once_after_restart(
     due = parse(sub["nextChargeAt"])
 
     # A pass that died: the first steps of the reconciler ran, the last did not.
-    crashed = Sandbox(config)
+    crashed = Sandbox(config).open()
     work = RenewalWork()
     with crashed.db.write() as conn:
         set_business_time(conn, DEMO_MERCHANT_ID, due + timedelta(seconds=1))

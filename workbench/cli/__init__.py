@@ -39,6 +39,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "parity",
         "Run the flows against two targets and report where they differ.",
     ),
+    "openapi": ("workbench.cli.openapi", "openapi", "Print the sandbox's OpenAPI document."),
 }
 
 #: command name -> (extras it cannot start without, extras some of its uses need as well).
@@ -47,6 +48,9 @@ _EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "sandbox": (("sandbox",), ()),
     "run": (("notebooks",), ("sandbox",)),  # --external needs no sandbox of its own
     "lab": (("sandbox", "notebooks"), ()),
+    "openapi": (("sandbox",), ()),
+    # The flows draw their tables with pandas; the reports are jinja2 templates.
+    "parity": (("sandbox", "notebooks"), ()),
 }
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from workbench.cli.sandbox import prepare_database
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, Settings
 from workbench.flows.checkout import ENV_INTERACTIVE
 
@@ -38,6 +39,7 @@ def lab(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) 
     config = SandboxConfig(api_key=settings.api_key, secret_key=settings.secret_key)
     if db_url:
         config.db_url = db_url
+    prepare_database(config)  # a database this version cannot serve: a message, not a trace
     with SandboxServer(config, port=port) as server:
         click.echo(f"Sandbox at {server.base_url}; starting JupyterLab on {folder}/")
         env = dict(os.environ)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "app_from_environment",
     "config_from_environment",
+    "prepare_database",
     "protocol_from_environment",
     "sandbox",
     "watch_master",
@@ -143,6 +144,38 @@ def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
     return thread
 
 
+def prepare_database(config: SandboxConfig) -> None:
+    """Open the configured database once (create or migrate its tables, fixtures) and close it.
+
+    Raises:
+        click.ClickException: the database was written by a schema this version cannot
+            serve; the message names the ``--reset`` command.
+    """
+    from workbench.sandbox.db import is_memory_url
+    from workbench.sandbox.migrations import SchemaVersionError
+    from workbench.sandbox.runtime import Sandbox
+
+    if is_memory_url(config.db_url):
+        return  # a new, empty database every time
+    try:
+        Sandbox(config).open().stop()
+    except SchemaVersionError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _reset(db_url: str, yes: bool) -> None:
+    """Say what ``--reset`` deletes, ask (unless ``yes``), delete it."""
+    from workbench.sandbox.migrations import describe_reset, reset_database, reset_targets
+
+    click.echo(describe_reset(db_url))
+    if not reset_targets(db_url):
+        return
+    if not yes:
+        click.confirm("Delete it?", abort=True)
+    for what in reset_database(db_url):
+        click.echo(f"deleted {what}")
+
+
 @click.command("sandbox")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")
@@ -199,6 +232,13 @@ def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
     help="Seconds an idle kept-alive connection stays open.  [default: 5]",
 )
 @click.option(
+    "--reset",
+    is_flag=True,
+    help="Delete the database's sandbox data first (says what, and asks unless --yes); "
+    "for a database written by a newer or unreadable schema.",
+)
+@click.option("--yes", is_flag=True, help="With --reset: do not ask.")
+@click.option(
     "--http",
     "http_implementation",
     default="auto",
@@ -218,18 +258,21 @@ def sandbox(
     max_header_bytes: int | None,
     header_timeout: float | None,
     keep_alive: int | None,
+    reset: bool,
+    yes: bool,
     http_implementation: str,
 ) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
 
     Public addresses (checkoutUrl, redirects) come from --public-url, never from a
     request's Host header; a request naming a Host this sandbox does not serve is refused.
+    A database written by an older version is migrated; one it cannot serve is refused
+    with a message, and --reset starts it afresh.
     """
     import uvicorn
 
     from workbench.sandbox import create_app
     from workbench.sandbox.db import is_memory_url
-    from workbench.sandbox.runtime import Sandbox
     from workbench.sandbox.server import http_settings
 
     if public_url is None:
@@ -258,12 +301,15 @@ def sandbox(
     click.echo(f"demo merchant mrc_demo0001 / store sto_demo0001: {config.describe_credentials()}")
     if strict_replay:
         click.echo("strict replay: a signature is accepted once (SVC-GW-1005 for a replay)")
+    if reset:
+        _reset(config.db_url, yes)
     limits = http_settings(config)
+    # Tables, migrations and fixtures once, here: the workers do not race to make them,
+    # and a database this version cannot serve is refused before anything listens.
+    prepare_database(config)
     if workers == 1:
         uvicorn.run(create_app(config), host=host, port=port, log_level="info", **limits)
         return
-    # Tables and fixtures once, here, so the workers do not race to create them.
-    Sandbox(config).stop()
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
     os.environ[ENV_WORKERS] = str(workers)

@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
-from fastapi.openapi.utils import get_openapi
 from fastapi_offline import FastAPIOffline
 
 from workbench._version import __version__
@@ -19,6 +18,7 @@ from workbench.sandbox.front import router as front_router
 from workbench.sandbox.hosts import HostGuard, allowed_hosts
 from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
 from workbench.sandbox.merchant_return import router as merchant_return_router
+from workbench.sandbox.openapi import openapi_document
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.routes import (
     acs_router,
@@ -42,22 +42,6 @@ DOCS_ASSETS = "/docs/static"
 #: The front page needs no signature (``/docs*`` and ``/openapi.json`` are public already).
 _FRONT_DOOR = ("GET", r"^/$")
 
-_SECURITY_SCHEMES = {
-    "ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
-    "Signature": {
-        "type": "apiKey",
-        "in": "header",
-        "name": "X-Signature",
-        "description": "HMAC-SHA256 of the canonical string, lowercase hex",
-    },
-    "Timestamp": {
-        "type": "apiKey",
-        "in": "header",
-        "name": "X-Timestamp",
-        "description": "ISO 8601 UTC ending in Z, within 5 minutes",
-    },
-}
-
 
 def create_app(
     config: SandboxConfig | None = None,
@@ -66,7 +50,10 @@ def create_app(
     public_routes: Iterable[tuple[str, str]] = (),
     shortcut: bool = True,
 ) -> FastAPI:
-    """Build a sandbox app: tables and fixtures are created now, background work on startup.
+    """Build a sandbox app; nothing touches disk or network until it starts.
+
+    The database is opened (tables created or migrated, fixtures written) and background
+    work started by the app's startup (lifespan), and stopped by its shutdown.
 
     Besides the API, it serves a front page at ``/`` and Swagger UI at ``/docs`` (assets
     from the package, no network), both without a signature.
@@ -79,13 +66,20 @@ def create_app(
             (`ChargeShortcut`); off only to compare the two paths in tests.
 
     Returns:
-        The app; ``app.state.sandbox`` is its `Sandbox`.
+        The app; ``app.state.sandbox`` is its `Sandbox`, open once the app has started.
+        Should the startup fail (a database of a newer schema, say), the exception is
+        also kept as ``app.state.startup_error``.
     """
     sandbox = Sandbox(config or SandboxConfig())
 
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        sandbox.start()
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.startup_error = None
+        try:
+            sandbox.start()
+        except Exception as exc:
+            app.state.startup_error = exc
+            raise
         try:
             yield
         finally:
@@ -124,18 +118,7 @@ def create_app(
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            schema = get_openapi(
-                title=app.title, version=app.version, description=app.description, routes=app.routes
-            )
-            components = schema.setdefault("components", {})
-            components["securitySchemes"] = _SECURITY_SCHEMES
-            # Validation failures are 400 in the envelope here, never FastAPI's 422.
-            for item in schema.get("paths", {}).values():
-                for operation in item.values():
-                    operation.get("responses", {}).pop("422", None)
-            for name in ("HTTPValidationError", "ValidationError"):
-                components.get("schemas", {}).pop(name, None)
-            app.openapi_schema = schema
+            app.openapi_schema = openapi_document(app)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -30,10 +30,13 @@ __all__ = [
     "CARD_BRANDS",
     "CARD_TYPES",
     "CHALLENGE_CODE",
+    "CHARGE_DECLINES",
     "QR_CARD_FIELDS",
+    "RENEWAL_DECLINES",
     "TEST_CARDS",
     "CardRecord",
     "TestCard",
+    "brand_of",
     "find_token",
     "looks_like_pan",
     "luhn_ok",
@@ -60,6 +63,17 @@ QR_CARD_FIELDS: dict[str, str] = {
 
 #: The one-time code that passes a ``tok_test_3ds_challenge`` challenge.
 CHALLENGE_CODE = "123456"
+#: How a card charge on a declining test card ends: ``behaviour -> (code, message)``.
+CHARGE_DECLINES: dict[str, tuple[str, str]] = {
+    "declined": ("SVC-PAY-3001", "the issuer declined the card"),
+    "insufficient_funds": ("SVC-PAY-3002", "the card has insufficient funds"),
+}
+#: The decline code of a subscription renewal charged on a card: ``behaviour -> code``.
+RENEWAL_DECLINES: dict[str, str] = {
+    "renewal_fails": "SVC-PAY-3001",
+    "declined": "SVC-PAY-3001",
+    "insufficient_funds": "SVC-PAY-3002",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +226,8 @@ def find_token(conn: sa.Connection, merchant_id: str, token: str) -> CardRecord 
     return row
 
 
-def _brand(number: str) -> str:
+def brand_of(number: str) -> str:
+    """The brand a card number's prefix names (``"unknown"`` when none does)."""
     if number.startswith("4"):
         return "visa"
     if number[:2] in ("51", "52", "53", "54", "55") or "2221" <= number[:4] <= "2720":
@@ -243,7 +258,7 @@ def tokenize(conn: sa.Connection, merchant_id: str, number: str, now: datetime) 
     """
     known = _BY_NUMBER.get(number)
     behaviour = known.behaviour if known else "success"
-    brand = known.brand if known else _brand(number)
+    brand = known.brand if known else brand_of(number)
     card_type = known.card_type if known else "credit"
     token = new_token()
     conn.execute(

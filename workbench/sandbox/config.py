@@ -13,9 +13,8 @@ __all__ = ["SandboxConfig", "default_db_url"]
 
 
 def default_db_url() -> str:
-    """An SQLite file under the user's data directory (created on demand)."""
+    """An SQLite file under the user's data directory (the sandbox creates both on startup)."""
     directory = Path(platformdirs.user_data_dir("payments-workbench", appauthor=False))
-    directory.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{directory / 'sandbox.db'}"
 
 

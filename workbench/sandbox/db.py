@@ -507,11 +507,6 @@ class Database:
         """A file beside an SQLite database file, through which its processes coordinate."""
         return None if self._file is None else f"{self._file}-{name}"
 
-    def create_all(self) -> None:
-        """Create every table that does not exist yet."""
-        with self._memory_guard():
-            metadata.create_all(self.engine)
-
     def dispose(self) -> None:
         """Stop the checkpointer and close every pooled connection and the lock's files."""
         self.stop_checkpoints()

@@ -53,10 +53,7 @@ __all__ = [
 
 _P = tables.payments
 _TOKEN_RE = re.compile(r"^tok_[A-Za-z0-9_]{1,76}$")
-_DECLINES = {
-    "declined": ("SVC-PAY-3001", "the issuer declined the card"),
-    "insufficient_funds": ("SVC-PAY-3002", "the card has insufficient funds"),
-}
+_DECLINES = cards.CHARGE_DECLINES
 _FAILED_3DS = "the buyer failed the 3-D Secure challenge"
 #: The message of each refusal a payment can end in, for the fence's answer.
 _REFUSALS = {code: message for code, message in _DECLINES.values()} | {"SVC-PAY-3003": _FAILED_3DS}

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
 from workbench.sandbox import db as tables
 from workbench.sandbox.acs import ensure_acs_secret
 from workbench.sandbox.clock import wall_now
-from workbench.sandbox.config import SandboxConfig
-from workbench.sandbox.db import Database
+from workbench.sandbox.config import SandboxConfig, default_db_url
+from workbench.sandbox.db import Database, is_memory_url
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keycache import KeyCache
+from workbench.sandbox.migrations import open_schema
 from workbench.sandbox.payments import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
@@ -26,11 +29,22 @@ from workbench.sandbox.subscriptions import RenewalWork
 
 __all__ = ["Sandbox"]
 
+_NOT_OPEN = "the sandbox is not open yet: call open() or start() (the app does on startup)"
+
+
+def _sqlite_folder(url: str) -> Path | None:
+    """The folder of an SQLite database file, ``None`` for anything else."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or is_memory_url(url) or not parsed.database:
+        return None
+    return Path(parsed.database).parent
+
 
 class Sandbox:
     """Everything one sandbox instance holds; the app factory builds one per app.
 
-    Creating it creates the tables that are missing and the built-in fixtures, so a
+    Building it touches nothing: `open` (called by `start`, so by the app's startup)
+    opens the database, creates or migrates its tables and the built-in fixtures, so a
     restarted sandbox on the same database finds its data where it left it.
 
     Args:
@@ -39,48 +53,121 @@ class Sandbox:
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
-        self.db = Database(config.db_url, workers=config.workers)
-        self.db.create_all()
-        with self.db.write() as conn:
-            ensure_fixtures(
-                conn, api_key=config.api_key, secret_key=config.secret_key, now=wall_now()
-            )
-            self.acs_secret = ensure_acs_secret(conn)
-        self.keys = KeyCache(enabled=self.db.is_sqlite, stamp_path=self.db.sidecar("keys.stamp"))
+        self._db: Database | None = None
+        self._keys: KeyCache | None = None
+        self._limiter: RateLimiter | SharedRateLimiter | None = None
+        self._reconciler: Reconciler | None = None
+        self._acs_secret: str | None = None
+
+    def open(self) -> Sandbox:
+        """Open the database (once): tables created or migrated, fixtures, caches, work.
+
+        An SQLite file's folder is created if missing.
+
+        Returns:
+            This sandbox.
+
+        Raises:
+            SchemaVersionError: the database was written by a schema this version
+                cannot migrate (``workbench sandbox --reset`` starts it afresh).
+        """
+        if self._db is not None:
+            return self
+        config = self.config
+        folder = _sqlite_folder(config.db_url)
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+        db = Database(config.db_url, workers=config.workers)
+        try:
+            open_schema(db, default_url=default_db_url())
+            with db.write() as conn:
+                ensure_fixtures(
+                    conn, api_key=config.api_key, secret_key=config.secret_key, now=wall_now()
+                )
+                self._acs_secret = ensure_acs_secret(conn)
+        except BaseException:
+            db.dispose()
+            raise
+        self._db = db
+        self._keys = KeyCache(enabled=db.is_sqlite, stamp_path=db.sidecar("keys.stamp"))
         rate, burst = config.rate_limit_per_second, config.rate_limit_burst
         # Several processes on one database count one limit together, in the database.
-        self.limiter = (
+        self._limiter = (
             RateLimiter(rate, burst)
-            if self.db.is_sqlite and config.workers == 1
-            else SharedRateLimiter(self.db, rate, burst)
+            if db.is_sqlite and config.workers == 1
+            else SharedRateLimiter(db, rate, burst)
         )
-        self.reconciler = Reconciler(self)
-        self.reconciler.register(RefundSettlementWork())
-        self.reconciler.register(SessionExpiryWork())
-        self.reconciler.register(ThreeDSExpiryWork(config.threeds_timeout_seconds))
-        self.reconciler.register(RenewalWork())
-        self.reconciler.register(
+        reconciler = self._reconciler = Reconciler(self)
+        reconciler.register(RefundSettlementWork())
+        reconciler.register(SessionExpiryWork())
+        reconciler.register(ThreeDSExpiryWork(config.threeds_timeout_seconds))
+        reconciler.register(RenewalWork())
+        reconciler.register(
             WebhookWork(
                 config.webhook_timeout_seconds,
                 config.webhook_concurrency,
                 config.webhook_max_attempts,
             )
         )
-        self.reconciler.register(IdempotencyPurgeWork())
+        reconciler.register(IdempotencyPurgeWork())
         if config.strict_replay:
-            self.reconciler.register(ReplayPurgeWork())
+            reconciler.register(ReplayPurgeWork())
+        return self
+
+    @property
+    def is_open(self) -> bool:
+        """Whether `open` has run (and the database is in use)."""
+        return self._db is not None
+
+    @property
+    def db(self) -> Database:
+        """The database (once open)."""
+        if self._db is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._db
+
+    @property
+    def keys(self) -> KeyCache:
+        """API key records kept between requests (once open)."""
+        if self._keys is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._keys
+
+    @property
+    def limiter(self) -> RateLimiter | SharedRateLimiter:
+        """The per-key rate limiter (once open)."""
+        if self._limiter is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._limiter
+
+    @property
+    def reconciler(self) -> Reconciler:
+        """The background work's runner (once open)."""
+        if self._reconciler is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._reconciler
+
+    @property
+    def acs_secret(self) -> str:
+        """The key the simulated ACS signs its assertions with (once open)."""
+        if self._acs_secret is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._acs_secret
 
     def start(self) -> None:
-        """Start background work (WAL checkpoints; the reconciler thread, if configured)."""
+        """Open (if not yet), then start background work (WAL checkpoints; the reconciler)."""
+        self.open()
         self.db.start_checkpoints()
         if self.config.run_reconciler_in_background:
             self.reconciler.start()
 
     def stop(self) -> None:
-        """Stop background work and release connections."""
+        """Stop background work and release connections (nothing to do if never opened)."""
+        if self._db is None:
+            return
         self.reconciler.stop()
-        if not self.db.is_memory:
-            self.db.dispose()
+        if not self._db.is_memory:
+            self._db.dispose()
 
     def advance_clock(self, seconds: float, merchant_id: str = DEMO_MERCHANT_ID) -> datetime:
         """Advance a merchant's business clock, running the work that falls due, in order."""

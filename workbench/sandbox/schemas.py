@@ -98,22 +98,6 @@ class Split(_Request):
 class SessionRequest(_Request):
     """POST /v1/payments/sessions."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        json_schema_extra={
-            "examples": [
-                {
-                    "transactionId": "order-1001",
-                    "amount": 25000,
-                    "currency": "TRY",
-                    "returnUrl": "https://shop.example/return",
-                    "description": "Order 1001",
-                }
-            ]
-        },
-    )
-
     transactionId: TransactionId
     amount: Amount | None = None
     currency: Literal["TRY"]
@@ -140,22 +124,6 @@ class SessionResponse(_Response):
 
 class ChargeRequest(_Request):
     """POST /v1/payments/card."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        json_schema_extra={
-            "examples": [
-                {
-                    "transactionId": "order-1002",
-                    "amount": 10000,
-                    "currency": "TRY",
-                    "cardToken": "tok_test_success",
-                    "installmentCount": 1,
-                }
-            ]
-        },
-    )
 
     transactionId: TransactionId
     amount: Amount

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -71,7 +72,13 @@ class SandboxServer:
         return f"http://{self.host}:{self.port}"
 
     def start(self, timeout: float = 20.0) -> SandboxServer:
-        """Bind, start serving, and wait until requests are accepted."""
+        """Bind, start serving, and wait until requests are accepted.
+
+        Raises:
+            SchemaVersionError: the database was written by a schema this version
+                cannot migrate (and any other error the app's startup raised).
+            RuntimeError: the server did not start within ``timeout`` seconds.
+        """
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets it sees as TCP;
         # without it every keep-alive response waits ~40 ms for a delayed ACK.
@@ -89,14 +96,21 @@ class SandboxServer:
         )
         server = uvicorn.Server(config)
         self._server = server
-        self._thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="sandbox-server", daemon=True
-        )
+
+        def serve() -> None:
+            # uvicorn ends a failed startup with sys.exit(3), which `start` reports instead.
+            with contextlib.suppress(SystemExit):
+                server.run(sockets=[sock])
+
+        self._thread = threading.Thread(target=serve, name="sandbox-server", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 sock.close()
+                error = getattr(self.app.state, "startup_error", None)
+                if isinstance(error, Exception):
+                    raise error  # the app's own reason (a database it cannot open, say)
                 raise RuntimeError("the sandbox server did not start")
             time.sleep(0.01)
         return self

@@ -1,4 +1,4 @@
-"""The spec's vocabulary as data, written once: error codes, state machines, limits, ids.
+"""The spec's vocabulary as data, written once: errors, state machines, operations, limits, ids.
 
 Both halves read it: the sandbox enforces it, the client dispatches on it and
 the guide's tables and diagrams are generated from it.
@@ -7,16 +7,19 @@ the guide's tables and diagrams are generated from it.
 from workbench.spec import limits
 from workbench.spec.errors import ERRORS, ErrorCode, error_code
 from workbench.spec.ids import IdPrefix
+from workbench.spec.operations import OPERATIONS, Operation
 from workbench.spec.states import PAYMENT, REFUND, SESSION, SUBSCRIPTION, StateMachine, Transition
 
 __all__ = [
     "ERRORS",
+    "OPERATIONS",
     "PAYMENT",
     "REFUND",
     "SESSION",
     "SUBSCRIPTION",
     "ErrorCode",
     "IdPrefix",
+    "Operation",
     "StateMachine",
     "Transition",
     "error_code",

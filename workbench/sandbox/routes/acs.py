@@ -27,7 +27,7 @@ from workbench.sandbox.schemas import StrictRequest
 
 __all__ = ["ChallengeRequest", "ChallengeResponse", "router"]
 
-router = APIRouter(tags=["sandbox-acs"], redirect_slashes=False)
+router = APIRouter(redirect_slashes=False)
 
 
 class ChallengeRequest(StrictRequest):
@@ -49,7 +49,13 @@ class ChallengeResponse(BaseModel):
 @router.get(
     "/sandbox/acs/{payment_id}",
     response_class=HTMLResponse,
-    responses=PUBLIC_ERRORS,
+    responses={
+        **PUBLIC_ERRORS,
+        404: {
+            "description": "No challenge waits at this address: a page saying so",
+            "content": {"text/html": {"schema": {"type": "string"}}},
+        },
+    },
     summary="The challenge page",
 )
 def challenge_page(

@@ -22,9 +22,7 @@ from workbench.sandbox.schemas import StrictRequest, Url
 
 __all__ = ["router"]
 
-router = APIRouter(
-    prefix="/sandbox", tags=["sandbox-control"], redirect_slashes=False, responses=ERROR_RESPONSES
-)
+router = APIRouter(prefix="/sandbox", redirect_slashes=False, responses=ERROR_RESPONSES)
 _EXTRA: dict[str, Any] = {"openapi_extra": {"security": SIGNED}}
 
 SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]

@@ -38,7 +38,7 @@ from workbench.sandbox.schemas import (
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["payments"], redirect_slashes=False)
+router = APIRouter(redirect_slashes=False)
 
 SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
 CallerDep = Annotated[Caller, Depends(caller_of)]

@@ -24,7 +24,7 @@ from workbench.sandbox.subscriptions.schemas import (
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["buyer portal"], redirect_slashes=False)
+router = APIRouter(redirect_slashes=False)
 
 SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]

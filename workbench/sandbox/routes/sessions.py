@@ -16,7 +16,7 @@ from workbench.sandbox.schemas import SessionRequest, SessionResponse
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["sessions"], redirect_slashes=False)
+router = APIRouter(redirect_slashes=False)
 
 
 @router.post(

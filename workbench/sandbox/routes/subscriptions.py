@@ -31,7 +31,7 @@ from workbench.spec import limits
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["subscriptions"], redirect_slashes=False)
+router = APIRouter(redirect_slashes=False)
 
 SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
 CallerDep = Annotated[Caller, Depends(caller_of)]

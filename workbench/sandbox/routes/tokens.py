@@ -21,7 +21,7 @@ from workbench.sandbox.schemas import TokenRequest, TokenResponse
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["tokens"], redirect_slashes=False)
+router = APIRouter(redirect_slashes=False)
 
 
 @router.post(

@@ -60,11 +60,6 @@ Row = tables.AnyRow
 #: When a past_due subscription is retried, counted from its first failed charge.
 RETRY_OFFSETS = (timedelta(days=1), timedelta(days=3), timedelta(days=5))
 #: Card behaviours whose merchant-initiated (renewal) charges are declined, with the code.
-_RENEWAL_DECLINES = {
-    "renewal_fails": "SVC-PAY-3001",
-    "declined": "SVC-PAY-3001",
-    "insufficient_funds": "SVC-PAY-3002",
-}
 _CHARGEABLE = ("active", "trialing", "past_due", "charging")
 
 
@@ -96,7 +91,7 @@ def charge_saved_card(
         return str(existing.id), str(existing.status)
     card = cards.find_token(conn, sub.merchant_id, sub.card_token)
     behaviour = card.behaviour if card is not None else "declined"
-    decline = _RENEWAL_DECLINES.get(behaviour)
+    decline = cards.RENEWAL_DECLINES.get(behaviour)
     payment_id = new_id(IdPrefix.PAYMENT)
     amount = int(sub.amount_minor)
     commission = commission_for(amount, 1)

@@ -47,23 +47,6 @@ class _Response(BaseModel):
 class SubscriptionRequest(_Request):
     """POST /v1/subscriptions."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        json_schema_extra={
-            "examples": [
-                {
-                    "storeId": "sto_demo0001",
-                    "customerId": "cus_demo_ayse",
-                    "amountMinor": 9990,
-                    "currency": "TRY",
-                    "intervalCount": 1,
-                    "intervalUnit": "month",
-                }
-            ]
-        },
-    )
-
     storeId: Identifier
     customerId: Identifier
     amountMinor: Annotated[int, Field(ge=limits.MIN_AMOUNT, le=limits.MAX_AMOUNT)]

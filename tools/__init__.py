@@ -1,0 +1,1 @@
+"""Repository tooling: run from a clone, never installed with the package."""

@@ -1,0 +1,292 @@
+"""The sandbox database's schema version, the steps that bring an older one up to date, reset.
+
+A sandbox database persists (an SQLite file in the user data directory, a team's
+PostgreSQL), so it records the version of the schema that wrote it: the ``meta`` row
+``schema_version``. `open_schema`, run when a sandbox opens its database:
+
+- on a database without the sandbox's tables, creates every table and records
+  `SCHEMA_VERSION`;
+- on one at `SCHEMA_VERSION`, does nothing;
+- on an older one, runs the `STEPS` from its version up, in order, in the same
+  transaction as the new version's record (SQLite and PostgreSQL both roll DDL back),
+  so a failing step leaves the database as it was;
+- refuses (`SchemaVersionError`) a newer one, or one it cannot read, with a message
+  naming ``workbench sandbox --reset``, which `describe_reset` and `reset_database`
+  serve.
+
+A database written before versions were recorded holds version 1's tables (those of
+`V1_TABLES`) and no record; it is taken as version 1.
+
+The steps are our own functions of a connection rather than Alembic revisions: the
+schema is one `MetaData` of twenty tables, a step so far adds a table, a column or an
+index (SQLAlchemy's DDL constructs say it in one statement on both databases), and
+the sandbox runs them itself at startup under its own write lock, with no migration
+environment, configuration file or revision folder to ship in the wheel. A test
+compares version 1 brought up by the steps with a database created afresh, so a table
+change without its step fails. Should a step need what SQLite's ``ALTER TABLE`` cannot
+do (change a column's type or constraint, which means copying the table), Alembic's
+batch operations are made for that, and this module would hand over to it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from workbench.sandbox import db as tables
+from workbench.sandbox.db import Database, is_memory_url
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "STEPS",
+    "V1_TABLES",
+    "SchemaVersionError",
+    "describe_reset",
+    "open_schema",
+    "reset_command",
+    "reset_database",
+    "reset_targets",
+    "schema_version",
+]
+
+#: A migration step: brings a database from the version before its own up to its own.
+Step = Callable[[sa.Connection], None]
+
+#: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
+#: Version 1 is the schema as the sandbox created it before versions were recorded.
+STEPS: Mapping[int, Step] = {}
+
+#: The schema this code creates and serves.
+SCHEMA_VERSION = max(STEPS, default=1)
+
+#: The tables of version 1, by which an unversioned database is recognised.
+V1_TABLES = frozenset(
+    {
+        "accepted_signatures",
+        "api_keys",
+        "card_tokens",
+        "customers",
+        "event_deliveries",
+        "events",
+        "idempotency_records",
+        "leases",
+        "merchants",
+        "meta",
+        "payments",
+        "rate_buckets",
+        "rate_limits",
+        "refunds",
+        "saved_cards",
+        "sessions",
+        "stores",
+        "subscription_charges",
+        "subscriptions",
+    }
+)
+
+_VERSION_KEY = "schema_version"
+#: The PostgreSQL advisory lock that serialises schema work across processes.
+_PG_LOCK = 0x5742_5343  # "WBSC"
+#: Files an SQLite database leaves beside itself: the journal, the write lock, its
+#: wake-up pipe and the key cache's stamp (`Database.sidecar`).
+_SQLITE_SIDECARS = ("-wal", "-shm", "-journal", "-write.lock", "-write.lock.wake", "-keys.stamp")
+
+
+class SchemaVersionError(RuntimeError):
+    """The database was written by a schema this version of the sandbox cannot serve."""
+
+
+def reset_command(url: str, default_url: str | None = None) -> str:
+    """The command that starts the database at ``url`` afresh (password hidden)."""
+    if url == default_url:
+        return "workbench sandbox --reset"
+    return f"workbench sandbox --db {_shown(url)} --reset"
+
+
+def _shown(url: str) -> str:
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _refuse(db: Database, why: str, default_url: str | None) -> SchemaVersionError:
+    return SchemaVersionError(
+        f"The sandbox database {_shown(db.url)} {why}. Start it afresh with "
+        f"`{reset_command(db.url, default_url)}`, which deletes the sandbox's data in it, or "
+        "point the sandbox at another database (--db)."
+    )
+
+
+def _found_version(conn: sa.Connection, present: set[str]) -> tuple[int | None, bool]:
+    """The version the database is at (``None``: none of our tables) and whether it says so."""
+    ours = present & (V1_TABLES | set(tables.metadata.tables))
+    if not ours:
+        return None, False
+    if "meta" in present:
+        value = conn.execute(
+            sa.select(tables.meta.c.value).where(tables.meta.c.key == _VERSION_KEY)
+        ).scalar_one_or_none()
+        if value is not None:
+            return (int(value) if value.isdigit() else -1), True
+    missing = V1_TABLES - present
+    return (1 if not missing else -1), False
+
+
+def schema_version(db: Database) -> int | None:
+    """The schema version of the database (``None``: none of the sandbox's tables yet).
+
+    A database written before versions were recorded reports 1; an unreadable record,
+    or an unversioned database missing some of version 1's tables, reports -1.
+    """
+    with db.engine.connect() as conn:
+        return _found_version(conn, set(sa.inspect(conn).get_table_names()))[0]
+
+
+@contextmanager
+def _schema_transaction(db: Database) -> Iterator[sa.Connection]:
+    """One transaction for the schema's work, one process at a time.
+
+    A plain SQLAlchemy transaction rather than `Database.write`, whose PostgreSQL path
+    is tuned for short writes: on SQLite under the database's write lock and ``BEGIN
+    IMMEDIATE``, on PostgreSQL under an advisory lock held until it ends.
+    """
+    if db.is_sqlite:
+        with (
+            db.lock,
+            db.engine.connect().execution_options(sqlite_immediate=True) as conn,
+            conn.begin(),
+        ):
+            yield conn
+        return
+    with db.engine.connect() as conn, conn.begin():
+        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_LOCK)))
+        yield conn
+
+
+def open_schema(
+    db: Database, *, steps: Mapping[int, Step] = STEPS, default_url: str | None = None
+) -> tuple[int | None, int]:
+    """Create, migrate or check the database's tables; the version found and the one left.
+
+    Args:
+        db: the database, not yet used by anything else.
+        steps: the migration steps (``version -> step``); the newest is the version the
+            database is left at.
+        default_url: the URL ``workbench sandbox`` uses without ``--db``, so that the
+            refusal's command needs no ``--db`` for it.
+
+    Returns:
+        The version found (``None`` for a database without the sandbox's tables) and the
+        version the database is at now.
+
+    Raises:
+        SchemaVersionError: the database is newer than ``steps`` know, or unreadable.
+    """
+    target = max(steps, default=1)
+    with _schema_transaction(db) as conn:
+        found, recorded = _found_version(conn, set(sa.inspect(conn).get_table_names()))
+        if found is None:
+            tables.metadata.create_all(conn)
+        elif found < 1:
+            raise _refuse(
+                db,
+                "holds the sandbox's tables but no schema version this sandbox can read "
+                "(written by an early development version?)",
+                default_url,
+            )
+        elif found > target:
+            raise _refuse(
+                db,
+                f"was written by a newer Payments Workbench (schema version {found}; this "
+                f"one knows versions up to {target}). Upgrade payments-workbench to use it",
+                default_url,
+            )
+        else:
+            for version in range(found + 1, target + 1):
+                if version not in steps:
+                    raise _refuse(db, f"is at schema version {found}", default_url)
+                steps[version](conn)
+        if found != target or not recorded:
+            _record(conn, target)
+    return found, target
+
+
+def _record(conn: sa.Connection, version: int) -> None:
+    meta = tables.meta
+    done = conn.execute(
+        sa.update(meta).where(meta.c.key == _VERSION_KEY).values(value=str(version))
+    )
+    if done.rowcount == 0:
+        conn.execute(sa.insert(meta).values(key=_VERSION_KEY, value=str(version)))
+
+
+def _sqlite_files(url: str) -> list[Path]:
+    path = Path(str(make_url(url).database))
+    return [path, *(Path(f"{path}{suffix}") for suffix in _SQLITE_SIDECARS)]
+
+
+def _present_tables(url: str) -> list[str]:
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.connect() as conn:
+            present = set(sa.inspect(conn).get_table_names())
+    finally:
+        engine.dispose()
+    return sorted(present & (V1_TABLES | set(tables.metadata.tables)))
+
+
+def reset_targets(url: str) -> list[str]:
+    """What `reset_database` would delete at ``url``: existing files, or tables present."""
+    if is_memory_url(url):
+        return []
+    if make_url(url).get_backend_name() == "sqlite":
+        return [str(p) for p in _sqlite_files(url) if p.exists() or p.is_symlink()]
+    return _present_tables(url)
+
+
+def describe_reset(url: str) -> str:
+    """What `reset_database` would delete at ``url``, in a sentence for the user."""
+    if is_memory_url(url):
+        return "An in-memory database starts empty every time: nothing to delete."
+    targets = reset_targets(url)
+    if not targets:
+        return f"The database {_shown(url)} holds no sandbox data: nothing to delete."
+    if make_url(url).get_backend_name() == "sqlite":
+        what = "the sandbox database file and the files beside it (" + ", ".join(targets) + ")"
+    else:
+        what = (
+            f"the sandbox's {len(targets)} tables from the database {_shown(url)} ("
+            + ", ".join(targets)
+            + "); other tables are left alone"
+        )
+    return (
+        f"--reset deletes {what}: every payment, session, refund, subscription, event and "
+        "idempotency record of every merchant. The built-in merchants, keys and customers "
+        "are created again when the sandbox starts."
+    )
+
+
+def reset_database(url: str) -> list[str]:
+    """Delete the sandbox's data at ``url``: an SQLite file (and the files beside it) or the
+    sandbox's tables in a PostgreSQL database. Stop every sandbox using it first.
+
+    Returns:
+        What was deleted: file paths, or table names.
+    """
+    present = reset_targets(url)
+    if not present or make_url(url).get_backend_name() == "sqlite":
+        for path in present:
+            os.unlink(path)
+        return present
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.begin() as conn:
+            found = sa.MetaData()
+            found.reflect(conn, only=present)
+            found.drop_all(conn)
+    finally:
+        engine.dispose()
+    return present

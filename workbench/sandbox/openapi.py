@@ -1,0 +1,123 @@
+"""The sandbox's OpenAPI document, made to be handed to tools.
+
+FastAPI writes the paths and schemas from the routes; this module gives each operation
+its stable ``operationId`` and its area's tag (`workbench.spec.operations`), examples
+made of the fixtures (`workbench.sandbox.openapi_examples`), the signing headers as
+security schemes, and drops FastAPI's 422 answers, which the sandbox never gives
+(validation failures are 400 in the error envelope). ``workbench openapi`` prints it;
+the guide's ``openapi.json`` is the same document.
+
+Error envelopes are documented as JSON on every route (on an HTML page's route FastAPI
+would document them as HTML).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
+from workbench.spec.operations import TAGS, operation
+
+__all__ = ["SECURITY_SCHEMES", "openapi_document", "openapi_json"]
+
+#: The three signed-request headers, as OpenAPI security schemes.
+SECURITY_SCHEMES: dict[str, dict[str, str]] = {
+    "ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
+    "Signature": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Signature",
+        "description": "HMAC-SHA256 of the canonical string, lowercase hex",
+    },
+    "Timestamp": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Timestamp",
+        "description": "ISO 8601 UTC ending in Z, within 5 minutes",
+    },
+}
+
+_JSON = "application/json"
+
+
+def _json_content(owner: dict[str, Any], where: str) -> dict[str, Any]:
+    try:
+        content: dict[str, Any] = owner["content"][_JSON]
+    except KeyError:
+        raise ValueError(f"{where} has no {_JSON} content to give an example") from None
+    return content
+
+
+def _envelope_as_json(answer: dict[str, Any]) -> None:
+    """An error envelope is JSON on every route, an HTML page's included.
+
+    FastAPI gives a route's extra responses the route's own media type.
+    """
+    content = answer.get("content", {})
+    html = content.get("text/html", {})
+    if html.get("schema", {}).get("$ref", "").endswith("/ErrorEnvelope"):
+        content[_JSON] = content.pop("text/html")
+
+
+def _add_examples(operation_id: str, item: dict[str, Any]) -> None:
+    if operation_id in REQUESTS:
+        summary, value = REQUESTS[operation_id]
+        body = _json_content(item.get("requestBody", {}), f"{operation_id}'s request")
+        body["examples"] = {"fixtures": {"summary": summary, "value": value}}
+    if operation_id in RESPONSES:
+        status, summary, value = RESPONSES[operation_id]
+        answers = item["responses"]
+        content = _json_content(answers.get(str(status), {}), f"{operation_id}'s {status}")
+        content["examples"] = {"fixtures": {"summary": summary, "value": value}}
+        # A creation's 200 (the transactionId fence finding the object made before) is
+        # the same object; mock servers answer with the lowest success status.
+        fence = answers.get("200", {}).get("content", {}).get(_JSON, {})
+        if status == 201 and fence.get("schema") == content.get("schema"):
+            fence["examples"] = content["examples"]
+
+
+def openapi_document(app: FastAPI) -> dict[str, Any]:
+    """The OpenAPI document of ``app``, a sandbox app built by `create_app`.
+
+    Raises:
+        LookupError: a route is missing from `workbench.spec.operations.OPERATIONS`.
+    """
+    document = get_openapi(
+        title=app.title,
+        version=app.version,
+        description=app.description,
+        routes=app.routes,
+        tags=[{"name": name, "description": text} for name, text in TAGS.items()],
+    )
+    components = document.setdefault("components", {})
+    components["securitySchemes"] = SECURITY_SCHEMES
+    for path, methods in document.get("paths", {}).items():
+        for method, item in methods.items():
+            found = operation(method, path)
+            item["operationId"] = found.operation_id
+            item["tags"] = [found.tag]
+            item.get("responses", {}).pop("422", None)
+            for answer in item.get("responses", {}).values():
+                _envelope_as_json(answer)
+            _add_examples(found.operation_id, item)
+    for name in ("HTTPValidationError", "ValidationError"):
+        components.get("schemas", {}).pop(name, None)
+    return document
+
+
+def openapi_json(app: FastAPI | None = None) -> str:
+    """The document as ``workbench openapi`` prints it and the guide stores it.
+
+    Args:
+        app: a sandbox app (default: one built with the default configuration, which
+            touches nothing: the document needs no database).
+    """
+    if app is None:
+        from workbench.sandbox.app import create_app
+
+        app = create_app()
+    return json.dumps(app.openapi(), indent=2) + "\n"
