@@ -12,7 +12,7 @@ RUN    := $(UV) run --frozen --no-sync
 export NO_MKDOCS_2_WARNING := 1
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools lab notebooks bench clean
+.PHONY: run test lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism lab notebooks bench clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -30,7 +30,7 @@ run: $(STAMP)
 # Lint and type check run beside the tests (a core is free while the workers start); the
 # guide's strict build is one of the tests (tests/docs/test_build.py, exactly as `make docs`
 # runs it), so it runs once, in parallel with the rest.
-test: $(STAMP) browser signing-tools
+test: $(STAMP) browser signing-tools prism
 	$(MAKE) --no-print-directory -j3 lint typecheck pytest
 
 lint: $(STAMP)
@@ -67,6 +67,10 @@ browser:
 # openssl, curl and Node for the guide's "signing without Python" recipes, run by the tests.
 signing-tools:
 	@bash scripts/ensure-signing-tools
+
+# Prism (pinned in benchmarks/), for the test that it accepts our OpenAPI document; needs Node.
+prism: signing-tools
+	@bash scripts/ensure-prism
 
 lab: $(STAMP)
 	$(RUN) workbench lab
