@@ -46,7 +46,9 @@ class Sandbox:
                 conn, api_key=config.api_key, secret_key=config.secret_key, now=wall_now()
             )
             self.acs_secret = ensure_acs_secret(conn)
-        self.keys = KeyCache(enabled=self.db.is_sqlite, stamp_path=self.db.sidecar("keys.stamp"))
+        self.keys = KeyCache(
+            enabled=True, stamp_path=self.db.sidecar("keys.stamp"), confirm=not self.db.is_sqlite
+        )
         rate, burst = config.rate_limit_per_second, config.rate_limit_burst
         # Several processes on one database count one limit together, in the database.
         self.limiter = (
