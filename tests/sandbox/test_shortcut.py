@@ -3,10 +3,14 @@
 Two sandboxes on databases of their own, one with `ChargeShortcut` and one without,
 get the same sequence of requests; every status, header name and body must match once
 the values that are random by design (ids, request ids, times, auth codes) are masked.
+On PostgreSQL the shortcut also serves on a kept key record it confirms in the
+charge's transaction, and tries that transaction unlocked first (`prepared`), so
+both backends are compared.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -16,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import charge_body, signed_client
+from tests.sandbox.conftest import charge_body, database_url, signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
 
 _RANDOM = [
@@ -36,23 +40,19 @@ def _mask(text: str) -> str:
     return text
 
 
-@pytest.fixture(scope="module")
-def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    folder = tmp_path_factory.mktemp("shortcut")
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def pair(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
     urls = []
-    servers = []
-    for name, shortcut in (("with", True), ("without", False)):
-        config = SandboxConfig(
-            db_url=f"sqlite:///{folder / name}.db", run_reconciler_in_background=False
-        )
-        server = SandboxServer(config, app=create_app(config, shortcut=shortcut)).start()
-        servers.append(server)
-        urls.append(server.base_url)
-    try:
+    with contextlib.ExitStack() as stack:
+        for shortcut in (True, False):
+            folder = tmp_path_factory.mktemp("shortcut")
+            url = stack.enter_context(database_url(request.param, folder))
+            config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
+            server = SandboxServer(config, app=create_app(config, shortcut=shortcut))
+            urls.append(stack.enter_context(server).base_url)
         yield urls[0], urls[1]
-    finally:
-        for server in servers:
-            server.stop()
 
 
 Send = Callable[[httpx.Client], httpx.Response]

@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from workbench._version import __version__
+from workbench.sandbox import shortcut as charge_shortcut
 from workbench.sandbox.auth import AuthMiddleware
 from workbench.sandbox.checkout import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
@@ -128,6 +129,8 @@ def create_app(
         AuthMiddleware,
         sandbox=sandbox,
         public_routes=(_FRONT_DOOR, *RETURN_PAGE_ROUTES, *public_routes),
+        # The shortcut confirms a guessed key record (PostgreSQL) in its transaction.
+        confirming_routes=((charge_shortcut.METHOD, charge_shortcut.PATH),) if shortcut else (),
     )
     config = sandbox.config
     app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))

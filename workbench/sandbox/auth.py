@@ -11,6 +11,14 @@ a signature already accepted on a state-changing request (SVC-GW-1005,
 ``/sandbox/`` control routes: rate limit (SVC-GW-1004 with Retry-After), a pending
 fail-next, simulated latency; last, a JSON body naming a key twice is refused
 (`workbench.sandbox.jsonbody`). The route sees the same body bytes the signature covered.
+
+On PostgreSQL a key's record kept in memory (`KeyCache`) is only a guess: another worker
+may have changed the row. Only a request whose next layer confirms it inside its own
+transaction (`confirm_key`, or `confirm_guess` before anything else runs) is served on a
+guess, and never refused on one; when the row turns out to differ, that layer raises
+`StaleKey` before anything was written or sent, and the request is authenticated again
+from the database, from the start. Such a retry runs the gates again: a rate-limit
+token may then be taken twice for one request, never fewer than once.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import asyncio
 import functools
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import anyio.to_thread
 import sqlalchemy as sa
@@ -36,9 +44,21 @@ from workbench.signing import SignatureMismatch, TimestampInvalid, verify
 from workbench.spec import limits
 
 if TYPE_CHECKING:
+    from workbench.sandbox.db import Database
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["DEFAULT_PUBLIC_ROUTES", "AuthMiddleware", "KeyRecord", "canonicalise_path"]
+__all__ = [
+    "DEFAULT_PUBLIC_ROUTES",
+    "AuthMiddleware",
+    "KeyRecord",
+    "StaleKey",
+    "canonicalise_path",
+    "confirm_guess",
+    "confirm_key",
+    "guessed_key",
+    "key_read",
+    "look_up",
+]
 
 #: Routes that take no signature: (method or "*", path regex).
 DEFAULT_PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (
@@ -119,12 +139,89 @@ class KeyRecord:
             None if row.per_second is None else (float(row.per_second), int(row.burst))
         )
 
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeyRecord) and self._values() == other._values()
+
     def __repr__(self) -> str:
         return f"KeyRecord(merchant_id={self.merchant_id!r}, revoked={self.revoked})"
 
 
+class StaleKey(Exception):
+    """A guessed key record differs from the database's row: authenticate again."""
+
+
+#: Where `AuthMiddleware` leaves a guessed record for the next layer to confirm.
+_GUESS = "guessed_key"
+
+
+def look_up(db: Database, api_key: str) -> KeyRecord | None:
+    """The key's record as the database has it now (blocking: run it in a thread)."""
+    with db.read() as conn:
+        row = prepared.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
+    return None if row is None else KeyRecord(row)
+
+
+def key_read(api_key: str) -> tuple[prepared.Statement, dict[str, str]]:
+    """`confirm_key`'s read, for `prepared.reading_ahead`."""
+    return _KEY_LOOKUP, {"f_api_key": api_key}
+
+
+def confirm_key(conn: sa.Connection, record: KeyRecord) -> None:
+    """Read the key's row in the caller's transaction; `StaleKey` unless it is ``record``.
+
+    Call it before the transaction reads or writes anything else, and let `StaleKey`
+    roll the transaction back.
+    """
+    row = prepared.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": record.api_key})
+    if row is None or KeyRecord(row) != record:
+        raise StaleKey
+
+
+def guessed_key(scope: Scope) -> KeyRecord | None:
+    """The request's key record if it is a guess its handler must confirm (`confirm_key`)."""
+    guess: KeyRecord | None = (scope.get("state") or {}).get(_GUESS)
+    return guess
+
+
+async def confirm_guess(db: Database, scope: Scope) -> None:
+    """Confirm a guessed key record by reading the row now; `StaleKey` when it differs.
+
+    For a handler that was to confirm it in its transaction and passes the request on.
+    """
+    guess = guessed_key(scope)
+    if guess is None:
+        return
+    if await db.in_thread(functools.partial(look_up, db, guess.api_key)) != guess:
+        raise StaleKey
+    scope["state"].pop(_GUESS, None)
+
+
 class _BodyTooLarge(Exception):
     pass
+
+
+class _Found(NamedTuple):
+    """An authenticated request's key record, and whether it is a guess."""
+
+    record: KeyRecord
+    guessed: bool
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """``receive`` for the wrapped application: the body already read, then the rest."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 async def _read_body(receive: Receive) -> bytes:
@@ -157,10 +254,16 @@ class AuthMiddleware:
         app: the wrapped application.
         sandbox: the running sandbox (keys, rate limiter, control switches).
         public_routes: extra (method, path regex) pairs that need no signature.
+        confirming_routes: (method, path) of requests the wrapped application serves
+            on a guessed key record and confirms (`confirm_key`, `confirm_guess`).
     """
 
     def __init__(
-        self, app: ASGIApp, sandbox: Sandbox, public_routes: Iterable[tuple[str, str]] = ()
+        self,
+        app: ASGIApp,
+        sandbox: Sandbox,
+        public_routes: Iterable[tuple[str, str]] = (),
+        confirming_routes: Iterable[tuple[str, str]] = (),
     ) -> None:
         self.app = app
         self.sandbox = sandbox
@@ -168,6 +271,7 @@ class AuthMiddleware:
             (method, re.compile(pattern))
             for method, pattern in (*DEFAULT_PUBLIC_ROUTES, *public_routes)
         ]
+        self.confirming = frozenset(confirming_routes)
 
     def _is_public(self, method: str, path: str) -> bool:
         return any(m in ("*", method) and rx.search(path) for m, rx in self.public)
@@ -196,44 +300,60 @@ class AuthMiddleware:
         if body and "content-type" not in Headers(scope=scope):
             # The spec says bodies are JSON; a client that omits the header still means it.
             scope["headers"] = [*scope["headers"], (b"content-type", b"application/json")]
-        sent = False
+        if self._is_public(str(scope["method"]), str(scope["path"])):
+            await self._forward(scope, body, _replaying(body, receive), send, rid)
+            return
+        try:
+            await self._serve(scope, body, receive, send, rid, guess=True)
+        except StaleKey:
+            # The guessed key record was out of date; nothing was written or sent.
+            self.sandbox.keys.discard(Headers(scope=scope).get("x-api-key", ""))
+            state.pop(_GUESS, None)
+            await self._serve(scope, body, receive, send, rid, guess=False)
 
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+    async def _serve(
+        self, scope: Scope, body: bytes, receive: Receive, send: Send, rid: str, *, guess: bool
+    ) -> None:
+        """Authenticate, gate and pass on a signed request (``guess``: see the module doc).
 
+        Raises:
+            StaleKey: on a guessed key record, something would have been refused, or the
+                wrapped application found the record out of date.
+        """
+        state = scope["state"]
         method = str(scope["method"])
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else str(scope["path"])
-        if self._is_public(method, str(scope["path"])):
-            await self._forward(scope, body, replay, send, rid)
-            return
         headers = Headers(scope=scope)
-        failure = await self._authenticate(headers, method, path, body, rid)
-        if isinstance(failure, tuple):
-            code, message, extra = failure
+        guess = guess and (method, str(scope["path"])) in self.confirming
+        found = await self._authenticate(headers, method, path, body, guess=guess)
+        if not isinstance(found, _Found):
+            code, message, extra = found
             await error_response(code, message, rid, extra)(scope, receive, send)
             return
-        record = failure
+        record, guessed = found
         strict = self.sandbox.config.strict_replay and method not in SAFE_METHODS
-        if strict and not await self._first_use(record, headers):
-            message = (
-                "this signature was already accepted (strict replay mode): sign every "
-                "request afresh and never resend one"
-            )
-            await error_response("SVC-GW-1005", message, rid)(scope, receive, send)
-            return
+        if strict and not state.get("signature_recorded"):
+            if not await self._first_use(record, headers):
+                message = (
+                    "this signature was already accepted (strict replay mode): sign every "
+                    "request afresh and never resend one"
+                )
+                await error_response("SVC-GW-1005", message, rid)(scope, receive, send)
+                return
+            state["signature_recorded"] = True  # by this request: a retry goes on
         state["caller"] = Caller(record.api_key, record.merchant_id, record.store_id, rid)
+        if guessed:
+            state[_GUESS] = record
         if not str(scope["path"]).startswith("/sandbox/"):
             gate = await self._gates(record)
             if gate is not None:
+                if guessed:
+                    raise StaleKey
                 code, message, extra = gate
                 await error_response(code, message, rid, extra)(scope, receive, send)
                 return
-        await self._forward(scope, body, replay, send, rid)
+        await self._forward(scope, body, _replaying(body, receive), send, rid)
 
     async def _forward(
         self, scope: Scope, body: bytes, receive: Receive, send: Send, rid: str
@@ -246,16 +366,30 @@ class AuthMiddleware:
         await self.app(scope, receive, send)
 
     async def _authenticate(
-        self, headers: Headers, method: str, path: str, body: bytes, rid: str
-    ) -> KeyRecord | tuple[str, str, dict[str, str]]:
+        self, headers: Headers, method: str, path: str, body: bytes, *, guess: bool
+    ) -> _Found | tuple[str, str, dict[str, str]]:
+        """The key's record and whether it is a guess, or the refusal.
+
+        ``guess``: a record kept on PostgreSQL may be used (if it is one that could
+        serve the request: neither revoked nor with a fail-next switch pending).
+
+        Raises:
+            StaleKey: the signature does not verify against a guessed record's secret.
+        """
         api_key = headers.get("x-api-key")
         if not api_key:
             return "SVC-GW-1003", "X-Api-Key is missing", {}
         keys = self.sandbox.keys
         record = keys.get(api_key)
+        guessed = False
+        if record is not None and keys.confirm:
+            guessed = guess and not record.revoked and record.fail_next is None
+            if not guessed:
+                record = None
         if record is None:
             stamp = keys.stamp()
-            record = await anyio.to_thread.run_sync(self._lookup, api_key)
+            db = self.sandbox.db
+            record = await db.in_thread(functools.partial(look_up, db, api_key))
             if record is not None:
                 keys.put(record, stamp)
         if record is None:
@@ -274,13 +408,15 @@ class AuthMiddleware:
         except TimestampInvalid as exc:
             return "SVC-GW-1001", str(exc), {}
         except SignatureMismatch:
+            if guessed:
+                raise StaleKey from None  # the secret may have changed since
             return (
                 "SVC-GW-1002",
                 "X-Signature does not match the canonical string "
                 "(timestamp, method, path without query, body SHA-256)",
                 {},
             )
-        return record
+        return _Found(record, guessed)
 
     async def _first_use(self, record: KeyRecord, headers: Headers) -> bool:
         """Strict replay mode: record this verified signature; ``False`` for a replay."""
@@ -294,11 +430,6 @@ class AuthMiddleware:
         )
         return await db.run(work)
 
-    def _lookup(self, api_key: str) -> KeyRecord | None:
-        with self.sandbox.db.read() as conn:
-            row = prepared.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
-        return None if row is None else KeyRecord(row)
-
     async def _gates(self, record: KeyRecord) -> tuple[str, str, dict[str, str]] | None:
         limiter = self.sandbox.limiter
         wait: float | None = None
@@ -306,7 +437,7 @@ class AuthMiddleware:
             check = functools.partial(
                 limiter.check, record.merchant_id, record.api_key, record.rate_limit
             )
-            wait = await anyio.to_thread.run_sync(check) if limiter.shared else check()
+            wait = await self.sandbox.db.in_thread(check) if limiter.shared else check()
         if wait is not None:
             retry = limiter.retry_after(wait)
             return "SVC-GW-1004", "rate limit exceeded for this API key", {"Retry-After": retry}

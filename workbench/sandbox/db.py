@@ -19,9 +19,11 @@ and its last ones with the ``COMMIT`` in one go each.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -433,6 +435,8 @@ class Database:
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         self.is_memory = is_memory_url(url)
         kwargs: dict[str, Any] = {}
+        # PostgreSQL work waits on the network: it runs on threads of its own (`in_thread`).
+        self._threads: ThreadPoolExecutor | None = None
         if self.is_memory:
             kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
         elif self.is_sqlite:
@@ -442,6 +446,8 @@ class Database:
                 **pool_settings(workers, _server_max_connections(url)),
                 "pool_use_lifo": True,  # the idle ones stay idle, and get pinged
             }
+            # As many as the pool keeps open: a thread never waits for a connection.
+            self._threads = ThreadPoolExecutor(kwargs["pool_size"], thread_name_prefix="pg")
         self.engine = sa.create_engine(url, **kwargs)
         # SQLite has one writer; the in-memory database is one connection. Serialising
         # here is cheaper than spinning on busy_timeout.
@@ -510,6 +516,8 @@ class Database:
     def dispose(self) -> None:
         """Stop the checkpointer and close every pooled connection and the lock's files."""
         self.stop_checkpoints()
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
         self.engine.dispose()
         self.lock.close()
 
@@ -554,10 +562,10 @@ class Database:
         charge's transaction takes less time than handing it to a thread and back. On
         an in-memory database it runs on the loop at once when the lock is free, in a
         worker thread otherwise; PostgreSQL work, which waits on the network, always
-        runs in a worker thread. So the loop never blocks on a lock.
+        runs in a worker thread (`in_thread`). So the loop never blocks on a lock.
         """
         if not self.is_sqlite:
-            return await anyio.to_thread.run_sync(work)
+            return await self.in_thread(work)
         if not self.is_memory:
             loop = asyncio.get_running_loop()
             writes = self._writes
@@ -570,6 +578,20 @@ class Database:
             return work()
         finally:
             self.lock.release()
+
+    async def in_thread(self, work: Callable[[], T]) -> T:
+        """Run blocking database work from async code in a worker thread; its result.
+
+        On PostgreSQL the database's own threads, as many as its pool keeps
+        connections, handed the work through `asyncio`'s executor, which costs a charge
+        a fraction of what anyio's thread pool does; anyio's elsewhere. Either way the
+        work sees the caller's context variables (`prepared.reading_ahead`).
+        """
+        if self._threads is None:
+            return await anyio.to_thread.run_sync(work)
+        context = contextvars.copy_context()
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._threads, context.run, work)
 
     def begin_group(self) -> TransactionGroup:
         """Open a group for this thread's writes; the caller holds the write lock."""
@@ -602,11 +624,13 @@ class Database:
                 yield conn
 
     @contextmanager
-    def write(self) -> Iterator[sa.Connection]:
+    def write(self, *, unlocked: bool = False) -> Iterator[sa.Connection]:
         """A write transaction: committed on success, rolled back on any exception.
 
         Inside this thread's open `CommitGroup` it is a SAVEPOINT of the group's
-        transaction instead, committed with the group.
+        transaction instead, committed with the group. ``unlocked`` (PostgreSQL): an
+        attempt without a transaction on the server, which raises
+        `prepared.LocksNeeded` when the work needs one (see `prepared`).
         """
         group = self._group
         if group is not None and group.thread == threading.get_ident():
@@ -623,7 +647,7 @@ class Database:
                 yield conn
         else:
             with self.engine.connect() as conn:
-                prepared.open_transaction(conn)
+                prepared.open_transaction(conn, unlocked=unlocked)
                 try:
                     with conn.begin():
                         yield conn
@@ -636,7 +660,17 @@ class Database:
 
         A unique-constraint violation means another request created the same object
         first; running ``work`` again lets it find that object and answer accordingly.
+
+        On PostgreSQL, work whose reads were announced (`prepared.reading_ahead`) is
+        tried unlocked first (two statements, see `prepared`), and run again locked when
+        that attempt needs locks or loses an insert race.
         """
+        if not self.is_sqlite and prepared.announced():
+            try:
+                with self.write(unlocked=True) as conn:
+                    return work(conn)
+            except (prepared.LocksNeeded, sa.exc.IntegrityError):
+                pass  # nothing was written: run it again, locked
         for attempt in range(attempts):
             try:
                 with self.write() as conn:

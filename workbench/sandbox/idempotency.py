@@ -55,7 +55,9 @@ __all__ = [
     "PROVISIONAL",
     "IdempotencyPurgeWork",
     "Work",
+    "claim_reads",
     "fingerprint",
+    "idempotent",
     "run_claimed",
     "run_idempotent",
     "run_idempotent_async",
@@ -111,6 +113,15 @@ def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> table
     params = {"f_api_key": caller.api_key, "f_endpoint": endpoint, "f_key": key}
     row: tables.AnyRow | None = prepared.fetch_one(conn, _FIND, params)
     return row
+
+
+def claim_reads(
+    caller: Caller, method: str, path: str, key: str | None
+) -> tuple[tuple[prepared.Statement, dict[str, str]], ...]:
+    """The read `idempotent` starts with, for `prepared.reading_ahead` (none without a key)."""
+    if key is None or not _KEY_RE.match(key):
+        return ()
+    return ((_FIND, {"f_api_key": caller.api_key, "f_endpoint": f"{method} {path}", "f_key": key}),)
 
 
 def _claim(
@@ -225,22 +236,40 @@ def run_idempotent(
         ApiError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
             whatever ``work`` raised.
     """
+    if key is not None:
+        _endpoint(method, path, key)  # a malformed key is refused before any database work
+    return sandbox.db.transact(
+        lambda conn: idempotent(conn, caller, method, path, key, work, digest=digest)
+    )
+
+
+def idempotent(
+    conn: sa.Connection,
+    caller: Caller,
+    method: str,
+    path: str,
+    key: str | None,
+    work: Work,
+    *,
+    digest: str,
+) -> Reply:
+    """`run_idempotent`'s transaction: claim the key, run ``work``, store its answer.
+
+    For a caller that runs it in a transaction of its own, with work of its own before
+    it (`workbench.sandbox.shortcut`); its arguments are `run_idempotent`'s.
+    """
     if key is None:
-        return sandbox.db.transact(work)
+        return work(conn)
     endpoint = _endpoint(method, path, key)
-
-    def claim_work_and_store(conn: sa.Connection) -> Reply:
-        record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
-        if isinstance(record_id, Reply):
-            return record_id
-        reply = work(conn)
-        if record_id is None:
-            _record(conn, caller, endpoint, key, digest, reply)
-        else:
-            _store(conn, record_id, reply, caller.request_id)
-        return reply
-
-    return sandbox.db.transact(claim_work_and_store)
+    record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
+    if isinstance(record_id, Reply):
+        return record_id
+    reply = work(conn)
+    if record_id is None:
+        _record(conn, caller, endpoint, key, digest, reply)
+    else:
+        _store(conn, record_id, reply, caller.request_id)
+    return reply
 
 
 def _endpoint(method: str, path: str, key: str) -> str:

@@ -1,12 +1,18 @@
-"""`KeyCache`: API key records kept between requests by an SQLite sandbox.
+"""`KeyCache`: API key records kept between requests.
 
 Every change to a key or to a merchant's control switches (fail-next, latency, its
 rate limit, reset) passes through `KeyCache.clear`. Several processes serving one
 SQLite file (``workbench sandbox --workers N``) share a stamp: eight bytes of a file
 beside the database, mapped into each process's memory, which ``clear`` rewrites and
 every lookup compares, so a change made through one process empties every cache
-before the change's own answer is sent. A PostgreSQL sandbox may run workers on other
-machines, so there the cache is off and every request reads the database.
+before the change's own answer is sent.
+
+A PostgreSQL sandbox may run workers on other machines, which no stamp reaches, and
+its rows may be changed by anyone: there a kept record is only a guess
+(`KeyCache.confirm`). A request may act on one only if it reads the key's row again
+inside its own transaction and gives up, to be authenticated afresh, when the row
+differs (`workbench.sandbox.auth.confirm_key`), or if it reads the row before it
+refuses anything; every other request reads the database.
 """
 
 from __future__ import annotations
@@ -54,10 +60,15 @@ class KeyCache:
         enabled: whether to keep anything at all.
         stamp_path: the file other processes serving the same database share its stamp
             through, or ``None`` when this process is the only one.
+        confirm: whether a kept record may be out of date without this process knowing
+            (PostgreSQL), so must be confirmed against the database before it counts.
     """
 
-    def __init__(self, *, enabled: bool, stamp_path: str | None = None) -> None:
+    def __init__(
+        self, *, enabled: bool, stamp_path: str | None = None, confirm: bool = False
+    ) -> None:
         self.enabled = enabled
+        self.confirm = confirm
         self._records: dict[str, KeyRecord] = {}
         self._lock = threading.Lock()
         self._generation = 0
@@ -86,6 +97,11 @@ class KeyCache:
                 if stamp == self.stamp():
                     self._records[record.api_key] = record
 
+    def discard(self, api_key: str) -> None:
+        """Forget one key's record (found out of date)."""
+        with self._lock:
+            self._records.pop(api_key, None)
+
     def clear(self) -> None:
         """Forget every record, in every process: call after changing a key or a switch."""
         with self._lock:
@@ -97,5 +113,5 @@ class KeyCache:
     def __repr__(self) -> str:
         return (
             f"KeyCache(enabled={self.enabled}, shared={self._shared is not None}, "
-            f"size={len(self._records)})"
+            f"confirm={self.confirm}, size={len(self._records)})"
         )

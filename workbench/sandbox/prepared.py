@@ -20,6 +20,18 @@ travel together in psycopg's pipeline mode, in the order they were asked for:
   the next statement, or with the ``COMMIT`` (`finish`); a constraint it breaks is
   raised from there, as the same SQLAlchemy exception, before anything is committed.
 
+A transaction whose reads were announced may first be tried *unlocked*
+(``Database.write(unlocked=True)``, which ``Database.transact`` does): its announced reads
+go to the server as one statement, outside any transaction, and its INSERTs as one
+statement too (``WITH ... AS (INSERT ...) INSERT ...``), which commits them together or
+not at all: two statements, no ``BEGIN``, no ``COMMIT``, no pipeline. That is the same
+transaction as the locked one as long as its ``FOR UPDATE`` reads find nothing (then
+they lock nothing either, and a concurrent insert of the same key still fails the
+INSERT on the unique index, as it would the locked one's) and it writes nothing but
+INSERTs: anything else (such a read finding a row, a read not announced, a read after
+a write, an UPDATE) raises `LocksNeeded` before anything was written, and the caller
+runs the work again, locked.
+
 On SQLite nothing changes: every statement runs when it is asked for.
 """
 
@@ -27,16 +39,21 @@ from __future__ import annotations
 
 import collections
 import contextvars
+import functools
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine.interfaces import Dialect
 
 __all__ = [
+    "LocksNeeded",
     "Transaction",
+    "announced",
     "autocommit",
     "close_transaction",
     "defer",
@@ -73,6 +90,7 @@ class _Prepared:
         "_processed",
         "_record",
         "_results",
+        "locks",
         "sql",
         "statement",
     )
@@ -84,6 +102,8 @@ class _Prepared:
             dialect=dialect, column_keys=list(keys) if keys is not None else None
         )
         self.sql = compiled.string
+        #: Whether it locks the rows it reads (``SELECT ... FOR UPDATE``).
+        self.locks = getattr(statement, "_for_update_arg", None) is not None
         self._positional = bool(compiled.positional)
         names = list(compiled.positiontup or ()) if self._positional else list(compiled.binds)
         table_defaults: dict[str, Any] = {}
@@ -124,6 +144,11 @@ class _Prepared:
         if self._positional:
             return tuple(values)
         return {name: value for (name, _, _), value in zip(self._binds, values, strict=True)}
+
+    @property
+    def width(self) -> int:
+        """How many columns a row of its result has."""
+        return len(self._results)
 
     def record(self, row: Sequence[Any]) -> Any:
         assert self._record is not None
@@ -170,6 +195,10 @@ _IDLE = 0
 _BEGIN: tuple[str, Any] = ("BEGIN", None)
 
 
+class LocksNeeded(Exception):
+    """An unlocked transaction met what only a locked one may do; nothing was written."""
+
+
 class Transaction:
     """What a PostgreSQL write transaction has queued and read ahead (see the module doc).
 
@@ -177,15 +206,17 @@ class Transaction:
     `transaction_of` finds it), commits with `finish` and closes it (`close_transaction`)
     whatever happened. The driver connection is in autocommit mode meanwhile and the
     ``BEGIN`` is sent here, with the first statement: psycopg would send its own and
-    wait for the answer before anything else.
+    wait for the answer before anything else. An unlocked one never sends ``BEGIN``.
     """
 
-    __slots__ = ("begun", "deferred", "own_begin", "read_ahead", "sent")
+    __slots__ = ("begun", "deferred", "own_begin", "read_ahead", "sent", "unlocked")
 
-    def __init__(self, *, own_begin: bool) -> None:
+    def __init__(self, *, own_begin: bool, unlocked: bool = False) -> None:
         #: Whether ``BEGIN`` is ours to send (else psycopg sends it).
         self.own_begin = own_begin
-        #: Whether the transaction has begun on the server.
+        #: Whether this is an unlocked attempt (see the module doc).
+        self.unlocked = unlocked and own_begin
+        #: Whether the transaction has begun on the server (unlocked: read its reads).
         self.begun = not own_begin
         #: Statements waiting to go with the next one or the COMMIT.
         self.deferred: list[_Sent] = []
@@ -218,13 +249,17 @@ def transaction_of(conn: sa.Connection) -> Transaction | None:
     return found
 
 
-def open_transaction(conn: sa.Connection) -> Transaction:
-    """Start a PostgreSQL write transaction on ``conn`` (`Database.write`); sends nothing."""
+def open_transaction(conn: sa.Connection, *, unlocked: bool = False) -> Transaction:
+    """Start a PostgreSQL write transaction on ``conn`` (`Database.write`); sends nothing.
+
+    ``unlocked``: try it without a transaction on the server (see the module doc).
+    """
     raw: Any = conn.connection.driver_connection
     own_begin = raw is not None and raw.info.transaction_status == _IDLE and not raw.autocommit
     if own_begin:
         raw.autocommit = True
-    transaction = conn.info[_INFO_KEY] = Transaction(own_begin=own_begin)
+    transaction = Transaction(own_begin=own_begin, unlocked=unlocked)
+    conn.info[_INFO_KEY] = transaction
     return transaction
 
 
@@ -269,6 +304,11 @@ def autocommit(conn: sa.Connection) -> Iterator[None]:
             conn.invalidate()
 
 
+def announced() -> bool:
+    """Whether reads were announced (`reading_ahead`) for the transactions to come."""
+    return bool(_ahead.get())
+
+
 @contextmanager
 def reading_ahead(*reads: tuple[Statement, Mapping[str, Any]]) -> Iterator[None]:
     """Announce reads the next write transactions will make (PostgreSQL: sent with BEGIN).
@@ -288,6 +328,112 @@ def reading_ahead(*reads: tuple[Statement, Mapping[str, Any]]) -> Iterator[None]
 
 def _key(statement: Statement, params: Mapping[str, Any]) -> _ReadKey:
     return id(statement), tuple(sorted(params.items()))
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+_PLACEHOLDER_OR_PERCENT = re.compile(r"%%|%\((\w+)\)s")
+
+
+def _renamed(sql: str, prefix: str) -> str:
+    """``sql`` with each ``%(name)s`` parameter renamed ``%(<prefix>name)s``."""
+    return _PLACEHOLDER.sub(lambda m: f"%({prefix}{m.group(1)})s", sql)
+
+
+@functools.lru_cache(maxsize=64)
+def _reads_as_one(sqls: tuple[str, ...]) -> str:
+    """One statement returning the row (or NULLs) of each SELECT, side by side.
+
+    Each read's columns follow a ``_found`` column that is NULL when it found no row.
+    """
+    # Composed of statements SQLAlchemy compiled, whose values stay parameters.
+    joins = " ".join(
+        f"LEFT JOIN LATERAL (SELECT true AS _found, q.* FROM ({_renamed(sql, f'r{i}_')}) AS q)"  # noqa: S608
+        f" AS r{i} ON true"
+        for i, sql in enumerate(sqls)
+    )
+    columns = ", ".join(f"r{i}.*" for i in range(len(sqls)))
+    return f"SELECT {columns} FROM (SELECT 1) AS _one {joins}"  # noqa: S608
+
+
+@functools.lru_cache(maxsize=64)
+def _inserts_as_one(sqls: tuple[str, ...]) -> str:
+    """One statement making every INSERT in ``sqls``, all of them or none."""
+    *first, last = (_renamed(sql, f"d{i}_") for i, sql in enumerate(sqls))
+    ctes = ", ".join(f"d{i} AS ({sql})" for i, sql in enumerate(first))
+    return f"WITH {ctes} {last}"
+
+
+@functools.lru_cache(maxsize=64)
+def _numbered(sql: str) -> tuple[str, tuple[str, ...]]:
+    """``sql`` with PostgreSQL's own ``$1, $2, ...`` for its ``%(name)s`` parameters, and
+    the names in that order.
+
+    psycopg parses a query for its placeholders on every execution once it has more than
+    50 parameters (it caches the smaller ones): a millisecond for the INSERTs of a charge.
+    """
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name is None:
+            return "%"
+        if name not in names:
+            names.append(name)
+        return f"${names.index(name) + 1}"
+
+    return _PLACEHOLDER_OR_PERCENT.sub(number, sql), tuple(names)
+
+
+def _execute_numbered(conn: sa.Connection, raw: Any, sql: str, args: Mapping[str, Any]) -> Any:
+    """Run a composed statement (`_numbered`'s) through psycopg's `RawCursor`, unparsed."""
+    numbered, names = _numbered(sql)
+    values = [args[name] for name in names]
+    cursor = psycopg.RawCursor(raw)
+    try:
+        cursor.execute(numbered, values)
+    except conn.dialect.loaded_dbapi.Error as exc:
+        cursor.close()
+        raise _wrap(conn, sql, args, exc) from exc
+    return cursor
+
+
+def _named(args: Any, prefix: str) -> dict[str, Any]:
+    return {f"{prefix}{name}": value for name, value in args.items()}
+
+
+def _read_unlocked(
+    conn: sa.Connection, transaction: Transaction, first: tuple[Statement, Mapping[str, Any]]
+) -> None:
+    """Send the ``first`` read and the announced ones as one statement, outside a
+    transaction; keep their rows for their one use each.
+
+    Raises:
+        LocksNeeded: a read that locks (``FOR UPDATE``) found a row, or one found several.
+    """
+    transaction.begun = True
+    key = _key(*first)
+    wanted = [first, *(read for read in _ahead.get() if _key(*read) != key)]
+    reads = [(statement, params, _prepared(conn, statement, None)) for statement, params in wanted]
+    args: dict[str, Any] = {}
+    for i, (_, params, read) in enumerate(reads):
+        args.update(_named(read.parameters(params), f"r{i}_"))
+    raw = conn.connection.driver_connection
+    cursor = _execute_numbered(conn, raw, _reads_as_one(tuple(r.sql for _, _, r in reads)), args)
+    transaction.sent += 1
+    try:
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    if len(rows) != 1:
+        raise LocksNeeded("an announced read found more than one row")
+    row, offset = rows[0], 0
+    for statement, params, read in reads:
+        found, values = row[offset], row[offset + 1 : offset + 1 + read.width]
+        offset += 1 + read.width
+        if found is not None and read.locks:
+            raise LocksNeeded("a locking read found a row")
+        records = [] if found is None else [read.record(values)]
+        transaction.read_ahead[_key(statement, params)] = records
 
 
 def _wrap(conn: sa.Connection, sql: str, args: Any, exc: Exception) -> sa.exc.StatementError:
@@ -361,6 +507,8 @@ def _run(conn: sa.Connection, prepared: _Prepared, params: Mapping[str, Any]) ->
     assert raw is not None
     args = prepared.parameters(params)
     transaction = transaction_of(conn)
+    if transaction is not None and transaction.unlocked:
+        raise LocksNeeded("a statement that was not announced, or a write that is no INSERT")
     if transaction is not None:
         if not isinstance(prepared.statement, sa.Select):
             transaction.read_ahead.clear()  # a write: rows read before may be stale
@@ -369,9 +517,16 @@ def _run(conn: sa.Connection, prepared: _Prepared, params: Mapping[str, Any]) ->
 
 
 def _from_read_ahead(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> Any:
-    """The rows read ahead for this read, once, or ``False`` if none are waiting."""
+    """The rows read ahead for this read, once, or ``False`` if none are waiting.
+
+    An unlocked transaction's first read goes with the announced ones (`_read_unlocked`).
+    """
     transaction = transaction_of(conn)
-    if transaction is None or not transaction.read_ahead:
+    if transaction is None:
+        return False
+    if transaction.unlocked and not transaction.begun and isinstance(statement, sa.Select):
+        _read_unlocked(conn, transaction, (statement, params))
+    if not transaction.read_ahead:
         return False
     return transaction.read_ahead.pop(_key(statement, params), False)
 
@@ -386,6 +541,8 @@ def defer(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) 
     if transaction is None:
         execute(conn, statement, params)
         return
+    if transaction.unlocked and not isinstance(statement, sa.Insert):
+        raise LocksNeeded("an UPDATE or DELETE changes rows an unlocked read did not lock")
     prepared = _prepared(conn, statement, _insert_keys(statement, params))
     transaction.read_ahead.clear()
     transaction.deferred.append((prepared.sql, prepared.parameters(params)))
@@ -397,6 +554,8 @@ def flush(conn: sa.Connection) -> None:
     transaction = transaction_of(conn)
     if transaction is None:
         return
+    if transaction.unlocked:
+        raise LocksNeeded("a statement run through SQLAlchemy")
     transaction.read_ahead.clear()
     raw = conn.connection.driver_connection
     in_transaction = raw is not None and raw.info.transaction_status != _IDLE
@@ -422,6 +581,9 @@ def finish(conn: sa.Connection) -> None:
     if transaction is None or raw is None:
         return
     transaction.read_ahead.clear()
+    if transaction.unlocked:
+        _write_unlocked(conn, transaction, raw)
+        return
     if not transaction.begun and not transaction.deferred:
         return  # nothing was sent: nothing to commit
     if transaction.begun and not transaction.deferred and raw.info.transaction_status == _IDLE:
@@ -431,6 +593,22 @@ def finish(conn: sa.Connection) -> None:
     transaction.sent += len(batch)
     for cursor in _send(conn, raw, batch):
         cursor.close()
+
+
+def _write_unlocked(conn: sa.Connection, transaction: Transaction, raw: Any) -> None:
+    """An unlocked transaction's INSERTs, as one statement: all of them or none."""
+    deferred, transaction.deferred = transaction.deferred, []
+    if not deferred:
+        return
+    if len(deferred) == 1:
+        sql, args = deferred[0]
+    else:
+        sql = _inserts_as_one(tuple(sql for sql, _ in deferred))
+        args = {}
+        for i, (_, each) in enumerate(deferred):
+            args.update(_named(each, f"d{i}_"))
+    transaction.sent += 1
+    _execute_numbered(conn, raw, sql, args).close()
 
 
 def fetch_one(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> Any:

@@ -89,7 +89,9 @@ class Sandbox:
             db.dispose()
             raise
         self._db = db
-        self._keys = KeyCache(enabled=db.is_sqlite, stamp_path=db.sidecar("keys.stamp"))
+        self._keys = KeyCache(
+            enabled=True, stamp_path=db.sidecar("keys.stamp"), confirm=not db.is_sqlite
+        )
         rate, burst = config.rate_limit_per_second, config.rate_limit_burst
         # Several processes on one database count one limit together, in the database.
         self._limiter = (

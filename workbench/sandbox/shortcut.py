@@ -4,31 +4,39 @@ The card charge is the sandbox's hottest route, and FastAPI's routing, dependenc
 solving and body handling cost about a quarter of it. This pure ASGI layer sits inside
 the authentication middleware and answers ``POST /v1/payments/card`` itself when the
 request is well formed: the same `ChargeRequest` model validates the same parsed JSON,
-the same `workbench.sandbox.payments.charge` runs under the same `run_idempotent`,
-and the reply is built by the same `Reply`. Anything it is not sure of (a body that
-does not validate, an odd Content-Type or Idempotency-Key) goes on to the FastAPI route,
-which gives the error exactly as before; the route also keeps the OpenAPI document.
+the same `workbench.sandbox.payments.charge` runs under the same
+`workbench.sandbox.idempotency.idempotent`, and the reply is built by the same `Reply`.
+Anything it is not sure of (a body that does not validate, an odd Content-Type or
+Idempotency-Key) goes on to the FastAPI route, which gives the error exactly as before;
+the route also keeps the OpenAPI document.
+
+On PostgreSQL the caller's key record may be a guess (`workbench.sandbox.auth`): the
+charge's transaction confirms it first (`auth.confirm_key`, whose read goes to the
+server with the charge's own), and a request passed on to the route is confirmed first
+(`auth.confirm_guess`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import sqlalchemy as sa
 from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.sandbox import payments, prepared
+from workbench.sandbox import auth, idempotency, payments, prepared
 from workbench.sandbox.context import Caller, base_url_of
 from workbench.sandbox.errors import ApiError, error_response
-from workbench.sandbox.idempotency import run_idempotent_async
+from workbench.sandbox.replies import Reply
 from workbench.sandbox.schemas import ChargeRequest
 
 if TYPE_CHECKING:
     from workbench.sandbox.runtime import Sandbox
 
-__all__ = ["ChargeShortcut"]
+__all__ = ["METHOD", "PATH", "ChargeShortcut"]
 
+METHOD = "POST"
 PATH = "/v1/payments/card"
 
 
@@ -45,26 +53,41 @@ class ChargeShortcut:
         self.sandbox = sandbox
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != PATH:
+        if scope["type"] != "http" or scope["method"] != METHOD or scope["path"] != PATH:
             await self.app(scope, receive, send)
             return
         request = self._parse(scope)
         if request is None:
+            await auth.confirm_guess(self.sandbox.db, scope)
             await self.app(scope, receive, send)
             return
         caller, body, key, base = request
+        sandbox = self.sandbox
+        guess = auth.guessed_key(scope)
         digest = payments.fingerprint(body)  # here, not under the write lock
+
+        def transaction(conn: sa.Connection) -> Reply:
+            if guess is not None:
+                auth.confirm_key(conn, guess)
+            return idempotency.idempotent(
+                conn,
+                caller,
+                METHOD,
+                PATH,
+                key,
+                lambda conn: payments.charge(conn, sandbox, caller, body, base, digest),
+                digest=digest,
+            )
+
+        reads = (
+            *((auth.key_read(guess.api_key),) if guess is not None else ()),
+            *idempotency.claim_reads(caller, METHOD, PATH, key),
+            *payments.charge_reads(caller, body),
+        )
         try:
             # PostgreSQL: the charge's reads go with the transaction's first statement.
-            with prepared.reading_ahead(*payments.charge_reads(caller, body)):
-                reply = await run_idempotent_async(
-                    self.sandbox,
-                    caller,
-                    PATH,
-                    key,
-                    lambda conn: payments.charge(conn, self.sandbox, caller, body, base, digest),
-                    digest=digest,
-                )
+            with prepared.reading_ahead(*reads):
+                reply = await sandbox.db.run(lambda: sandbox.db.transact(transaction))
         except ApiError as exc:
             response = error_response(exc.code, exc.message, caller.request_id, exc.headers)
         else:
