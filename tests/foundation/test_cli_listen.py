@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -25,7 +26,11 @@ from workbench.signing import format_timestamp, sign_request
 from workbench.testing import running_sandbox
 from workbench.webhooks import ReceivedRequest, WebhookReceiver, construct_event
 
-LINE_WAIT = 20.0
+#: How long a test waits for the command to print a line: a guard, not a measured time.
+LINE_WAIT = 60.0
+#: A guard against a hang, never asserted as a duration: stopping sets the store's webhook
+#: back through the sandbox, which a loaded machine may answer slowly.
+STOP_WAIT = 60.0
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +82,25 @@ class _Lines:
                 return line
 
 
+@contextlib.contextmanager
+def _ctrl_c_reaches_children() -> Iterator[None]:
+    """Let children started inside get SIGINT as from a terminal's Ctrl-C.
+
+    A shell starts a background job with SIGINT ignored (the two runs of
+    ``scripts/check-isolation`` are such jobs) and an ignored signal stays ignored
+    through ``exec``: Python would never raise KeyboardInterrupt in the command. A
+    handled signal is reset to its default on ``exec``, so this handles it meanwhile.
+    """
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _start(tmp_path: Path, sandbox_url: str, *args: str) -> tuple[subprocess.Popen[str], _Lines]:
     env = {
         **os.environ,
@@ -86,25 +110,30 @@ def _start(tmp_path: Path, sandbox_url: str, *args: str) -> tuple[subprocess.Pop
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("WORKBENCH_WEBHOOK_SECRET", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "workbench", "listen", "--port", "0", *args],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # -X faulthandler: a command that does not stop is aborted with every thread's stack.
+    command = [sys.executable, "-X", "faulthandler", "-m", "workbench", "listen", "--port", "0"]
+    with _ctrl_c_reaches_children():
+        process = subprocess.Popen(
+            [*command, *args],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     return process, _Lines(process)
 
 
 def _stop(process: subprocess.Popen[str], how: int = signal.SIGTERM) -> tuple[int, str]:
     process.send_signal(how)
     try:
-        code = process.wait(timeout=20)
+        code = process.wait(timeout=STOP_WAIT)
     except subprocess.TimeoutExpired:
-        process.kill()
+        process.send_signal(signal.SIGABRT)
         process.wait()
-        raise AssertionError(f"workbench listen did not stop on signal {how}") from None
+        assert process.stderr is not None
+        stacks = process.stderr.read()
+        raise AssertionError(f"workbench listen did not stop on signal {how}:\n{stacks}") from None
     # stdout belongs to the _Lines thread; communicate() would race it for the last lines.
     assert process.stderr is not None
     return code, process.stderr.read()

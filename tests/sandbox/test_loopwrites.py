@@ -20,6 +20,10 @@ from tests.sandbox.conftest import charge_body, signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox.writelock import WriteLock
 
+#: How long a request may take to be answered: a guard against a hang on a loaded
+#: machine, never asserted as a duration (a stalled loop would not answer at all).
+ANSWER_WAIT = 30.0
+
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[SandboxServer, WriteLock]]:
@@ -41,7 +45,7 @@ def _charge(base: str) -> httpx.Response:
             "/v1/payments/card",
             json=charge_body(threeDSecure=False),
             headers={"Idempotency-Key": str(uuid.uuid4())},
-            timeout=30,
+            timeout=ANSWER_WAIT,
         )
 
 
@@ -57,12 +61,16 @@ def test_charges_wait_for_another_holder_and_the_loop_keeps_serving(
             time.sleep(0.5)
             assert not any(future.done() for future in pending)
             # Reads and unauthenticated routes still answer while the writes wait.
-            assert httpx.get(server.base_url + "/healthz", timeout=5).status_code == 200
-            with signed_client(server.base_url) as client:
+            # The lock stays taken until after they answer: a loop that waited for it would
+            # answer nothing before the release, however long the client waited.
+            healthz = httpx.get(server.base_url + "/healthz", timeout=ANSWER_WAIT)
+            assert healthz.status_code == 200
+            with signed_client(server.base_url) as client:  # 30 s, as ANSWER_WAIT
                 assert client.get("/sandbox/fixtures").status_code == 200
+            assert not any(future.done() for future in pending)
             other.release()
             released = True
-            responses = [future.result(timeout=30) for future in pending]
+            responses = [future.result(timeout=ANSWER_WAIT) for future in pending]
     finally:
         if not released:
             other.release()
@@ -88,7 +96,7 @@ def test_the_lock_is_handed_back_between_groups(served: tuple[SandboxServer, Wri
     with ThreadPoolExecutor(max_workers=4) as pool:
         streams = [pool.submit(stream) for _ in range(4)]
         taken = 0
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # a guard against a lock never handed back
         while taken < 20 and time.monotonic() < deadline:
             if other.acquire(blocking=False):
                 taken += 1
