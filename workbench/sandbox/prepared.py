@@ -46,7 +46,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine.interfaces import Dialect
 
@@ -386,6 +385,9 @@ def _numbered(sql: str) -> tuple[str, tuple[str, ...]]:
 
 def _execute_numbered(conn: sa.Connection, raw: Any, sql: str, args: Mapping[str, Any]) -> Any:
     """Run a composed statement (`_numbered`'s) through psycopg's `RawCursor`, unparsed."""
+    # Imported here: this runs on PostgreSQL only, and an SQLite sandbox runs without psycopg.
+    import psycopg
+
     numbered, names = _numbered(sql)
     values = [args[name] for name in names]
     cursor = psycopg.RawCursor(raw)
