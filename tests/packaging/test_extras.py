@@ -108,7 +108,7 @@ def test_the_command_list_still_shows_what_each_missing_command_needs(
     assert result.exit_code == 0, result.output
     listed = " ".join(result.output.split())  # help text is wrapped to the terminal
     assert "sandbox Run the local sandbox server. (needs the [sandbox] extra)" in listed
-    assert "sign Sign METHOD URL" in listed  # core commands unaffected
+    assert "sign Sign a request and diagnose signature mismatches." in listed  # core: unaffected
 
 
 def test_run_without_the_sandbox_extra_stops_before_any_notebook(

@@ -98,6 +98,24 @@ class _LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the commands from the registry's summaries, importing none of them.
+
+        Click's own listing loads every command for its short help, which made
+        ``workbench --help`` import the notebook runner and pandas.
+        """
+        rows = []
+        for name in self.list_commands(ctx):
+            summary = _COMMANDS[name][2]
+            needed, also = _EXTRAS.get(name, ((), ()))
+            if missing_extras(*needed):
+                extras = ",".join(missing_extras(*needed, *also))
+                summary = f"{summary} (needs the [{extras}] extra)"
+            rows.append((name, summary))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; an extra found missing on the way is named, not a traceback."""
         try:
