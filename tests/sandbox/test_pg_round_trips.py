@@ -104,6 +104,28 @@ def test_a_signed_charge_takes_two_round_trips_on_postgres(
     assert 2 * 20 <= trips <= 2 * 20 + 2, f"{trips / 20:.2f} round trips per charge"
 
 
+def test_a_rate_limited_charge_takes_one_more_round_trip_on_postgres(
+    pg_url: str, tmp_path: Path
+) -> None:
+    # Before: 6.2 per charge (the bucket's own transaction: BEGIN with its locked read,
+    # the UPDATE, COMMIT, besides the charge's two), now one statement in autocommit.
+    config = SandboxConfig(
+        db_url=pg_url,
+        run_reconciler_in_background=False,
+        rate_limit_per_second=10_000,
+        rate_limit_burst=10_000,
+        workers=2,
+    )
+    with SandboxServer(config) as server, signed_client(server.base_url) as client:
+        _charges(client, 3, key=False)
+        trace = Trace(server.sandbox.db.engine, tmp_path / "libpq.trace")
+        _charges(client, 20, key=False)
+        trips = trace.round_trips()
+    # Three per charge, and a few one-offs (psycopg preparing statements it has now seen
+    # five times on a connection: the bucket's statement is one more of those).
+    assert 3 * 20 <= trips <= 3 * 20 + 4, f"{trips / 20:.2f} round trips per charge"
+
+
 def test_a_replayed_charge_answers_from_its_record_on_postgres(pg_url: str) -> None:
     config = SandboxConfig(db_url=pg_url, run_reconciler_in_background=False, workers=2)
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
