@@ -12,7 +12,7 @@ RUN    := $(UV) run --frozen --no-sync
 export NO_MKDOCS_2_WARNING := 1
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism lab notebooks bench clean
+.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism lab notebooks bench clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -46,15 +46,18 @@ docs: $(STAMP)
 docs-serve: $(STAMP)
 	$(RUN) mkdocs serve
 
-# --cov names its source: nbval copies the raw option into each notebook kernel, and a bare
-# --cov (source [True]) leaves every kernel's coverage setup hanging until it times out.
 # pytest-xdist runs the tests on PYTEST_WORKERS processes (PYTEST_WORKERS=0: one process);
-# conftest.py keeps each notebook's cells (and a few fixtures' tests) on one worker; pytest-cov
-# combines the workers' coverage, and the 15 slowest tests are printed at the end.
+# conftest.py keeps each notebook's cells (and a few fixtures' tests) on one worker, and the
+# 15 slowest tests are printed at the end. Coverage is `make coverage`: measuring every line
+# costs the suite about a tenth of its time, so the test command leaves it out.
 PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
-	$(RUN) pytest -n $(PYTEST_WORKERS) --durations=15 \
-		--cov=workbench --cov-report=term $(PYTEST_ARGS)
+	$(RUN) pytest -n $(PYTEST_WORKERS) --durations=15 $(PYTEST_ARGS)
+
+# --cov names its source: nbval copies the raw option into each notebook kernel, and a bare
+# --cov (source [True]) leaves every kernel's coverage setup hanging until it times out.
+coverage: $(STAMP) browser signing-tools prism
+	$(RUN) pytest -n $(PYTEST_WORKERS) --cov=workbench --cov-report=term $(PYTEST_ARGS)
 
 # The suite twice at the same time from this checkout: no test may depend on what else runs.
 isolation: $(STAMP) browser

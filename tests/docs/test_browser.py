@@ -94,7 +94,7 @@ def _visit(browser: object, url: str, screenshot: Path) -> dict[str, list[str]]:
             page.wait_for_function(RENDERED_DIAGRAMS + " >= 5", timeout=20_000)
             seen["diagrams"] = [str(page.evaluate(RENDERED_DIAGRAMS))]
         screenshot.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(screenshot), full_page=True)
+        page.screenshot(path=str(screenshot))
         if url.rstrip("/").endswith("flows"):
             for href in page.locator("a[download]").evaluate_all("els => els.map(e => e.href)"):
                 status = page.request.get(href).status
