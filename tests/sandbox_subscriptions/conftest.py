@@ -13,7 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import database_url, signed_client
+from tests.postgres import database_url
+from tests.sandbox.clients import signed_client
 from workbench.sandbox import (
     DEMO_STORE_ID,
     OTHER_API_KEY,

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope
+from tests.sandbox.envelope import assert_envelope
 from tests.sandbox_subscriptions.conftest import AYSE, create, now, post, sub_body
 
 CASES: list[tuple[dict[str, Any], str, str]] = [

@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, signed_client
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from tests.sandbox_subscriptions.conftest import (
     AYSE,
     MEHMET,

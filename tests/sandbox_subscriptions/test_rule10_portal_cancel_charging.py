@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope
+from tests.sandbox.envelope import assert_envelope
 from tests.sandbox_subscriptions.conftest import create, get, post, tick
 
 _PUB = "/v1/public/subscriptions"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope
+from tests.sandbox.envelope import assert_envelope
 from tests.sandbox_subscriptions.conftest import advance, charges, create
 
 DAY = 86_400

@@ -12,7 +12,7 @@ import uuid
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope
+from tests.sandbox.envelope import assert_envelope
 from tests.sandbox_subscriptions.conftest import create
 
 _PUB = "/v1/public/subscriptions"

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope
+from tests.sandbox.envelope import assert_envelope
 from tests.sandbox_subscriptions.conftest import (
     AYSE,
     MEHMET,
