@@ -12,7 +12,8 @@ import sqlalchemy as sa
 
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
-from tests.sandbox_subscriptions.conftest import charges, create, get, parse, tick
+from tests.sandbox_subscriptions.api import charges, create, get
+from tests.sandbox_subscriptions.clock import parse, tick
 from workbench.sandbox import DEMO_MERCHANT_ID, Sandbox, SandboxConfig, SandboxServer
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import set_business_time
