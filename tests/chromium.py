@@ -12,7 +12,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -60,3 +60,10 @@ def serving(server: ThreadingHTTPServer) -> Iterator[int]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+class QuietFileHandler(SimpleHTTPRequestHandler):
+    """Serves a folder's files, logging nothing: ``partial(QuietFileHandler, directory=...)``."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass

@@ -6,30 +6,27 @@ test here is skipped and the reason printed. One browser serves all the tests of
 package; each test gets a fresh context (cookies, storage) at phone width.
 
 The buyer's ``returnUrl`` is a tiny local "merchant" page (`merchant`) on
-127.0.0.1, so the browser really lands there without leaving the machine.
+127.0.0.1, so the browser really lands there without leaving the machine. What the
+tests import (the buyer's cards and steps, screenshots) is in the modules beside this one.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from http.server import ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.browser.buyer import PHONE
+from tests.browser.merchant import MerchantPage
+from tests.browser.screenshots import Shots
 from tests.chromium import chromium as launch_chromium
 from tests.chromium import serving
 from workbench import Client
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.webhooks import WebhookListener
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-#: A phone-width viewport: the pages must be readable there.
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="package")
@@ -43,23 +40,10 @@ def chromium() -> Iterator[Any]:
         yield browser
 
 
-class _MerchantPage(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b"<!doctype html><title>Merchant</title><h1>Back at the merchant</h1>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="package")
 def merchant() -> Iterator[str]:
     """The merchant's return page: ``http://127.0.0.1:<port>/orders/return?order=42``."""
-    with serving(ThreadingHTTPServer(("127.0.0.1", 0), _MerchantPage)) as port:
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), MerchantPage)) as port:
         yield f"http://127.0.0.1:{port}/orders/return?order=42"
 
 
@@ -101,34 +85,10 @@ def page(chromium: Any) -> Iterator[Any]:
         context.close()
 
 
-class Shots:
-    """Saves a screenshot of each page a test passes through (reviewed, not compared)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
-        self.count = 0
-
-    def __call__(self, page: Any, step: str) -> Path:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.count += 1
-        path = SCREENSHOTS / f"{self.name}-{self.count:02d}-{step}.png"
-        page.screenshot(path=str(path), full_page=True)
-        return path
-
-
 @pytest.fixture
 def shot(request: pytest.FixtureRequest) -> Shots:
     """``shot(page, "step")`` saves ``artifacts/screenshots/<test>-NN-step.png``."""
     return Shots(request.node.name)
-
-
-def landed(url: str) -> dict[str, str]:
-    """The query of the address the browser landed at, one value per name."""
-    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
-
-
-APPROVED = "4242 4242 4242 4242"
-CHALLENGE = "4000 0000 0000 3220"
 
 
 @pytest.fixture
@@ -147,11 +107,3 @@ def new_session(client: Client, hooks: WebhookListener, merchant: str) -> Callab
         return client.sessions.create(**fields)
 
     return create
-
-
-def fill_card(page: Any, number: str = APPROVED) -> None:
-    """Type a test card into the checkout form, as a buyer would."""
-    page.get_by_label("Card number").fill(number)
-    page.get_by_label("Expiry (MM/YY)").fill("12/30")
-    page.get_by_label("Security code (CVC)").fill("123")
-    page.get_by_label("Name on the card").fill("Ayşe Yılmaz")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import CHALLENGE, fill_card
+from tests.browser.buyer import CHALLENGE, fill_card
 
 pytestmark = pytest.mark.browser
 

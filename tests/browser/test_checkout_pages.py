@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import APPROVED, CHALLENGE, Shots, fill_card, landed
+from tests.browser.buyer import APPROVED, CHALLENGE, fill_card, landed
+from tests.browser.screenshots import Shots
 from workbench import Client
 from workbench.emvco import parse_tlv, verify_crc
 from workbench.sandbox import DEMO_STORE_ID, SandboxServer

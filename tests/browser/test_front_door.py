@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.browser.conftest import Shots
+from tests.browser.screenshots import Shots
 from workbench.config import DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxConfig, SandboxServer
 

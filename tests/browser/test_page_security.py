@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import fill_card, landed
+from tests.browser.buyer import fill_card, landed
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS, serving
 from workbench import Client
 from workbench.sandbox import SandboxServer

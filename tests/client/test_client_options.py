@@ -15,16 +15,9 @@ import pytest
 import respx
 
 from tests.client import samples
-from tests.client.conftest import (
-    API_KEY,
-    BASE_URL,
-    SECRET_KEY,
-    FakeTime,
-    Script,
-    envelope,
-    make_async_client,
-    ok,
-)
+from tests.client.fake_time import FakeTime
+from tests.client.offline import API_KEY, BASE_URL, SECRET_KEY, make_async_client
+from tests.client.script import Script, envelope, ok
 from workbench import AsyncClient, Client, RetryPolicy, ServerError, Tracker
 from workbench._options import OWNED_HEADERS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.client.conftest import Script, envelope
+from tests.client.script import Script, envelope
 from workbench import _exceptions as errors
 from workbench._client import Client
 from workbench._retry import RetryPolicy

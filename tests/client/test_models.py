@@ -9,7 +9,7 @@ import pydantic
 import pytest
 
 from tests.client import samples
-from tests.client.conftest import Script, ok
+from tests.client.script import Script, ok
 from workbench import models
 from workbench._client import Client
 from workbench.money import format_try

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from tests.client import samples
-from tests.client.conftest import FakeTime, Script, make_async_client
+from tests.client.fake_time import FakeTime
+from tests.client.offline import make_async_client
+from tests.client.script import Script
 from workbench._client import Client
 
 SUBS = [{**samples.LIST_ITEM, "id": f"sub_{i}", "amountMinor": 1000 + i} for i in range(5)]

@@ -12,14 +12,9 @@ import httpx
 import pytest
 
 import workbench._base_client as base_client
-from tests.client.conftest import (
-    SECRET_KEY,
-    FakeTime,
-    Script,
-    envelope,
-    make_async_client,
-    ok,
-)
+from tests.client.fake_time import FakeTime
+from tests.client.offline import SECRET_KEY, make_async_client
+from tests.client.script import Script, envelope, ok
 from workbench._client import Client
 from workbench._exceptions import (
     APIConnectionError,

@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from tests.client import samples
-from tests.client.conftest import API_KEY, SECRET_KEY, Script, envelope, ok
+from tests.client.offline import API_KEY, SECRET_KEY
+from tests.client.script import Script, envelope, ok
 from workbench._client import Client
 from workbench._exceptions import APIError
 

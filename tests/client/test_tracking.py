@@ -10,7 +10,9 @@ import httpx
 import pytest
 
 from tests.client import samples
-from tests.client.conftest import FakeTime, Script, make_async_client, ok
+from tests.client.fake_time import FakeTime
+from tests.client.offline import make_async_client
+from tests.client.script import Script, ok
 from workbench import models
 from workbench._client import Client
 from workbench._options import RequestOptions

@@ -9,13 +9,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.chromium import serving
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.chromium import QuietFileHandler, serving
+from tests.paths import ROOT
 
 
 @pytest.fixture(scope="session")
@@ -41,14 +39,9 @@ def site(build_result: subprocess.CompletedProcess[str]) -> Path:
     return Path(build_result.args[-1])
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(site: Path) -> Iterator[str]:
     """The built site served by http.server on 127.0.0.1, stopped after the session."""
-    handler = functools.partial(_QuietHandler, directory=str(site))
+    handler = functools.partial(QuietFileHandler, directory=str(site))
     with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as port:
         yield f"http://127.0.0.1:{port}/"

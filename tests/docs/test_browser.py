@@ -10,8 +10,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from tests.chromium import chromium
-
-from .conftest import ROOT
+from tests.paths import ROOT
 
 SCREENSHOTS = ROOT / "artifacts" / "screenshots" / "docs"
 LOCAL_SCHEMES = {"data", "blob", "about"}

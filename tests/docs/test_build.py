@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import ROOT
 from tests.vectors import load_vectors
 from tools import docgen
 from workbench.config import DEFAULT_SECRET_KEY
 from workbench.spec import ERRORS, PAYMENT, REFUND, SESSION, SUBSCRIPTION
-
-from .conftest import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+from tests.paths import ROOT
 
 SHELLS = {"sh", "bash", "shell", "console"}
 FENCE = re.compile(

@@ -10,14 +10,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.paths import ROOT
 from tools import docgen
 from workbench import _exceptions
 from workbench._exceptions import error_class_for
 from workbench.cli import main as cli_main
 from workbench.sandbox.cards import TEST_CARDS
 from workbench.spec import ERRORS, PAYMENT, SUBSCRIPTION
-
-from .conftest import ROOT
 
 REGENERATE = "regenerate with `make docs-gen` and commit the result"
 

@@ -6,9 +6,8 @@ when it declares the ``Idempotency-Key`` header), so it cannot drift from the co
 
 from __future__ import annotations
 
+from tests.paths import ROOT
 from tools import docgen
-
-from .conftest import ROOT
 
 PAGE = ROOT / "docs/_generated/idempotency-routes.md"
 REGENERATE = "regenerate with `make docs-gen` and commit the result"

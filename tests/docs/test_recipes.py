@@ -12,14 +12,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.paths import ROOT
 from tools import docgen
 from workbench._client import Client
 from workbench._exceptions import DeclineError, InvalidRequestError
 from workbench.sandbox import SandboxServer
 from workbench.sandbox import cards as sandbox_cards
 from workbench.testing import running_sandbox
-
-from .conftest import ROOT
 
 RECIPES = ROOT / "docs" / "recipes"
 

@@ -6,7 +6,7 @@ import html
 import re
 from pathlib import Path
 
-from .conftest import ROOT
+from tests.paths import ROOT
 
 # "the next issue", "issue 16", "a later phase", "phase 2", "this round", "round-1"...
 PLANNING = re.compile(

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from workbench._client import Client
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.testing import running_sandbox
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")

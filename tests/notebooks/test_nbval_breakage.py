@@ -18,7 +18,7 @@ from workbench.config import (
     ENV_SECRET_KEY,
 )
 
-from .conftest import ROOT
+from tests.paths import ROOT
 
 SOURCE = ROOT / "notebooks" / "04-preauthorization.ipynb"
 

@@ -13,7 +13,7 @@ import pytest
 from workbench.config import DEFAULT_SECRET_KEY
 from workbench.flows import FLOWS
 
-from .conftest import ROOT
+from tests.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SECRET = re.compile(r"\bsk_[A-Za-z0-9]")

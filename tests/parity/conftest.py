@@ -2,181 +2,25 @@
 
 The targets: a sandbox on a temporary SQLite file, one on a PostgreSQL database of its
 own (skipped, printing why, when no server answers), and two ASGI proxies in front of
-the SQLite one: `DeviatingProxy`, which changes exactly four things on the way back,
-and one that answers 404 for the control routes, as the provider's service would.
-Each run happens once for the session; the tests compare the recordings.
+the SQLite one (``proxy.py``): one that changes exactly four things on the way back, and
+one that answers 404 for the control routes, as the provider's service would. Each run
+(``runs.py``) happens once for the session; the tests compare the recordings.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
+from tests.parity.proxy import proxy_app, serving
+from tests.parity.runs import Seen, run_flows
 from tests.postgres import database_url
-from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, Settings
-from workbench.parity import FlowRecorder, Recording, Target
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.config import DEFAULT_SECRET_KEY
+from workbench.parity import Recording
+from workbench.sandbox import SandboxServer
 from workbench.testing import running_sandbox
-
-#: Response headers not copied from upstream (the proxy's server sets its own).
-_HOP = {"content-length", "content-encoding", "transfer-encoding", "connection", "date", "server"}
-_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-
-#: The four changes `DeviatingProxy` makes, as the report must name them:
-#: (flow, request, kind, field, A, B).
-DEVIATIONS = [
-    ("checkout", "GET /sandbox/events (events read by parity)", "item only in A", "items[1]"),
-    ("portal", "POST /v1/public/subscriptions/[redacted]/update-card-session", "HTTP status",
-     "HTTP status"),
-    ("quickstart", "POST /v1/payments/card", "money", "netAmount"),
-    ("subscriptions", "POST /v1/subscriptions/<sub:1>/charge-now", "field name", "checkAt"),
-]  # fmt: skip
-
-
-def deviation(body: Any, method: str, path: str, status: int) -> tuple[int, Any]:
-    """The deviating target's answer: four changes, each made once per run of the flows.
-
-    - the buyer portal's update-card session answers 200 instead of 201;
-    - charge-now's receipt calls ``checkAt`` ``pollAt``;
-    - the events list loses its ``session.completed`` events (the checkout flow's one);
-    - the first signed charge of the quickstart (12 500 kuruş, captured at once) is
-      answered with a ``netAmount`` one kuruş more.
-    """
-    if method == "POST" and path.endswith("/update-card-session") and status == 201:
-        return 200, body
-    if method == "POST" and path.endswith("/charge-now") and isinstance(body, dict):
-        return status, {("pollAt" if k == "checkAt" else k): v for k, v in body.items()}
-    if method == "GET" and path == "/sandbox/events" and isinstance(body, dict):
-        items = [e for e in body["items"] if e.get("type") != "session.completed"]
-        return status, {**body, "items": items}
-    if (
-        method == "POST"
-        and path == "/v1/payments/card"
-        and status == 201
-        and isinstance(body, dict)
-        and body.get("amount") == 12_500
-        and body.get("status") == "captured"
-    ):
-        return status, {**body, "netAmount": body["netAmount"] + 1}
-    return status, body
-
-
-def proxy_app(upstream: str, *, deviate: bool, control_routes: bool = True) -> Starlette:
-    """An ASGI app passing every request to ``upstream`` and its answer back.
-
-    Args:
-        upstream: the sandbox's base URL.
-        deviate: apply `deviation` to the answers.
-        control_routes: when ``False``, ``/sandbox/…`` answers 404 in the service's
-            envelope without reaching the sandbox, as the provider's service would.
-    """
-    state: dict[str, httpx.AsyncClient] = {}
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with httpx.AsyncClient(base_url=upstream, timeout=30) as client:
-            state["client"] = client
-            yield
-
-    async def forward(request: Request) -> Response:
-        path = request.url.path
-        if not control_routes and path.startswith("/sandbox/"):
-            body = {"code": "SVC-GW-4004", "message": "no such route", "requestId": None}
-            return JSONResponse(body, status_code=404)
-        headers = [(k, v) for k, v in request.headers.raw if k.lower() not in (b"host",
-                   b"content-length")]  # fmt: skip
-        answer = await state["client"].request(
-            request.method,
-            path,
-            params=request.url.query or None,
-            content=await request.body(),
-            headers=headers,
-        )
-        status, content = answer.status_code, answer.content
-        if deviate and answer.headers.get("content-type", "").startswith("application/json"):
-            status, body = deviation(answer.json(), request.method, path, status)
-            content = json.dumps(body).encode()
-        kept = [(k, v) for k, v in answer.headers.multi_items() if k.lower() not in _HOP]
-        response = Response(content, status_code=status)
-        for name, value in kept:
-            response.headers.append(name, value)
-        return response
-
-    return Starlette(routes=[Route("/{path:path}", forward, methods=_METHODS)], lifespan=lifespan)
-
-
-@contextlib.contextmanager
-def serving(app: Starlette) -> Iterator[str]:
-    """Serve ``app`` on a free 127.0.0.1 port; its base URL."""
-    with SandboxServer(SandboxConfig(db_url="sqlite://"), app=app) as server:  # type: ignore[arg-type]
-        yield server.base_url
-
-
-@dataclass
-class Seen:
-    """The secrets that went over the wire during a run: the test scans files for them."""
-
-    values: set[str] = field(default_factory=set)
-
-
-class SpyTransport(httpx.BaseTransport):
-    """Sends through a real transport and keeps every signature and bearer it sees."""
-
-    def __init__(self, seen: Seen) -> None:
-        self._inner = httpx.HTTPTransport()
-        self._seen = seen
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        signature = request.headers.get("X-Signature")
-        if signature:
-            self._seen.values.add(signature)
-        response = self._inner.handle_request(request)
-        response.read()
-        try:
-            body = response.json()
-        except ValueError:
-            return response
-        for item in _walk(body):
-            if isinstance(item, dict):
-                for key in ("pares", "publicHash", "webhookSecret", "number"):
-                    if isinstance(item.get(key), str) and len(item[key]) >= 8:
-                        self._seen.values.add(item[key])
-        return response
-
-    def close(self) -> None:
-        self._inner.close()
-
-
-def _walk(value: Any) -> Iterator[Any]:
-    yield value
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _walk(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _walk(item)
-
-
-def run_flows(base_url: str, name: str, seen: Seen | None = None) -> Recording:
-    """Every flow against ``base_url`` with the demo keys, as `workbench parity` runs them."""
-    target = Target(name, Settings(base_url=base_url, api_key=DEFAULT_API_KEY,
-                                   secret_key=DEFAULT_SECRET_KEY))  # fmt: skip
-    factory = (lambda: SpyTransport(seen)) if seen is not None else None
-    recorder = FlowRecorder(target, transport=factory)
-    from workbench.flows import FLOWS
-
-    return recorder.recording(recorder.run(spec) for spec in FLOWS.values())
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.parity.conftest import DEVIATIONS, Seen, run_flows
+from tests.parity.proxy import DEVIATIONS
+from tests.parity.runs import Seen, run_flows
 from workbench.flows import FLOWS
 from workbench.parity import (
     FORMAT_VERSION,

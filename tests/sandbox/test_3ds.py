@@ -6,7 +6,8 @@ from typing import Any
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope, charge_body
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox.cards import CHALLENGE_CODE
 
 

@@ -9,7 +9,8 @@ import platformdirs
 import pytest
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import assert_envelope, signed_client
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
 
 

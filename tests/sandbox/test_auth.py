@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, charge_body
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import REVOKED_API_KEY, REVOKED_SECRET_KEY
 from workbench.signing import format_timestamp, sign

@@ -7,7 +7,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, charge_body
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.envelope import assert_envelope
 from workbench.spec import limits
 
 

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from tests.sandbox.conftest import txn
+from tests.sandbox.bodies import txn
 from workbench.sandbox.cards import CHALLENGE_CODE
 
 PAN = "4242424242424242"

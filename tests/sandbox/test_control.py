@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope, charge_body
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.envelope import assert_envelope
 
 
 def test_fail_next_429_fails_exactly_one_request(client: httpx.Client) -> None:

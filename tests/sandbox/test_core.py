@@ -6,7 +6,8 @@ import uuid
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope, signed_client
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY
 from workbench.sandbox import DEMO_MERCHANT_ID, DEMO_STORE_ID, OTHER_MERCHANT_ID, SandboxServer
 

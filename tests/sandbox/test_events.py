@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import charge_body, txn
+from tests.sandbox.bodies import charge_body, txn
 from workbench.signing import verify
 
 

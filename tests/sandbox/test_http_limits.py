@@ -27,7 +27,8 @@ import httpx
 import pytest
 from fastapi import APIRouter
 
-from tests.sandbox.conftest import assert_envelope, signed_client
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
 from workbench.signing import sign_request

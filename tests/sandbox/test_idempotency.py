@@ -10,7 +10,9 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import assert_envelope, charge_body, signed_client
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY
 from workbench.sandbox import SandboxServer
 from workbench.sandbox import db as tables

@@ -16,7 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.sandbox.conftest import charge_body, signed_client
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox.writelock import WriteLock
 

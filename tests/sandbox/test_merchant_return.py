@@ -6,7 +6,7 @@ import uuid
 
 import httpx
 
-from tests.sandbox.conftest import txn
+from tests.sandbox.bodies import txn
 from workbench.sandbox.merchant_return import RETURN_PATH
 
 

@@ -20,7 +20,7 @@ import schemathesis
 from click.testing import CliRunner
 from pydantic import BaseModel
 
-from tests.sandbox.conftest import signed_client
+from tests.sandbox.clients import signed_client
 from workbench.cli import main
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
 from workbench.sandbox.openapi import openapi_json

@@ -5,7 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, charge_body
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.envelope import assert_envelope
 from workbench.spec import PAYMENT
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import database_url
+from tests.postgres import database_url
 from workbench.sandbox import prepared
 from workbench.sandbox.db import Database
 

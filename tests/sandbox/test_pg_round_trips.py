@@ -16,7 +16,9 @@ import pytest
 import sqlalchemy as sa
 from psycopg import pq
 
-from tests.sandbox.conftest import charge_body, database_url, signed_client
+from tests.postgres import database_url
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox import db as db_module
 from workbench.sandbox.db import Database, pool_settings

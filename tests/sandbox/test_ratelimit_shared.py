@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import database_url
+from tests.postgres import database_url
 from workbench.sandbox import SandboxConfig
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import assert_envelope, database_url, signed_client
+from tests.postgres import database_url
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox import db as tables
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID

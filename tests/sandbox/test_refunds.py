@@ -6,7 +6,7 @@ import uuid
 
 import httpx
 
-from tests.sandbox.conftest import charge_body
+from tests.sandbox.bodies import charge_body
 
 
 def _async_payment(client: httpx.Client, amount: int = 10_000) -> str:

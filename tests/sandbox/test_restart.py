@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import charge_body, database_url, signed_client
+from tests.postgres import database_url
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
 
 

@@ -20,7 +20,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, charge_body, txn
+from tests.sandbox.bodies import charge_body, txn
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox.cards import CARD_BRANDS, CARD_TYPES
 
 DECISIONS = Path(__file__).resolve().parents[2] / "docs" / "sandbox" / "decisions.md"

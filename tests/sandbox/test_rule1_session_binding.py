@@ -13,7 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, signed_client, txn
+from tests.sandbox.bodies import txn
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxServer
 
 SESSION_AMOUNT = 25_000

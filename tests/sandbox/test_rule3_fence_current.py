@@ -12,7 +12,8 @@ from typing import Any
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope, charge_body
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox.cards import CHALLENGE_CODE
 
 # The charge response's fields and the payment object's names for them.

@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import charge_body, signed_client
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
 from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxServer
 from workbench.sandbox.cards import CHALLENGE_CODE
 

@@ -17,7 +17,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, charge_body
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.envelope import assert_envelope
 from workbench import _exceptions as errors
 from workbench._client import Client
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY

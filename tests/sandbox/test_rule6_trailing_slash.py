@@ -15,7 +15,8 @@ import uuid
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, charge_body, txn
+from tests.sandbox.bodies import charge_body, txn
+from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.signature_debug import MISTAKES, diagnose
 from workbench.signing import format_timestamp, sign, sign_request

@@ -15,7 +15,8 @@ import uuid
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, charge_body, txn
+from tests.sandbox.bodies import charge_body, txn
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxServer
 from workbench.sandbox.jsonbody import DuplicateKeyError, loads
 
@@ -98,7 +99,7 @@ def test_rule7_every_json_route_refuses_a_key_twice(
 
 
 def _other(server: SandboxServer) -> httpx.Client:
-    from tests.sandbox.conftest import signed_client
+    from tests.sandbox.clients import signed_client
 
     # The second merchant: even a control route that ignores its body changes nothing here.
     return signed_client(server.base_url, OTHER_API_KEY, OTHER_SECRET_KEY)

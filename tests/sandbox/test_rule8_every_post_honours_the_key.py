@@ -15,7 +15,7 @@ from datetime import datetime
 import httpx
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import assert_envelope
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxServer
 from workbench.sandbox import db as tables
 

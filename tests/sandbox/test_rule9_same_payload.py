@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, charge_body, txn
+from tests.sandbox.bodies import charge_body, txn
+from tests.sandbox.envelope import assert_envelope
 
 JSON = {"Content-Type": "application/json"}
 

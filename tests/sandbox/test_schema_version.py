@@ -18,7 +18,8 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from tests.sandbox.conftest import database_url, signed_client
+from tests.postgres import database_url
+from tests.sandbox.clients import signed_client
 from workbench.cli import main
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox.db import Database

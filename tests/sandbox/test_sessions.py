@@ -8,7 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, txn
+from tests.sandbox.bodies import txn
+from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxServer
 from workbench.spec import limits
 

@@ -20,7 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import charge_body, database_url, signed_client
+from tests.postgres import database_url
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
 
 _RANDOM = [

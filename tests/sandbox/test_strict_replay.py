@@ -19,7 +19,10 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import assert_envelope, charge_body, database_url, signed_client
+from tests.postgres import database_url
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox import db as tables

@@ -18,7 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import charge_body, database_url, signed_client
+from tests.postgres import database_url
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
 from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxConfig, SandboxServer
 
 Handler = Callable[[BaseHTTPRequestHandler, bytes], None]

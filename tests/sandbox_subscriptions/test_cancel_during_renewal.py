@@ -25,8 +25,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import database_url, signed_client
-from tests.sandbox_subscriptions.conftest import sub_body
+from tests.postgres import database_url
+from tests.sandbox.clients import signed_client
+from tests.sandbox_subscriptions.api import sub_body
 
 #: Subscriptions per run: enough that cancels land in every step of the renewal.
 SUBSCRIPTIONS = 200

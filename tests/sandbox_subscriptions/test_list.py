@@ -10,17 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope, signed_client
-from tests.sandbox_subscriptions.conftest import (
-    AYSE,
-    MEHMET,
-    ZEYNEP,
-    advance,
-    create,
-    parse,
-    post,
-    sub_body,
-)
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
+from tests.sandbox_subscriptions.api import AYSE, MEHMET, ZEYNEP, create, post, sub_body
+from tests.sandbox_subscriptions.clock import advance, parse
 from workbench.sandbox import DEMO_STORE_ID, SandboxServer
 from workbench.spec import limits
 

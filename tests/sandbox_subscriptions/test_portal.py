@@ -7,8 +7,8 @@ import base64
 import httpx
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import assert_envelope
-from tests.sandbox_subscriptions.conftest import AYSE, create, get
+from tests.sandbox.envelope import assert_envelope
+from tests.sandbox_subscriptions.api import AYSE, create, get
 from workbench.sandbox import SandboxServer
 from workbench.sandbox import db as tables
 

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import database_url, signed_client
-from tests.sandbox_subscriptions.conftest import charges, create, get, parse, tick
+from tests.postgres import database_url
+from tests.sandbox.clients import signed_client
+from tests.sandbox_subscriptions.api import charges, create, get
+from tests.sandbox_subscriptions.clock import parse, tick
 from workbench.sandbox import DEMO_MERCHANT_ID, Sandbox, SandboxConfig, SandboxServer
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import set_business_time

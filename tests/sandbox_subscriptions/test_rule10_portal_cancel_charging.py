@@ -12,8 +12,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope
-from tests.sandbox_subscriptions.conftest import create, get, post, tick
+from tests.sandbox.envelope import assert_envelope
+from tests.sandbox_subscriptions.api import create, get, post
+from tests.sandbox_subscriptions.clock import tick
 
 _PUB = "/v1/public/subscriptions"
 DECISIONS = Path(__file__).resolve().parents[2] / "docs/sandbox/decisions.md"

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope
-from tests.sandbox_subscriptions.conftest import advance, charges, create
+from tests.sandbox.envelope import assert_envelope
+from tests.sandbox_subscriptions.api import charges, create
+from tests.sandbox_subscriptions.clock import advance
 
 DAY = 86_400
 

@@ -12,8 +12,8 @@ import uuid
 
 import httpx
 
-from tests.sandbox.conftest import assert_envelope
-from tests.sandbox_subscriptions.conftest import create
+from tests.sandbox.envelope import assert_envelope
+from tests.sandbox_subscriptions.api import create
 
 _PUB = "/v1/public/subscriptions"
 

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from tests.sandbox_subscriptions.conftest import advance_to, charges, create, get, now, parse
+from tests.sandbox_subscriptions.api import charges, create, get
+from tests.sandbox_subscriptions.clock import advance_to, now, parse
 from workbench.sandbox.subscriptions import add_months, after
 
 

@@ -13,20 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import assert_envelope
-from tests.sandbox_subscriptions.conftest import (
-    AYSE,
-    MEHMET,
-    advance,
-    charges,
-    create,
-    get,
-    now,
-    parse,
-    post,
-    sub_events,
-    tick,
-)
+from tests.sandbox.envelope import assert_envelope
+from tests.sandbox_subscriptions.api import AYSE, MEHMET, charges, create, get, post, sub_events
+from tests.sandbox_subscriptions.clock import advance, now, parse, tick
 from workbench.sandbox.subscriptions import after
 from workbench.spec import SUBSCRIPTION
 

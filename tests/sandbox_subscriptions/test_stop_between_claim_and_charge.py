@@ -17,8 +17,10 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from tests.sandbox.conftest import database_url, signed_client
-from tests.sandbox_subscriptions.conftest import charges, create, get, parse, post, sub_events
+from tests.postgres import database_url
+from tests.sandbox.clients import signed_client
+from tests.sandbox_subscriptions.api import charges, create, get, post, sub_events
+from tests.sandbox_subscriptions.clock import parse
 from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxServer
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import set_business_time

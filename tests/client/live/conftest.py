@@ -6,32 +6,21 @@ runs only when a test asks (``client.sandbox.tick()``, ``settle()``,
 ``advance_clock()``), never on a wall-clock tick, so no outcome depends on when one
 would have happened.
 ``WORKBENCH_TEST_SANDBOX_URL`` points the suite at a sandbox already running
-elsewhere instead (with the default demo keys).
+elsewhere instead (with the default demo keys). `Live`, which the tests import too, is in
+``target.py`` beside this module.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
+from tests.client.live.target import Live
 from workbench._client import Client
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxConfig, SandboxServer
-
-
-@dataclass(frozen=True)
-class Live:
-    """Where the live sandbox is and the demo merchant's keys."""
-
-    base_url: str
-    api_key: str = DEFAULT_API_KEY
-    secret_key: str = DEFAULT_SECRET_KEY
-
-    def client(self, **kwargs: object) -> Client:
-        return Client(self.api_key, self.secret_key, self.base_url, **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
@@ -73,7 +62,6 @@ from workbench.pytest_plugin import (  # noqa: E402
 )
 
 __all__ = [
-    "Live",
     "workbench_async_client",
     "workbench_client",
     "workbench_clock",

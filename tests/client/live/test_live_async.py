@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from tests.client.live.conftest import Live
+from tests.client.live.target import Live
 from workbench._client import AsyncClient
 from workbench._exceptions import NotFoundError, PaymentStateError
 from workbench.tracking import await_for_refund

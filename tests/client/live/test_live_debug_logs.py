@@ -14,7 +14,7 @@ import logging
 import httpx
 import pytest
 
-from tests.client.live.conftest import Live
+from tests.client.live.target import Live
 from workbench._client import Client
 
 CARD_NUMBER = "4543600000000003"  # Luhn-valid, not a built-in test card

@@ -9,7 +9,7 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from tests.client.live.conftest import Live
+from tests.client.live.target import Live
 from workbench._base_client import RequestOptions
 from workbench._client import Client
 from workbench._exceptions import (

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.client.live.conftest import Live
+from tests.client.live.target import Live
 from workbench import models
 from workbench._client import Client
 from workbench._exceptions import (

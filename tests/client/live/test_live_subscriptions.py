@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.client.live.conftest import Live
+from tests.client.live.target import Live
 from workbench._client import AsyncClient, Client
 from workbench._exceptions import NotFoundError, SubscriptionStateError
 from workbench.models import Subscription

@@ -1,0 +1,48 @@
+"""httpx clients for the sandbox that sign every request with `workbench.signing`.
+
+Shared by the sandbox tests (``tests/sandbox``) and the subscription tests
+(``tests/sandbox_subscriptions``); their conftests build the ``client`` fixtures on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.signing import sign_request
+
+__all__ = ["Signer", "signed_client"]
+
+
+class Signer(httpx.Auth):
+    """Signs each request over its exact body bytes with `workbench.signing`."""
+
+    requires_request_body = True
+
+    def __init__(self, api_key: str, secret_key: str) -> None:
+        self.api_key = api_key
+        self.secret_key = secret_key
+
+    def auth_flow(self, request: httpx.Request) -> Iterator[httpx.Request]:
+        headers = sign_request(
+            api_key=self.api_key,
+            secret_key=self.secret_key,
+            method=request.method,
+            url=str(request.url),
+            body=request.content,
+        )
+        request.headers.update(headers.as_dict())
+        yield request
+
+
+def signed_client(
+    base_url: str,
+    api_key: str = DEFAULT_API_KEY,
+    secret_key: str = DEFAULT_SECRET_KEY,
+    **kwargs: Any,
+) -> httpx.Client:
+    """An httpx client that signs every request."""
+    return httpx.Client(base_url=base_url, auth=Signer(api_key, secret_key), timeout=30, **kwargs)

@@ -1,0 +1,148 @@
+"""The test suite's layout: conftests hold fixtures and hooks, and no module imports one.
+
+pytest loads each ``conftest.py`` itself, for the folder it sits in; it is where fixtures
+and hooks go, not a module to import. A helper that several tests use lives in an
+ordinary module named for what it holds (``tests/paths.py``, ``tests/sandbox/clients.py``,
+``tests/client/script.py``...), beside the conftest or in ``tests/`` when several folders
+use it, and the conftest imports it too.
+
+The scan is of the source (``ast``), so a test module that is skipped or never collected
+is checked as well. The repository's root ``conftest.py`` (session hooks and their
+private helpers) is checked for imports of a conftest, not for what it defines.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.paths import ROOT
+
+TESTS = ROOT / "tests"
+
+#: Module-level names a conftest may set besides its fixtures and hooks (pytest reads them).
+_CONFTEST_NAMES = {"__all__", "pytest_plugins", "pytestmark", "collect_ignore",
+                   "collect_ignore_glob"}  # fmt: skip
+
+
+def conftest_imports(source: str) -> list[str]:
+    """The import statements in ``source`` that import a conftest module, one per line.
+
+    Catches ``from tests.sandbox.conftest import x``, ``from .conftest import x``,
+    ``from . import conftest`` and ``import tests.sandbox.conftest``.
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            modules = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        if any("conftest" in module.split(".") for module in modules):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _is_fixture(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if ast.unparse(target) in ("pytest.fixture", "fixture"):
+            return True
+    return False
+
+
+def _allowed_in_conftest(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return isinstance(node.value.value, str)  # the module's docstring
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return _is_fixture(node) or node.name.startswith("pytest_")
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Name) and t.id in _CONFTEST_NAMES for t in targets)
+    if isinstance(node, ast.If):  # ``if TYPE_CHECKING:`` imports
+        return all(isinstance(n, ast.Import | ast.ImportFrom) for n in node.body + node.orelse)
+    return False
+
+
+def not_fixtures_or_hooks(source: str) -> list[str]:
+    """The top-level statements of a conftest's ``source`` that are neither fixture nor hook.
+
+    Imports, the docstring and the names pytest reads (``__all__``, ``pytest_plugins``...)
+    may stay; a helper function, a class or a constant belongs in a module of its own.
+    """
+    found = []
+    for node in ast.parse(source).body:
+        if not _allowed_in_conftest(node):
+            name = getattr(node, "name", None) or ast.unparse(node).splitlines()[0]
+            found.append(f"{node.lineno}: {name}")
+    return found
+
+
+def _test_sources() -> list[Path]:
+    return [ROOT / "conftest.py", *sorted(TESTS.rglob("*.py"))]
+
+
+def test_no_module_of_the_tests_imports_a_conftest() -> None:
+    found = {
+        str(path.relative_to(ROOT)): lines
+        for path in _test_sources()
+        if (lines := conftest_imports(path.read_text("utf-8")))
+    }
+    assert found == {}, "import helpers from a module of their own, not from a conftest"
+
+
+def test_conftests_hold_only_fixtures_and_hooks() -> None:
+    conftests = sorted(TESTS.rglob("conftest.py"))
+    assert len(conftests) >= 8  # the scan sees the suite's conftests
+    found = {
+        str(path.relative_to(ROOT)): lines
+        for path in conftests
+        if (lines := not_fixtures_or_hooks(path.read_text("utf-8")))
+    }
+    assert found == {}, "move these to a module named for what it holds"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from tests.sandbox.conftest import assert_envelope",
+        "from .conftest import ROOT",
+        "from ..conftest import ROOT",
+        "from . import conftest",
+        "from tests.sandbox import conftest as sandbox_fixtures",
+        "import tests.sandbox.conftest",
+    ],
+)
+def test_the_scan_finds_each_way_of_importing_a_conftest(line: str) -> None:
+    source = f"import os\n\n\ndef helper() -> None:\n    {line}\n"
+    assert conftest_imports(source) == [f"5: {line}"]
+
+
+def test_the_scan_leaves_modules_named_like_a_conftest_alone() -> None:
+    source = "from tests.sandbox.clients import signed_client\nimport conftest_tools\n"
+    assert conftest_imports(source) == []
+
+
+def test_the_conftest_scan_names_helpers_and_keeps_fixtures_and_hooks() -> None:
+    source = '''"""Fixtures."""
+from typing import TYPE_CHECKING
+import pytest
+if TYPE_CHECKING:
+    from pathlib import Path
+__all__ = ["db"]
+ROOT = "."
+@pytest.fixture(scope="session")
+def db() -> None: ...
+@pytest.fixture
+async def session() -> None: ...
+def pytest_configure(config: object) -> None: ...
+def txn() -> str: ...
+class Shots: ...
+'''
+    assert not_fixtures_or_hooks(source) == ["7: ROOT = '.'", "13: txn", "14: Shots"]
