@@ -124,7 +124,9 @@ def test_a_recording_of_another_version_is_refused(sqlite_run: Recording, files:
         load_recording(files / "missing.json")
 
 
-_CARD = re.compile(r"(?<!\d)\d{13,19}(?!\d)")
+# A card number stands alone: digits inside an id (``evt_01a20dbe11698400796189c3``) are
+# not one, though a run of them passed the Luhn check once in a while.
+_CARD = re.compile(r"(?<![0-9A-Za-z_])\d{13,19}(?![0-9A-Za-z_])")
 
 
 def _luhn(digits: str) -> bool:
