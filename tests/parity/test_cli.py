@@ -9,7 +9,7 @@ from click.testing import CliRunner, Result
 
 from tests.parity.proxy import DEVIATIONS
 from tests.parity.runs import Seen
-from tests.parity.test_parity import assert_no_secrets
+from tests.parity.secrets import assert_no_secrets
 from workbench.cli import main
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.flows import FLOWS

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 
 from tests.parity.proxy import DEVIATIONS
 from tests.parity.runs import Seen, run_flows
+from tests.parity.secrets import assert_no_secrets, luhn
 from workbench.flows import FLOWS
 from workbench.parity import (
     FORMAT_VERSION,
@@ -124,36 +124,13 @@ def test_a_recording_of_another_version_is_refused(sqlite_run: Recording, files:
         load_recording(files / "missing.json")
 
 
-# A card number stands alone: digits inside an id (``evt_01a20dbe11698400796189c3``) are
-# not one, though a run of them passed the Luhn check once in a while.
-_CARD = re.compile(r"(?<![0-9A-Za-z_])\d{13,19}(?![0-9A-Za-z_])")
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, char in enumerate(reversed(digits)):
-        n = int(char) * (2 if i % 2 else 1)
-        total += n - 9 if n > 9 else n
-    return total % 10 == 0
-
-
-def assert_no_secrets(path: Path, seen: Seen) -> None:
-    """Neither the secrets seen on the wire nor any card number appears in the file."""
-    text = path.read_text(encoding="utf-8")
-    leaked = sorted(s[:6] + "…" for s in seen.values if s in text)
-    assert leaked == [], f"{path.name} holds secrets starting {leaked}"
-    cards = [m for m in _CARD.findall(text) if _luhn(m)]
-    assert cards == [], f"{path.name} holds card numbers"
-    assert not re.search(r"[0-9a-f]{64}", text), f"{path.name} holds a signature or digest"
-
-
 def test_recordings_and_reports_hold_no_secret_key_signature_or_card_number(
     sqlite_run: Recording, deviating_run: Recording, secrets_seen: Seen, files: Path
 ) -> None:
     kinds = {len(v) for v in secrets_seen.values}
     # what was watched: the secret key, X-Signatures (64 hex), ACS pares, bearers, card numbers
     assert 64 in kinds
-    assert any(v.isdigit() and _luhn(v) for v in secrets_seen.values)
+    assert any(v.isdigit() and luhn(v) for v in secrets_seen.values)
     assert any(v.startswith("whsec_") for v in secrets_seen.values)
     report = compare(sqlite_run, deviating_run)
     written = {
