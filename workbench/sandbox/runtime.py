@@ -21,7 +21,7 @@ from workbench.sandbox.migrations import open_schema
 from workbench.sandbox.payments import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
-from workbench.sandbox.reconciler import Reconciler
+from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds import RefundSettlementWork
 from workbench.sandbox.replay import ReplayPurgeWork
 from workbench.sandbox.sessions import SessionExpiryWork
@@ -38,6 +38,26 @@ def _sqlite_folder(url: str) -> Path | None:
     if parsed.get_backend_name() != "sqlite" or is_memory_url(url) or not parsed.database:
         return None
     return Path(parsed.database).parent
+
+
+def _background_work(db: Database, config: SandboxConfig) -> list[DueWork]:
+    """The reconciler's work, in the order it runs at one moment of a merchant's clock."""
+    work: list[DueWork] = [
+        RefundSettlementWork(db),
+        SessionExpiryWork(db),
+        ThreeDSExpiryWork(db, config.threeds_timeout_seconds),
+        RenewalWork(db),
+        WebhookWork(
+            db,
+            config.webhook_timeout_seconds,
+            config.webhook_concurrency,
+            config.webhook_max_attempts,
+        ),
+        IdempotencyPurgeWork(db),
+    ]
+    if config.strict_replay:
+        work.append(ReplayPurgeWork(db))
+    return work
 
 
 class Sandbox:
@@ -99,21 +119,9 @@ class Sandbox:
             if db.is_sqlite and config.workers == 1
             else SharedRateLimiter(db, rate, burst)
         )
-        reconciler = self._reconciler = Reconciler(self)
-        reconciler.register(RefundSettlementWork())
-        reconciler.register(SessionExpiryWork())
-        reconciler.register(ThreeDSExpiryWork(config.threeds_timeout_seconds))
-        reconciler.register(RenewalWork())
-        reconciler.register(
-            WebhookWork(
-                config.webhook_timeout_seconds,
-                config.webhook_concurrency,
-                config.webhook_max_attempts,
-            )
-        )
-        reconciler.register(IdempotencyPurgeWork())
-        if config.strict_replay:
-            reconciler.register(ReplayPurgeWork())
+        self._reconciler = Reconciler(db, config.reconciler_interval_seconds)
+        for work in _background_work(db, config):
+            self._reconciler.register(work)
         return self
 
     @property

@@ -75,7 +75,7 @@ class ChargeShortcut:
                 METHOD,
                 PATH,
                 key,
-                lambda conn: payments.charge(conn, sandbox, caller, body, base, digest),
+                lambda conn: payments.charge(conn, caller, body, base, digest),
                 digest=digest,
             )
 

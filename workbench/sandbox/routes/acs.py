@@ -133,7 +133,7 @@ async def challenge_form(
     return render(
         "acs_done.html",
         static_base=base_url(request, sandbox),
-        return_to=flow.acs_return_url(sandbox, payment_id),
+        return_to=flow.acs_return_url(sandbox.db, payment_id),
         passed=payload["result"] == "Y",
         pares=payload["pares"],
         correlation_id=payload["correlationId"],

@@ -80,7 +80,7 @@ def _once(
     """``action()``'s payload, once per Idempotency-Key: the client retries a POST after a
     5xx, a 429 or a lost connection, and a retried advance must not move the clock twice."""
     reply = run_claimed(
-        sandbox,
+        sandbox.db,
         caller,
         "POST",
         raw_path(request),
@@ -140,7 +140,7 @@ def settle(
     """Then deliver due webhooks."""
 
     def run() -> dict[str, int]:
-        count = refunds.settle_all(sandbox, caller.merchant_id)
+        count = refunds.settle_all(sandbox.db, caller.merchant_id)
         sandbox.reconciler.tick(caller.merchant_id)
         return {"settled": count}
 

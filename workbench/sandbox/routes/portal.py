@@ -48,7 +48,7 @@ def _idempotent(
     request_id = request_id_of(request.scope)
     with sandbox.db.read() as conn:
         caller = service.portal_caller(conn, public_hash, request_id)
-    reply = run_idempotent(sandbox, caller, "POST", _BASE + tail, key, work, digest=digest)
+    reply = run_idempotent(sandbox.db, caller, "POST", _BASE + tail, key, work, digest=digest)
     return reply.to_response(request_id)
 
 

@@ -40,7 +40,7 @@ def create_session(
     """201 with the session; the same transactionId and payload again answers 200 with it."""
     base = checkout_base(request, sandbox)
     reply = run_idempotent(
-        sandbox,
+        sandbox.db,
         caller,
         "POST",
         raw_path(request),

@@ -67,7 +67,7 @@ def create(
 ) -> Response:
     """201 with the subscription and its publicHash (shown only here)."""
     reply = run_idempotent(
-        sandbox,
+        sandbox.db,
         caller,
         "POST",
         raw_path(request),
@@ -146,7 +146,7 @@ def cancel(
 ) -> Response:
     """atPeriodEnd=true keeps it running until nextChargeAt; false cancels at once."""
     reply = run_idempotent(
-        sandbox,
+        sandbox.db,
         caller,
         "POST",
         raw_path(request),
@@ -169,7 +169,7 @@ def _action(name: str, summary: str, model: type[Any], status_code: int = 200) -
         idempotency_key: IdemKey = None,
     ) -> Response:
         reply = run_idempotent(
-            sandbox,
+            sandbox.db,
             caller,
             "POST",
             raw_path(request),

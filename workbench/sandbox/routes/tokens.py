@@ -50,7 +50,7 @@ def create_token(
 
     digest = _shown_card_digest(body)
     reply = run_idempotent(
-        sandbox, caller, "POST", raw_path(request), idempotency_key, work, digest=digest
+        sandbox.db, caller, "POST", raw_path(request), idempotency_key, work, digest=digest
     )
     return reply.to_response(caller.request_id)
 
