@@ -20,15 +20,24 @@ from __future__ import annotations
 import mmap
 import os
 import threading
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from workbench.sandbox.auth import KeyRecord
-
-__all__ = ["KeyCache", "Stamp"]
+__all__ = ["KeyCache", "Keyed", "Stamp"]
 
 #: What `KeyCache.stamp` returns: the local generation and the shared stamp.
 Stamp = tuple[int, bytes]
+
+
+class Keyed(Protocol):
+    """A record kept by its public API key (`workbench.sandbox.auth.KeyRecord`)."""
+
+    @property
+    def api_key(self) -> str:
+        """The public key the record is kept under."""
+        ...
+
+
+R = TypeVar("R", bound=Keyed)
 
 
 class _SharedStamp:
@@ -53,8 +62,8 @@ class _SharedStamp:
         return value
 
 
-class KeyCache:
-    """Known keys by their public value; unknown keys are never kept.
+class KeyCache(Generic[R]):
+    """Known keys' records by their public value; unknown keys are never kept.
 
     Args:
         enabled: whether to keep anything at all.
@@ -69,7 +78,7 @@ class KeyCache:
     ) -> None:
         self.enabled = enabled
         self.confirm = confirm
-        self._records: dict[str, KeyRecord] = {}
+        self._records: dict[str, R] = {}
         self._lock = threading.Lock()
         self._generation = 0
         self._shared = _SharedStamp(stamp_path) if enabled and stamp_path else None
@@ -79,7 +88,7 @@ class KeyCache:
         """Take before reading a record from the database; hand it to `put` with it."""
         return self._generation, self._shared.read() if self._shared is not None else b""
 
-    def get(self, api_key: str) -> KeyRecord | None:
+    def get(self, api_key: str) -> R | None:
         """The kept record, or ``None`` (take a `stamp`, look it up, then `put` it)."""
         if self._shared is not None:
             seen = self._shared.read()
@@ -90,7 +99,7 @@ class KeyCache:
                     self._seen = seen
         return self._records.get(api_key)
 
-    def put(self, record: KeyRecord, stamp: Stamp) -> None:
+    def put(self, record: R, stamp: Stamp) -> None:
         """Keep a record read after ``stamp`` was taken, unless a clear came in between."""
         if self.enabled:
             with self._lock:

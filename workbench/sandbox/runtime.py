@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox import db as tables
 from workbench.sandbox.acs import ensure_acs_secret
+from workbench.sandbox.auth import KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
 from workbench.sandbox.db import Database, is_memory_url
@@ -74,7 +73,7 @@ class Sandbox:
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
         self._db: Database | None = None
-        self._keys: KeyCache | None = None
+        self._keys: KeyCache[KeyRecord] | None = None
         self._limiter: RateLimiter | SharedRateLimiter | None = None
         self._reconciler: Reconciler | None = None
         self._acs_secret: str | None = None
@@ -137,7 +136,7 @@ class Sandbox:
         return self._db
 
     @property
-    def keys(self) -> KeyCache:
+    def keys(self) -> KeyCache[KeyRecord]:
         """API key records kept between requests (once open)."""
         if self._keys is None:
             raise RuntimeError(_NOT_OPEN)
@@ -186,15 +185,3 @@ class Sandbox:
     def tick(self, merchant_id: str | None = None) -> dict[str, int]:
         """One reconciler pass now (one merchant or all)."""
         return self.reconciler.tick(merchant_id)
-
-    def consume_fail_next(self, merchant_id: str, mode: str) -> str | None:
-        """Take the merchant's pending fail-next switch, once; ``None`` if another took it."""
-        m = tables.merchants
-        with self.db.write() as conn:
-            done = conn.execute(
-                sa.update(m)
-                .where(m.c.id == merchant_id, m.c.fail_next == mode)
-                .values(fail_next=None)
-            )
-        self.keys.clear()
-        return mode if done.rowcount == 1 else None

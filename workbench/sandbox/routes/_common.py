@@ -1,4 +1,4 @@
-"""What every router shares: documented error responses, base URLs, the raw path."""
+"""What every router shares: the running sandbox, documented errors, base URLs, the raw path."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ __all__ = [
     "base_url",
     "checkout_base",
     "raw_path",
+    "sandbox_of",
 ]
 
 _ENVELOPE: dict[str, Any] = {"model": ErrorEnvelope}
@@ -45,6 +46,14 @@ CHARGE_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 #: OpenAPI security requirement of signed routes.
 SIGNED: list[dict[str, list[str]]] = [{"ApiKey": [], "Signature": [], "Timestamp": []}]
+
+
+# ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
+# thread, two thread switches per dependency per request.
+async def sandbox_of(request: Request) -> Sandbox:
+    """The `Sandbox` serving this app (a FastAPI dependency)."""
+    sandbox: Sandbox = request.app.state.sandbox
+    return sandbox
 
 
 def base_url(request: Request, sandbox: Sandbox) -> str:

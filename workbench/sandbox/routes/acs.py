@@ -18,10 +18,9 @@ from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import FormError, parse_body
 from workbench.sandbox.checkout.rendering import render
-from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.errors import ApiError, request_id_of
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url
+from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url, sandbox_of
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import StrictRequest
 

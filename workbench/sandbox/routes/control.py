@@ -12,11 +12,11 @@ from starlette.responses import Response
 from workbench.sandbox import control, events, refunds
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import iso
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.errors import ApiError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path, sandbox_of
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import StrictRequest, Url
 

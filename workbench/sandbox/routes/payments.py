@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Header, Path, Request
 from starlette.responses import Response
 
 from workbench.sandbox import payments, refunds
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
 from workbench.sandbox.replies import Reply
@@ -19,6 +19,7 @@ from workbench.sandbox.routes._common import (
     SIGNED,
     base_url,
     raw_path,
+    sandbox_of,
 )
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import (

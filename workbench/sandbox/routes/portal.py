@@ -7,11 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Request
 from starlette.responses import Response
 
-from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url, checkout_base
+from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url, checkout_base, sandbox_of
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.schemas import (

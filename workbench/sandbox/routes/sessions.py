@@ -8,9 +8,15 @@ from fastapi import APIRouter, Depends, Header, Request
 from starlette.responses import Response
 
 from workbench.sandbox import sessions
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
+from workbench.sandbox.routes._common import (
+    ERROR_RESPONSES,
+    SIGNED,
+    checkout_base,
+    raw_path,
+    sandbox_of,
+)
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.schemas import SessionRequest, SessionResponse
 

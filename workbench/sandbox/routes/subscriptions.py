@@ -7,10 +7,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, Query, Request
 from starlette.responses import Response
 
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path, sandbox_of
 from workbench.sandbox.runtime import Sandbox
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.cursor import ensure_secret
