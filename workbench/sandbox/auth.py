@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_PUBLIC_ROUTES",
+    "KEY_TABLES",
     "AuthMiddleware",
     "KeyRecord",
     "Running",
@@ -95,9 +96,11 @@ def canonicalise_path(scope: Scope) -> None:
         scope["raw_path"] = bytes(raw).rstrip(b"/") or b"/"
 
 
+#: The tables a `KeyRecord` is read from: a change to any of them empties the `KeyCache`.
+KEY_TABLES = (tables.api_keys, tables.merchants, tables.rate_limits)
 # A key and its merchant's switches, in one statement built once (read on every signed
 # request on PostgreSQL).
-_K, _M, _L = tables.api_keys, tables.merchants, tables.rate_limits
+_K, _M, _L = KEY_TABLES
 _KEY_LOOKUP = (
     sa.select(
         _K.c.api_key,
@@ -493,7 +496,6 @@ class AuthMiddleware:
             mode = await anyio.to_thread.run_sync(
                 consume_fail_next, db, record.merchant_id, record.fail_next
             )
-            self.sandbox.keys.clear()
             if mode is not None:
                 return await self._fail(mode)
         delay = record.latency_ms + self.latency_ms

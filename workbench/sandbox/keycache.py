@@ -1,11 +1,14 @@
 """`KeyCache`: API key records kept between requests.
 
-Every change to a key or to a merchant's control switches (fail-next, latency, its
-rate limit, reset) passes through `KeyCache.clear`. Several processes serving one
-SQLite file (``workbench sandbox --workers N``) share a stamp: eight bytes of a file
-beside the database, mapped into each process's memory, which ``clear`` rewrites and
-every lookup compares, so a change made through one process empties every cache
-before the change's own answer is sent.
+The cache empties itself when what it keeps changes (`KeyCache.watch`): a statement
+that inserts, updates or deletes rows of a table the records are read from (a key, a
+merchant's control switches: fail-next, latency, its rate limit, a reset) marks its
+connection, and once that connection's transaction has ended, committed, the cache
+is cleared. Writers need not remember it. Several processes serving one SQLite file
+(``workbench sandbox --workers N``) share a stamp: eight bytes of a file beside the
+database, mapped into each process's memory, which `KeyCache.clear` rewrites and every
+lookup compares, so a change made through one process empties every cache before the
+change's own answer is sent.
 
 A PostgreSQL sandbox may run workers on other machines, which no stamp reaches, and
 its rows may be changed by anyone: there a kept record is only a guess
@@ -20,7 +23,10 @@ from __future__ import annotations
 import mmap
 import os
 import threading
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Iterable
+from typing import Any, Generic, Protocol, TypeVar
+
+import sqlalchemy as sa
 
 __all__ = ["KeyCache", "Keyed", "Stamp"]
 
@@ -38,6 +44,9 @@ class Keyed(Protocol):
 
 
 R = TypeVar("R", bound=Keyed)
+#: The mark a connection carries (in its pool record's ``info``) after it changed a
+#: watched table, until it goes back to the pool.
+_CHANGED = "workbench.keycache.changed"
 
 
 class _SharedStamp:
@@ -106,13 +115,41 @@ class KeyCache(Generic[R]):
                 if stamp == self.stamp():
                     self._records[record.api_key] = record
 
+    def watch(self, engine: sa.Engine, tables: Iterable[sa.Table]) -> None:
+        """Clear whenever a transaction of ``engine`` that changed ``tables`` has ended.
+
+        A statement run through SQLAlchemy (``Connection.execute``) that inserts,
+        updates or deletes rows of one of ``tables`` marks its connection; when the
+        connection goes back to the pool, after its COMMIT (or its rollback: then the
+        clear was not needed, and costs one lookup per key), the cache is cleared. Not
+        before the commit: a request that read the row meanwhile would keep the old
+        record. Statements of `workbench.sandbox.prepared` (the charge's) and textual SQL
+        are not seen; none of them writes a key's tables.
+
+        Args:
+            engine: the database's engine.
+            tables: the tables the kept records are read from.
+        """
+        watched = frozenset(tables)
+
+        def noticed(conn: sa.Connection, statement: Any, *_args: Any) -> None:
+            if isinstance(statement, sa.sql.dml.UpdateBase) and statement.table in watched:
+                conn.info[_CHANGED] = True
+
+        def returned(_dbapi_conn: Any, record: Any) -> None:
+            if record.info.pop(_CHANGED, False):
+                self.clear()
+
+        sa.event.listen(engine, "after_execute", noticed)
+        sa.event.listen(engine, "checkin", returned)
+
     def discard(self, api_key: str) -> None:
         """Forget one key's record (found out of date)."""
         with self._lock:
             self._records.pop(api_key, None)
 
     def clear(self) -> None:
-        """Forget every record, in every process: call after changing a key or a switch."""
+        """Forget every record, in every process (`watch` calls it on a change)."""
         with self._lock:
             self._records.clear()
             self._generation += 1

@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from workbench.sandbox.acs import ensure_acs_secret
-from workbench.sandbox.auth import KeyRecord
+from workbench.sandbox.auth import KEY_TABLES, KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
 from workbench.sandbox.db import Database, is_memory_url
@@ -111,6 +111,7 @@ class Sandbox:
         self._keys = KeyCache(
             enabled=True, stamp_path=db.sidecar("keys.stamp"), confirm=not db.is_sqlite
         )
+        self._keys.watch(db.engine, KEY_TABLES)
         rate, burst = config.rate_limit_per_second, config.rate_limit_burst
         # Several processes on one database count one limit together, in the database.
         self._limiter = (

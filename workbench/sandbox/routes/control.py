@@ -156,7 +156,6 @@ def reset(
     def run() -> dict[str, Any]:
         with sandbox.db.write() as conn:
             deleted = control.reset_merchant(conn, caller.merchant_id)
-        sandbox.keys.clear()
         sandbox.limiter.forget(caller.merchant_id)
         return {"deleted": deleted}
 
@@ -205,12 +204,7 @@ def fail_next(
     def run() -> dict[str, str]:
         mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
         with sandbox.db.write() as conn:
-            conn.execute(
-                tables.merchants.update()
-                .where(tables.merchants.c.id == caller.merchant_id)
-                .values(fail_next=mode)
-            )
-        sandbox.keys.clear()
+            control.set_fail_next(conn, caller.merchant_id, mode)
         return {"failNext": body.mode}
 
     return _once(request, sandbox, caller, idempotency_key, body, run)
@@ -228,12 +222,7 @@ def latency(
 
     def run() -> dict[str, int]:
         with sandbox.db.write() as conn:
-            conn.execute(
-                tables.merchants.update()
-                .where(tables.merchants.c.id == caller.merchant_id)
-                .values(latency_ms=body.milliseconds)
-            )
-        sandbox.keys.clear()
+            control.set_latency(conn, caller.merchant_id, body.milliseconds)
         return {"latencyMs": body.milliseconds}
 
     return _once(request, sandbox, caller, idempotency_key, body, run)
@@ -252,7 +241,6 @@ def rate_limit(
     def run() -> dict[str, Any]:
         with sandbox.db.write() as conn:
             control.set_rate_limit(conn, caller.merchant_id, body.perSecond, body.burst)
-        sandbox.keys.clear()
         sandbox.limiter.forget(caller.merchant_id)
         return {"perSecond": body.perSecond, "burst": body.burst}
 
