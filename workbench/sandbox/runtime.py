@@ -5,12 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from fastapi import Request
 from sqlalchemy.engine import make_url
 
 from workbench.sandbox.acs import ensure_acs_secret
 from workbench.sandbox.auth import KEY_TABLES, KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
+from workbench.sandbox.context import base_url_of
 from workbench.sandbox.db import Database, is_memory_url
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
@@ -26,7 +28,7 @@ from workbench.sandbox.replay import ReplayPurgeWork
 from workbench.sandbox.sessions import SessionExpiryWork
 from workbench.sandbox.subscriptions import RenewalWork
 
-__all__ = ["Sandbox"]
+__all__ = ["Sandbox", "base_url", "sandbox_of"]
 
 _NOT_OPEN = "the sandbox is not open yet: call open() or start() (the app does on startup)"
 
@@ -186,3 +188,16 @@ class Sandbox:
     def tick(self, merchant_id: str | None = None) -> dict[str, int]:
         """One reconciler pass now (one merchant or all)."""
         return self.reconciler.tick(merchant_id)
+
+
+# ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
+# thread, two thread switches per dependency per request.
+async def sandbox_of(request: Request) -> Sandbox:
+    """The `Sandbox` serving this app (a FastAPI dependency)."""
+    sandbox: Sandbox = request.app.state.sandbox
+    return sandbox
+
+
+def base_url(request: Request, sandbox: Sandbox) -> str:
+    """The address clients reach this sandbox at (the configured one, else the Host's)."""
+    return base_url_of(request.scope, sandbox.config.public_base_url)

@@ -27,8 +27,7 @@ from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
 from workbench.sandbox.checkout.rendering import qr_svg, render, script, stylesheet
 from workbench.sandbox.clock import iso
 from workbench.sandbox.errors import ApiError, request_id_of
-from workbench.sandbox.routes._common import base_url, sandbox_of
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 
 __all__ = ["ended_page", "router"]
 

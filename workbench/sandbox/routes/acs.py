@@ -20,8 +20,8 @@ from workbench.sandbox.checkout.forms import FormError, parse_body
 from workbench.sandbox.checkout.rendering import render
 from workbench.sandbox.errors import ApiError, request_id_of
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url, sandbox_of
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.routes._common import PUBLIC_ERRORS
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 from workbench.sandbox.schemas import StrictRequest
 
 __all__ = ["ChallengeRequest", "ChallengeResponse", "router"]

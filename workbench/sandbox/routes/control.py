@@ -16,8 +16,8 @@ from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.errors import ApiError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path, sandbox_of
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
+from workbench.sandbox.runtime import Sandbox, sandbox_of
 from workbench.sandbox.schemas import StrictRequest, Url
 
 __all__ = ["router"]

@@ -17,11 +17,9 @@ from workbench.sandbox.routes._common import (
     ERROR_RESPONSES,
     PUBLIC_ERRORS,
     SIGNED,
-    base_url,
     raw_path,
-    sandbox_of,
 )
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 from workbench.sandbox.schemas import (
     CaptureRequest,
     CaptureResponse,

@@ -10,8 +10,8 @@ from starlette.responses import Response
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url, checkout_base, sandbox_of
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.routes._common import PUBLIC_ERRORS, checkout_base
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.schemas import (
     EmptyRequest,

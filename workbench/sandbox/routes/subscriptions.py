@@ -10,8 +10,8 @@ from starlette.responses import Response
 from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path, sandbox_of
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
+from workbench.sandbox.runtime import Sandbox, sandbox_of
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.cursor import ensure_secret
 from workbench.sandbox.subscriptions.schemas import (

@@ -15,8 +15,8 @@ from workbench.sandbox.clock import business_now
 from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path, sandbox_of
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
+from workbench.sandbox.runtime import Sandbox, sandbox_of
 from workbench.sandbox.schemas import TokenRequest, TokenResponse
 
 __all__ = ["router"]
