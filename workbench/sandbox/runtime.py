@@ -1,4 +1,11 @@
-"""`Sandbox`: one running sandbox's state: configuration, database, reconciler, limiter."""
+"""`Sandbox`: one running sandbox, assembled: configuration, database, key cache, limiter,
+reconciler and its work.
+
+With `workbench.sandbox.app` this is the composition root: the background work is built
+here with what it needs and registered in one list (`_background_work`). Only the edge
+(routes, the app, the server, the command line) imports this module; the routes reach
+the `Sandbox` through `sandbox_of`.
+"""
 
 from __future__ import annotations
 
