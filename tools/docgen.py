@@ -46,6 +46,7 @@ from workbench.config import (
     mask_secret,
 )
 from workbench.money import format_try, kurus_to_lira, to_kurus
+from workbench.sandbox.app import create_app
 from workbench.sandbox.cards import (
     CHALLENGE_CODE,
     CHARGE_DECLINES,
@@ -767,7 +768,7 @@ def cli_reference() -> str:
 
 def openapi_document() -> dict[str, Any]:
     """The sandbox's OpenAPI document (building the app touches no database)."""
-    document: dict[str, Any] = json.loads(openapi_json())
+    document: dict[str, Any] = json.loads(openapi_json(create_app()))
     return document
 
 
@@ -920,7 +921,7 @@ def render(root: Path) -> dict[Path, str]:
     }
     for name, machine in machines.items():
         out[GENERATED_DIR / f"states-{name}.md"] = state_machine(machine)
-    out[OPENAPI_JSON] = openapi_json()
+    out[OPENAPI_JSON] = openapi_json(create_app())
     return out
 
 

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.sandbox.app import create_app
 from workbench.sandbox.openapi import openapi_json
 from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
 from workbench.signing import sign_request
@@ -41,7 +42,7 @@ def prism(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         print(reason)
         pytest.skip(reason)
     document = tmp_path_factory.mktemp("prism") / "openapi.json"
-    document.write_text(openapi_json(), encoding="utf-8")
+    document.write_text(openapi_json(create_app()), encoding="utf-8")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

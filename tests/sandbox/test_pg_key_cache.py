@@ -52,9 +52,15 @@ def _payments(server: SandboxServer, transaction_id: str) -> int:
 
 
 def _update_key(server: SandboxServer, api_key: str, **values: object) -> None:
+    """Change the key's row in the database directly: no worker's engine sees the write
+    (a change through one empties its own cache, `KeyCache.watch`)."""
     k = tables.api_keys
-    with server.sandbox.db.write() as conn:
-        conn.execute(sa.update(k).where(k.c.api_key == api_key).values(**values))
+    engine = sa.create_engine(server.config.db_url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.update(k).where(k.c.api_key == api_key).values(**values))
+    finally:
+        engine.dispose()
 
 
 def _warm(server: SandboxServer, api_key: str, secret: str) -> None:

@@ -38,13 +38,13 @@ def test_an_unfinished_renewal_is_finished_exactly_once_after_restart(
 
     # A pass that died: the first steps of the reconciler ran, the last did not.
     crashed = Sandbox(config).open()
-    work = RenewalWork()
+    work = RenewalWork(crashed.db)
     with crashed.db.write() as conn:
         set_business_time(conn, DEMO_MERCHANT_ID, due + timedelta(seconds=1))
-    settled, claimed = work.claim_due(crashed, DEMO_MERCHANT_ID, due)
+    settled, claimed = work.claim_due(DEMO_MERCHANT_ID, due)
     assert (settled, len(claimed)) == (0, 1)
     if stopped_after == "charge":
-        work.charge_claims(crashed, DEMO_MERCHANT_ID, claimed, due)
+        work.charge_claims(DEMO_MERCHANT_ID, claimed, due)
     crashed.stop()
 
     with SandboxServer(config) as second, signed_client(second.base_url) as client:

@@ -41,18 +41,18 @@ def _claimed(server: SandboxServer, client: httpx.Client) -> tuple[dict[str, Any
     due = parse(sub["nextChargeAt"]) + timedelta(seconds=1)
     with server.sandbox.db.write() as conn:
         set_business_time(conn, DEMO_MERCHANT_ID, due)
-    settled, claimed = RenewalWork().claim_due(server.sandbox, DEMO_MERCHANT_ID, due)
+    settled, claimed = RenewalWork(server.sandbox.db).claim_due(DEMO_MERCHANT_ID, due)
     assert (settled, len(claimed)) == (0, 1)
     return sub, claimed
 
 
 def _charge_and_finish(server: SandboxServer, claimed: list[int]) -> None:
-    work = RenewalWork()
+    work = RenewalWork(server.sandbox.db)
     with server.sandbox.db.read() as conn:
         now = conn.execute(sa.select(sa.func.max(subscription_charges.c.due_at))).scalar_one()
     now += timedelta(seconds=1)
-    work.charge_claims(server.sandbox, DEMO_MERCHANT_ID, claimed, now)
-    work.finish_claims(server.sandbox, DEMO_MERCHANT_ID, claimed, now)
+    work.charge_claims(DEMO_MERCHANT_ID, claimed, now)
+    work.finish_claims(DEMO_MERCHANT_ID, claimed, now)
 
 
 def _renewal_payments(server: SandboxServer, sub_id: str) -> int:

@@ -23,9 +23,10 @@ def openapi(output: Path | None) -> None:
     Hand it to a client generator, a mock server or a test tool:
     ``workbench openapi > openapi.json``. Nothing is started and no database is opened.
     """
+    from workbench.sandbox.app import create_app
     from workbench.sandbox.openapi import openapi_json
 
-    text = openapi_json()
+    text = openapi_json(create_app())
     if output is None:
         click.echo(text, nl=False)
     else:

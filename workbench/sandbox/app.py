@@ -123,16 +123,18 @@ def create_app(
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    config = sandbox.config
     if shortcut:
-        app.add_middleware(ChargeShortcut, sandbox=sandbox)
+        app.add_middleware(ChargeShortcut, sandbox=sandbox, public_base_url=config.public_base_url)
     app.add_middleware(
         AuthMiddleware,
         sandbox=sandbox,
+        strict_replay=config.strict_replay,
+        latency_ms=config.latency_ms,
         public_routes=(_FRONT_DOOR, *RETURN_PAGE_ROUTES, *public_routes),
         # The shortcut confirms a guessed key record (PostgreSQL) in its transaction.
         confirming_routes=((charge_shortcut.METHOD, charge_shortcut.PATH),) if shortcut else (),
     )
-    config = sandbox.config
     app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))
     app.add_middleware(RequestIdMiddleware)
     return app

@@ -27,7 +27,7 @@ import asyncio
 import functools
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import anyio.to_thread
 import sqlalchemy as sa
@@ -45,16 +45,20 @@ from workbench.spec import limits
 
 if TYPE_CHECKING:
     from workbench.sandbox.db import Database
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.keycache import KeyCache
+    from workbench.sandbox.ratelimit import RateLimiter
 
 __all__ = [
     "DEFAULT_PUBLIC_ROUTES",
+    "KEY_TABLES",
     "AuthMiddleware",
     "KeyRecord",
+    "Running",
     "StaleKey",
     "canonicalise_path",
     "confirm_guess",
     "confirm_key",
+    "consume_fail_next",
     "guessed_key",
     "key_read",
     "look_up",
@@ -92,9 +96,11 @@ def canonicalise_path(scope: Scope) -> None:
         scope["raw_path"] = bytes(raw).rstrip(b"/") or b"/"
 
 
+#: The tables a `KeyRecord` is read from: a change to any of them empties the `KeyCache`.
+KEY_TABLES = (tables.api_keys, tables.merchants, tables.rate_limits)
 # A key and its merchant's switches, in one statement built once (read on every signed
 # request on PostgreSQL).
-_K, _M, _L = tables.api_keys, tables.merchants, tables.rate_limits
+_K, _M, _L = KEY_TABLES
 _KEY_LOOKUP = (
     sa.select(
         _K.c.api_key,
@@ -153,6 +159,29 @@ class StaleKey(Exception):
     """A guessed key record differs from the database's row: authenticate again."""
 
 
+class Running(Protocol):
+    """What authentication uses of a running sandbox.
+
+    They exist once the app has started (its startup opens the database), after the
+    app built its middleware: `AuthMiddleware` reads them per request.
+    """
+
+    @property
+    def db(self) -> Database:
+        """The sandbox database."""
+        ...
+
+    @property
+    def keys(self) -> KeyCache[KeyRecord]:
+        """Key records kept between requests."""
+        ...
+
+    @property
+    def limiter(self) -> RateLimiter:
+        """The per-key rate limiter."""
+        ...
+
+
 #: Where `AuthMiddleware` leaves a guessed record for the next layer to confirm.
 _GUESS = "guessed_key"
 
@@ -162,6 +191,19 @@ def look_up(db: Database, api_key: str) -> KeyRecord | None:
     with db.read() as conn:
         row = prepared.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
     return None if row is None else KeyRecord(row)
+
+
+def consume_fail_next(db: Database, merchant_id: str, mode: str) -> str | None:
+    """Take the merchant's pending fail-next switch, once; ``None`` if another took it.
+
+    Blocking: run it in a thread.
+    """
+    m = tables.merchants
+    with db.write() as conn:
+        done = conn.execute(
+            sa.update(m).where(m.c.id == merchant_id, m.c.fail_next == mode).values(fail_next=None)
+        )
+    return mode if done.rowcount == 1 else None
 
 
 def key_read(api_key: str) -> tuple[prepared.Statement, dict[str, str]]:
@@ -252,7 +294,10 @@ class AuthMiddleware:
 
     Args:
         app: the wrapped application.
-        sandbox: the running sandbox (keys, rate limiter, control switches).
+        sandbox: the running sandbox's database, key records and rate limiter.
+        strict_replay: refuse a signature seen before on a state-changing request
+            (`workbench.sandbox.replay`).
+        latency_ms: simulated latency added to every gated request.
         public_routes: extra (method, path regex) pairs that need no signature.
         confirming_routes: (method, path) of requests the wrapped application serves
             on a guessed key record and confirms (`confirm_key`, `confirm_guess`).
@@ -261,12 +306,17 @@ class AuthMiddleware:
     def __init__(
         self,
         app: ASGIApp,
-        sandbox: Sandbox,
+        sandbox: Running,
+        *,
+        strict_replay: bool = False,
+        latency_ms: int = 0,
         public_routes: Iterable[tuple[str, str]] = (),
         confirming_routes: Iterable[tuple[str, str]] = (),
     ) -> None:
         self.app = app
         self.sandbox = sandbox
+        self.strict_replay = strict_replay
+        self.latency_ms = latency_ms
         self.public = [
             (method, re.compile(pattern))
             for method, pattern in (*DEFAULT_PUBLIC_ROUTES, *public_routes)
@@ -332,7 +382,7 @@ class AuthMiddleware:
             await error_response(code, message, rid, extra)(scope, receive, send)
             return
         record, guessed = found
-        strict = self.sandbox.config.strict_replay and method not in SAFE_METHODS
+        strict = self.strict_replay and method not in SAFE_METHODS
         if strict and not state.get("signature_recorded"):
             if not await self._first_use(record, headers):
                 message = (
@@ -442,12 +492,13 @@ class AuthMiddleware:
             retry = limiter.retry_after(wait)
             return "SVC-GW-1004", "rate limit exceeded for this API key", {"Retry-After": retry}
         if record.fail_next is not None:
+            db = self.sandbox.db
             mode = await anyio.to_thread.run_sync(
-                self.sandbox.consume_fail_next, record.merchant_id, record.fail_next
+                consume_fail_next, db, record.merchant_id, record.fail_next
             )
             if mode is not None:
                 return await self._fail(mode)
-        delay = record.latency_ms + self.sandbox.config.latency_ms
+        delay = record.latency_ms + self.latency_ms
         if delay > 0:
             await asyncio.sleep(delay / 1000)
         return None

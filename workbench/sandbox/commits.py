@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-
-if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
 
 __all__ = ["TransactionGroup"]
 
@@ -27,14 +23,14 @@ class TransactionGroup:
     """An open write transaction owned by one thread, shared by that thread's writes.
 
     Args:
-        db: the SQLite file database; the caller holds its write lock, which the group
-            releases when it ends.
+        engine: the SQLite file database's engine; the caller holds its write lock.
+        ended: called once the group has ended, committed or not: it releases the lock.
     """
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, engine: sa.Engine, ended: Callable[[TransactionGroup], None]) -> None:
         self.thread = threading.get_ident()
-        self.conn = db.engine.connect().execution_options(sqlite_immediate=True)
-        self._db = db
+        self.conn = engine.connect().execution_options(sqlite_immediate=True)
+        self._ended = ended
         try:
             self.conn.begin()
         except BaseException:
@@ -72,5 +68,5 @@ class TransactionGroup:
             try:
                 self.conn.close()
             finally:  # the write lock must be released whatever happened above
-                self._db.end_group(self)
+                self._ended(self)
         return None

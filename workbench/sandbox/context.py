@@ -1,19 +1,15 @@
-"""What a route knows about its request: the running sandbox and the authenticated caller."""
+"""What a request carries for the code that serves it: the authenticated caller, its address."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from fastapi import Request
 from starlette.types import Scope
 
 from workbench.sandbox.errors import ApiError, request_id_of
 
-if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
-
-__all__ = ["Caller", "base_url_of", "caller_of", "sandbox_of"]
+__all__ = ["Caller", "base_url_of", "caller_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,12 +31,6 @@ class Caller:
 
 # The dependencies are ``async`` so FastAPI calls them on the loop: it would hand a plain
 # function to a worker thread, two thread switches per dependency per request.
-async def sandbox_of(request: Request) -> Sandbox:
-    """The `Sandbox` serving this app (a FastAPI dependency)."""
-    sandbox: Sandbox = request.app.state.sandbox
-    return sandbox
-
-
 async def caller_of(request: Request) -> Caller:
     """The authenticated caller (a FastAPI dependency); public routes have none."""
     caller = (request.scope.get("state") or {}).get("caller")

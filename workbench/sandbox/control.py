@@ -11,7 +11,14 @@ from workbench.sandbox.cards import TEST_CARDS
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.fixtures import reseed_customers
 
-__all__ = ["KEEP_ON_RESET", "fixtures_view", "reset_merchant", "set_rate_limit"]
+__all__ = [
+    "KEEP_ON_RESET",
+    "fixtures_view",
+    "reset_merchant",
+    "set_fail_next",
+    "set_latency",
+    "set_rate_limit",
+]
 
 #: Tables a reset leaves alone (the merchant's identity and keys).
 KEEP_ON_RESET = frozenset({"merchants", "stores", "api_keys", "meta", "leases"})
@@ -81,6 +88,18 @@ def reset_merchant(conn: sa.Connection, merchant_id: str) -> dict[str, int]:
     )
     reseed_customers(conn, merchant_id)
     return deleted
+
+
+def set_fail_next(conn: sa.Connection, merchant_id: str, mode: str) -> None:
+    """Make the merchant's next gated request fail (``429``, ``500`` or ``timeout:<s>``)."""
+    m = tables.merchants
+    conn.execute(sa.update(m).where(m.c.id == merchant_id).values(fail_next=mode))
+
+
+def set_latency(conn: sa.Connection, merchant_id: str, milliseconds: int) -> None:
+    """Add simulated latency to every gated request of the merchant (0: none)."""
+    m = tables.merchants
+    conn.execute(sa.update(m).where(m.c.id == merchant_id).values(latency_ms=milliseconds))
 
 
 def set_rate_limit(

@@ -577,7 +577,7 @@ class Database:
             loop = asyncio.get_running_loop()
             writes = self._writes
             if writes is None or writes.loop is not loop:
-                writes = self._writes = LoopWrites(self, loop)
+                writes = self._writes = LoopWrites(self.lock, self.begin_group, loop)
             return await writes.run(work)
         if not self.lock.acquire(blocking=False):
             return await anyio.to_thread.run_sync(work)
@@ -602,7 +602,7 @@ class Database:
 
     def begin_group(self) -> TransactionGroup:
         """Open a group for this thread's writes; the caller holds the write lock."""
-        group = self._group = TransactionGroup(self)
+        group = self._group = TransactionGroup(self.engine, self.end_group)
         return group
 
     def end_group(self, group: TransactionGroup) -> None:

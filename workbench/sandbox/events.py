@@ -37,7 +37,7 @@ from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
 
 if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
 __all__ = [
     "RETRY_DELAYS",
@@ -203,7 +203,10 @@ class WebhookWork:
 
     name = "webhooks"
 
-    def __init__(self, timeout_seconds: float, concurrency: int, max_attempts: int) -> None:
+    def __init__(
+        self, db: Database, timeout_seconds: float, concurrency: int, max_attempts: int
+    ) -> None:
+        self.db = db
         self.timeout_seconds = timeout_seconds
         self.concurrency = concurrency
         self.max_attempts = max_attempts
@@ -240,7 +243,7 @@ class WebhookWork:
         """When the earliest attempt that may be made falls due."""
         return min((h.next_attempt_at for h in self._heads(conn, merchant_id)), default=None)
 
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime) -> int:
         """Attempt every due delivery; returns how many attempts were made.
 
         An object's next event is attempted in the same pass once the one before it
@@ -248,7 +251,7 @@ class WebhookWork:
         """
         attempted = 0
         while True:
-            with sandbox.db.write() as conn:
+            with self.db.write() as conn:
                 due = [h for h in self._heads(conn, merchant_id) if h.next_attempt_at <= now]
                 # Claim the batch so a concurrent pass does not deliver it twice.
                 for row in due:
@@ -273,7 +276,7 @@ class WebhookWork:
             results = _run(self._post_all(batch))
             delivered = 0
             for delivery, (status, error) in zip(batch, results, strict=True):
-                self._record(sandbox, merchant_id, delivery, status, error)
+                self._record(merchant_id, delivery, status, error)
                 delivered += error is None
             attempted += len(batch)
             if not delivered:
@@ -326,14 +329,13 @@ class WebhookWork:
 
     def _record(
         self,
-        sandbox: Sandbox,
         merchant_id: str,
         delivery: _Delivery,
         status: int | None,
         error: str | None,
     ) -> None:
         attempt = delivery.attempt
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             now = business_now(conn, merchant_id)
             conn.execute(
                 sa.insert(_D).values(

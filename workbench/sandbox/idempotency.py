@@ -14,7 +14,8 @@ endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the 
    finds the finished record.
 2. Same key, same body hash, finished: the stored status, body and X-Request-Id are
    returned verbatim. A *provisional* answer (a 202 refund) is not final: the
-   object's current state is reported, and its first final answer is stored.
+   object's current state is reported (by the route's ``refresh``), and its first
+   final answer is stored.
 3. Same key, another body: SVC-GW-2001. A record still ``pending`` (only a sandbox
    of an earlier version wrote one before its answer): SVC-GW-2002 (retryable) until
    its claim lapses, then it is taken over.
@@ -49,11 +50,11 @@ from workbench.sandbox.replies import Reply
 from workbench.spec import limits
 
 if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
 __all__ = [
-    "PROVISIONAL",
     "IdempotencyPurgeWork",
+    "Refresh",
     "Work",
     "claim_reads",
     "fingerprint",
@@ -64,8 +65,8 @@ __all__ = [
 ]
 
 Work = Callable[[sa.Connection], Reply]
-#: kind -> function rebuilding a provisional reply from the object's current state.
-PROVISIONAL: dict[str, Callable[[sa.Connection, str, str], Reply]] = {}
+#: Rebuilds a provisional reply from its object's current state, given the object's id.
+Refresh = Callable[[sa.Connection, str], Reply]
 
 _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 #: A claim older than this whose request never finished (a crash) may be taken over.
@@ -125,7 +126,12 @@ def claim_reads(
 
 
 def _claim(
-    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str
+    conn: sa.Connection,
+    caller: Caller,
+    endpoint: str,
+    key: str,
+    digest: str,
+    refresh: Refresh | None,
 ) -> Reply | tuple[str, None] | tuple[None, int | None]:
     """A `Reply` to send, ``(code, None)`` on conflict, or ``(None, id)`` to run the work:
     the id of a stale record taken over, ``None`` for a key seen for the first time."""
@@ -150,16 +156,19 @@ def _claim(
         )
         return None, int(row.id)
     if row.provisional_kind:
-        return _refresh(conn, caller, row)
+        return _refresh(conn, caller, row, refresh)
     reply = Reply(int(row.status_code), bytes(row.body))
     reply.headers["X-Request-Id"] = str(row.request_id)
     reply.headers["Idempotent-Replayed"] = "true"
     return reply
 
 
-def _refresh(conn: sa.Connection, caller: Caller, row: tables.AnyRow) -> Reply:
-    rebuild = PROVISIONAL[str(row.provisional_kind)]
-    reply = rebuild(conn, str(row.provisional_kind), str(row.provisional_id))
+def _refresh(
+    conn: sa.Connection, caller: Caller, row: tables.AnyRow, refresh: Refresh | None
+) -> Reply:
+    if refresh is None:  # only a route that answers provisionally stores such a record
+        raise RuntimeError(f"{row.endpoint} stored a provisional answer it cannot refresh")
+    reply = refresh(conn, str(row.provisional_id))
     if reply.provisional is None:
         _store(conn, int(str(row.id)), reply, caller.request_id)
     return reply
@@ -216,7 +225,7 @@ def _record(
 
 
 def run_idempotent(
-    sandbox: Sandbox,
+    db: Database,
     caller: Caller,
     method: str,
     path: str,
@@ -224,10 +233,13 @@ def run_idempotent(
     work: Work,
     *,
     digest: str,
+    refresh: Refresh | None = None,
 ) -> Reply:
     """Run ``work`` once per (key, endpoint, payload); see the module docstring.
 
-    ``digest`` is `fingerprint` of the request's validated body.
+    ``digest`` is `fingerprint` of the request's validated body. ``refresh`` rebuilds
+    a provisional answer of ``work`` (`Reply.provisional`) when the key is used again;
+    a route that never answers provisionally gives none.
 
     Without a key the work simply runs in one transaction (retried on a lost insert
     race, which is how a ``transactionId`` fence answers a concurrent duplicate).
@@ -238,8 +250,10 @@ def run_idempotent(
     """
     if key is not None:
         _endpoint(method, path, key)  # a malformed key is refused before any database work
-    return sandbox.db.transact(
-        lambda conn: idempotent(conn, caller, method, path, key, work, digest=digest)
+    return db.transact(
+        lambda conn: idempotent(
+            conn, caller, method, path, key, work, digest=digest, refresh=refresh
+        )
     )
 
 
@@ -252,6 +266,7 @@ def idempotent(
     work: Work,
     *,
     digest: str,
+    refresh: Refresh | None = None,
 ) -> Reply:
     """`run_idempotent`'s transaction: claim the key, run ``work``, store its answer.
 
@@ -261,7 +276,7 @@ def idempotent(
     if key is None:
         return work(conn)
     endpoint = _endpoint(method, path, key)
-    record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
+    record_id = _claim_or_raise(conn, caller, endpoint, key, digest, refresh)
     if isinstance(record_id, Reply):
         return record_id
     reply = work(conn)
@@ -280,10 +295,15 @@ def _endpoint(method: str, path: str, key: str) -> str:
 
 
 def _claim_or_raise(
-    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str
+    conn: sa.Connection,
+    caller: Caller,
+    endpoint: str,
+    key: str,
+    digest: str,
+    refresh: Refresh | None = None,
 ) -> Reply | int | None:
     """`_claim`, with its conflicts raised: a `Reply` to send, or the work may run."""
-    claimed = _claim(conn, caller, endpoint, key, digest)
+    claimed = _claim(conn, caller, endpoint, key, digest, refresh)
     if isinstance(claimed, Reply):
         return claimed
     code, record_id = claimed
@@ -298,7 +318,7 @@ def _claim_or_raise(
 
 
 def run_claimed(
-    sandbox: Sandbox,
+    db: Database,
     caller: Caller,
     method: str,
     path: str,
@@ -326,39 +346,53 @@ def run_claimed(
         assert row is not None  # inserted just above, in this transaction
         return int(row.id)
 
-    claimed = sandbox.db.transact(claim)
+    claimed = db.transact(claim)
     if isinstance(claimed, Reply):
         return claimed
     try:
         reply = action()
     except ApiError:
-        sandbox.db.transact(lambda conn: prepared.execute(conn, _DELETE, {"f_id": claimed}))
+        db.transact(lambda conn: prepared.execute(conn, _DELETE, {"f_id": claimed}))
         raise
-    sandbox.db.transact(lambda conn: _store(conn, claimed, reply, caller.request_id))
+    db.transact(lambda conn: _store(conn, claimed, reply, caller.request_id))
     return reply
 
 
 async def run_idempotent_async(
-    sandbox: Sandbox, caller: Caller, path: str, key: str | None, work: Work, *, digest: str
+    db: Database,
+    caller: Caller,
+    path: str,
+    key: str | None,
+    work: Work,
+    *,
+    digest: str,
+    refresh: Refresh | None = None,
 ) -> Reply:
     """`run_idempotent` for a POST from an async route, through `Database.run`."""
-    return await sandbox.db.run(
-        lambda: run_idempotent(sandbox, caller, "POST", path, key, work, digest=digest)
+    return await db.run(
+        lambda: run_idempotent(db, caller, "POST", path, key, work, digest=digest, refresh=refresh)
     )
 
 
 class IdempotencyPurgeWork:
-    """Reconciler work: forget records older than 24 hours (wall clock, never "due")."""
+    """Reconciler work: forget records older than 24 hours (wall clock, never "due").
+
+    Args:
+        db: the sandbox database.
+    """
 
     name = "idempotency_purge"
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """Never drives a clock advance: the cache lifetime is wall-clock time."""
         return None
 
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime) -> int:
         """Delete the merchant's expired records."""
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             result = conn.execute(
                 sa.delete(_T).where(_T.c.merchant_id == merchant_id, _T.c.expires_at <= wall_now())
             )

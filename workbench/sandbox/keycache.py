@@ -1,11 +1,14 @@
 """`KeyCache`: API key records kept between requests.
 
-Every change to a key or to a merchant's control switches (fail-next, latency, its
-rate limit, reset) passes through `KeyCache.clear`. Several processes serving one
-SQLite file (``workbench sandbox --workers N``) share a stamp: eight bytes of a file
-beside the database, mapped into each process's memory, which ``clear`` rewrites and
-every lookup compares, so a change made through one process empties every cache
-before the change's own answer is sent.
+The cache empties itself when what it keeps changes (`KeyCache.watch`): a statement
+that inserts, updates or deletes rows of a table the records are read from (a key, a
+merchant's control switches: fail-next, latency, its rate limit, a reset) marks its
+connection, and once that connection's transaction has ended, committed, the cache
+is cleared. Writers need not remember it. Several processes serving one SQLite file
+(``workbench sandbox --workers N``) share a stamp: eight bytes of a file beside the
+database, mapped into each process's memory, which `KeyCache.clear` rewrites and every
+lookup compares, so a change made through one process empties every cache before the
+change's own answer is sent.
 
 A PostgreSQL sandbox may run workers on other machines, which no stamp reaches, and
 its rows may be changed by anyone: there a kept record is only a guess
@@ -20,15 +23,30 @@ from __future__ import annotations
 import mmap
 import os
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Any, Generic, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from workbench.sandbox.auth import KeyRecord
+import sqlalchemy as sa
 
-__all__ = ["KeyCache", "Stamp"]
+__all__ = ["KeyCache", "Keyed", "Stamp"]
 
 #: What `KeyCache.stamp` returns: the local generation and the shared stamp.
 Stamp = tuple[int, bytes]
+
+
+class Keyed(Protocol):
+    """A record kept by its public API key (`workbench.sandbox.auth.KeyRecord`)."""
+
+    @property
+    def api_key(self) -> str:
+        """The public key the record is kept under."""
+        ...
+
+
+R = TypeVar("R", bound=Keyed)
+#: The mark a connection carries (in its pool record's ``info``) after it changed a
+#: watched table, until it goes back to the pool.
+_CHANGED = "workbench.keycache.changed"
 
 
 class _SharedStamp:
@@ -53,8 +71,8 @@ class _SharedStamp:
         return value
 
 
-class KeyCache:
-    """Known keys by their public value; unknown keys are never kept.
+class KeyCache(Generic[R]):
+    """Known keys' records by their public value; unknown keys are never kept.
 
     Args:
         enabled: whether to keep anything at all.
@@ -69,7 +87,7 @@ class KeyCache:
     ) -> None:
         self.enabled = enabled
         self.confirm = confirm
-        self._records: dict[str, KeyRecord] = {}
+        self._records: dict[str, R] = {}
         self._lock = threading.Lock()
         self._generation = 0
         self._shared = _SharedStamp(stamp_path) if enabled and stamp_path else None
@@ -79,7 +97,7 @@ class KeyCache:
         """Take before reading a record from the database; hand it to `put` with it."""
         return self._generation, self._shared.read() if self._shared is not None else b""
 
-    def get(self, api_key: str) -> KeyRecord | None:
+    def get(self, api_key: str) -> R | None:
         """The kept record, or ``None`` (take a `stamp`, look it up, then `put` it)."""
         if self._shared is not None:
             seen = self._shared.read()
@@ -90,12 +108,40 @@ class KeyCache:
                     self._seen = seen
         return self._records.get(api_key)
 
-    def put(self, record: KeyRecord, stamp: Stamp) -> None:
+    def put(self, record: R, stamp: Stamp) -> None:
         """Keep a record read after ``stamp`` was taken, unless a clear came in between."""
         if self.enabled:
             with self._lock:
                 if stamp == self.stamp():
                     self._records[record.api_key] = record
+
+    def watch(self, engine: sa.Engine, tables: Iterable[sa.Table]) -> None:
+        """Clear whenever a transaction of ``engine`` that changed ``tables`` has ended.
+
+        A statement run through SQLAlchemy (``Connection.execute``) that inserts,
+        updates or deletes rows of one of ``tables`` marks its connection; when the
+        connection goes back to the pool, after its COMMIT (or its rollback: then the
+        clear was not needed, and costs one lookup per key), the cache is cleared. Not
+        before the commit: a request that read the row meanwhile would keep the old
+        record. Statements of `workbench.sandbox.prepared` (the charge's) and textual SQL
+        are not seen; none of them writes a key's tables.
+
+        Args:
+            engine: the database's engine.
+            tables: the tables the kept records are read from.
+        """
+        watched = frozenset(tables)
+
+        def noticed(conn: sa.Connection, statement: Any, *_args: Any) -> None:
+            if isinstance(statement, sa.sql.dml.UpdateBase) and statement.table in watched:
+                conn.info[_CHANGED] = True
+
+        def returned(_dbapi_conn: Any, record: Any) -> None:
+            if record.info.pop(_CHANGED, False):
+                self.clear()
+
+        sa.event.listen(engine, "after_execute", noticed)
+        sa.event.listen(engine, "checkin", returned)
 
     def discard(self, api_key: str) -> None:
         """Forget one key's record (found out of date)."""
@@ -103,7 +149,7 @@ class KeyCache:
             self._records.pop(api_key, None)
 
     def clear(self) -> None:
-        """Forget every record, in every process: call after changing a key or a switch."""
+        """Forget every record, in every process (`watch` calls it on a change)."""
         with self._lock:
             self._records.clear()
             self._generation += 1

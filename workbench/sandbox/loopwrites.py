@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+from workbench.sandbox.commits import TransactionGroup
+from workbench.sandbox.writelock import WriteLock
 
 __all__ = ["LoopWrites"]
 
@@ -34,13 +34,20 @@ class LoopWrites:
     """The writes one event loop has asked for and not yet run.
 
     Args:
-        db: the SQLite file database.
+        lock: the SQLite file's write lock.
+        begin_group: opens a group once this holds the lock (the group releases it).
         loop: the loop whose writes these are.
     """
 
-    def __init__(self, db: Database, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        lock: WriteLock,
+        begin_group: Callable[[], TransactionGroup],
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
         self.loop = loop
-        self._db = db
+        self._lock = lock
+        self._begin_group = begin_group
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._watching = False
         self._retry: asyncio.TimerHandle | None = None
@@ -54,19 +61,19 @@ class LoopWrites:
         return await future
 
     def _flush(self) -> None:
-        db = self._db
+        lock = self._lock
         if not self._pending:
             self._stop_waiting()
             return
-        if not db.lock.acquire(blocking=False):
+        if not lock.acquire(blocking=False):
             self._wait()
             return
         self._stop_waiting()
         items, self._pending = self._pending, []
         try:
-            group = db.begin_group()
+            group = self._begin_group()
         except BaseException as exc:  # cannot even begin: every caller hears why
-            db.lock.release()
+            lock.release()
             _settle([(future, None, exc) for _, future in items])
             return
         done: list[_Answer] = []
@@ -81,7 +88,7 @@ class LoopWrites:
         _settle(done)
 
     def _wait(self) -> None:
-        wake = self._db.lock.wake_fd
+        wake = self._lock.wake_fd
         if not self._watching and wake is not None:
             self.loop.add_reader(wake, self._woken)
             self._watching = True
@@ -89,7 +96,7 @@ class LoopWrites:
             self._retry = self.loop.call_later(_RETRY_SECONDS, self._retried)
 
     def _woken(self) -> None:
-        self._db.lock.drain()
+        self._lock.drain()
         self._flush()
 
     def _retried(self) -> None:
@@ -98,7 +105,7 @@ class LoopWrites:
 
     def _stop_waiting(self) -> None:
         if self._watching:
-            wake = self._db.lock.wake_fd
+            wake = self._lock.wake_fd
             if wake is not None:
                 self.loop.remove_reader(wake)
             self._watching = False

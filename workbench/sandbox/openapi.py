@@ -109,15 +109,11 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
     return document
 
 
-def openapi_json(app: FastAPI | None = None) -> str:
+def openapi_json(app: FastAPI) -> str:
     """The document as ``workbench openapi`` prints it and the guide stores it.
 
     Args:
-        app: a sandbox app (default: one built with the default configuration, which
-            touches nothing: the document needs no database).
+        app: a sandbox app (one built with the default configuration will do: building
+            it touches nothing, and the document needs no database).
     """
-    if app is None:
-        from workbench.sandbox.app import create_app
-
-        app = create_app()
     return json.dumps(app.openapi(), indent=2) + "\n"

@@ -32,7 +32,7 @@ from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix
 
 if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
 __all__ = [
     "ThreeDSExpiryWork",
@@ -326,7 +326,6 @@ def fence_answer(row: Row, base_url: str, request_id: str) -> Reply:
 
 def charge(
     conn: sa.Connection,
-    sandbox: Sandbox,
     caller: Caller,
     req: ChargeRequest,
     base_url: str,
@@ -487,14 +486,17 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
 
 def threeds_callback(
     conn: sa.Connection,
-    sandbox: Sandbox,
+    acs_secret: str,
     caller: Caller,
     payment_id: str,
     req: ThreeDSCallbackRequest,
 ) -> Reply:
-    """POST /v1/payments/{id}/3ds-callback: verify the signed pares, finish the charge."""
+    """POST /v1/payments/{id}/3ds-callback: verify the signed pares, finish the charge.
+
+    ``acs_secret`` is the key the simulated ACS signed the pares with.
+    """
     row = load(conn, caller.merchant_id, payment_id)
-    claims = acs.read_pares(sandbox.acs_secret, req.pares)
+    claims = acs.read_pares(acs_secret, req.pares)
     if claims is None:
         raise ApiError("SVC-PAY-4001", "pares: not a genuine ACS assertion")
     if (
@@ -603,11 +605,17 @@ def public_status(conn: sa.Connection, payment_id: str) -> dict[str, Any]:
 
 
 class ThreeDSExpiryWork:
-    """Reconciler work: a challenge left unfinished past the timeout fails."""
+    """Reconciler work: a challenge left unfinished past the timeout fails.
+
+    Args:
+        db: the sandbox database.
+        timeout_seconds: how long a challenge may wait for the buyer.
+    """
 
     name = "threeds_expiry"
 
-    def __init__(self, timeout_seconds: int) -> None:
+    def __init__(self, db: Database, timeout_seconds: int) -> None:
+        self.db = db
         self.timeout = timedelta(seconds=timeout_seconds)
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
@@ -619,9 +627,9 @@ class ThreeDSExpiryWork:
         ).scalar_one_or_none()
         return None if oldest is None else oldest + self.timeout
 
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime) -> int:
         """Fail every challenge older than the timeout."""
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute(
                 sa.select(_P).where(
                     _P.c.merchant_id == merchant_id,

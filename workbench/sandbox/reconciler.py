@@ -1,7 +1,8 @@
 """The reconciler: one worker per database running the background work that fell due.
 
-Work is a registry of `DueWork` handlers (refund settlement, session expiry, 3DS
-timeouts, webhook delivery; subscriptions register renewals). Each handler says
+Work is a list of `DueWork` handlers (refund settlement, session expiry, 3DS timeouts,
+webhook delivery, subscription renewals), each built with what it needs (the database,
+its settings) and registered by whoever assembles the sandbox. Each handler says
 when its next item falls due on a merchant's business clock and processes every
 item due by a given time. `Reconciler.advance` moves a merchant's clock forward
 *through* each due time in order, so work due at 10:00 runs before work due at 11:00
@@ -34,7 +35,7 @@ from workbench.sandbox.clock import business_now, set_business_time, wall_now
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
 __all__ = ["DueWork", "Reconciler"]
 
@@ -63,16 +64,22 @@ class DueWork(Protocol):
         """When this merchant's earliest pending item falls due (``None``: nothing pending)."""
         ...
 
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime) -> int:
         """Process every item due at or before ``now``; return how many were processed."""
         ...
 
 
 class Reconciler:
-    """Runs `DueWork` for each merchant: on demand, on clock advance, or on a thread."""
+    """Runs `DueWork` for each merchant: on demand, on clock advance, or on a thread.
 
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
+    Args:
+        db: the database whose leases and clocks it keeps.
+        interval_seconds: how often the background thread (`start`) runs passes.
+    """
+
+    def __init__(self, db: Database, interval_seconds: float) -> None:
+        self.db = db
+        self.interval_seconds = interval_seconds
         self.work: list[DueWork] = []
         self.holder = uuid.uuid4().hex
         self._guard = threading.Lock()
@@ -115,7 +122,7 @@ class Reconciler:
     def _take_lease(self, merchant_id: str) -> bool:
         lease, name = tables.leases, lease_name(merchant_id)
         now = wall_now()
-        with self.sandbox.db.write() as conn:
+        with self.db.write() as conn:
             row = conn.execute(
                 sa.select(lease).where(lease.c.name == name).with_for_update()
             ).first()
@@ -136,7 +143,7 @@ class Reconciler:
 
     def _release_lease(self, merchant_id: str) -> None:
         lease = tables.leases
-        with self.sandbox.db.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 sa.update(lease)
                 .where(lease.c.name == lease_name(merchant_id), lease.c.holder == self.holder)
@@ -146,11 +153,11 @@ class Reconciler:
     def _merchants(self, merchant_id: str | None) -> list[str]:
         if merchant_id is not None:
             return [merchant_id]
-        with self.sandbox.db.read() as conn:
+        with self.db.read() as conn:
             return list(conn.execute(sa.select(tables.merchants.c.id)).scalars())
 
     def _run_all(self, merchant_id: str, now: datetime) -> dict[str, int]:
-        return {w.name: w.run(self.sandbox, merchant_id, now) for w in self.work}
+        return {w.name: w.run(merchant_id, now) for w in self.work}
 
     def tick(self, merchant_id: str | None = None, *, wait: bool = True) -> dict[str, int]:
         """One pass now, for one merchant or all; returns the items processed per work."""
@@ -164,12 +171,12 @@ class Reconciler:
         with self._lease(merchant_id, wait) as held:
             if not held:
                 return {w.name: 0 for w in self.work}
-            with self.sandbox.db.read() as conn:
+            with self.db.read() as conn:
                 now = business_now(conn, merchant_id)
             return self._run_all(merchant_id, now)
 
     def _dues(self, merchant_id: str) -> dict[str, datetime]:
-        with self.sandbox.db.read() as conn:
+        with self.db.read() as conn:
             dues = {w.name: w.next_due(conn, merchant_id) for w in self.work}
         return {name: due for name, due in dues.items() if due is not None}
 
@@ -185,30 +192,30 @@ class Reconciler:
         with self._lease(merchant_id, wait=True) as held:
             if not held:
                 raise TimeoutError("another process has held the reconciler lease too long")
-            with self.sandbox.db.read() as conn:
+            with self.db.read() as conn:
                 target = business_now(conn, merchant_id) + timedelta(seconds=seconds)
             for _ in range(_MAX_STEPS):
                 dues = self._dues(merchant_id)
                 step = min(dues.values(), default=None)
                 if step is None or step > target:
                     break
-                with self.sandbox.db.write() as conn:
+                with self.db.write() as conn:
                     set_business_time(conn, merchant_id, step)
                 now = max(step, self._now(merchant_id))
                 processed = sum(
-                    w.run(self.sandbox, merchant_id, now)
+                    w.run(merchant_id, now)
                     for w in self.work
                     if w.name in dues and dues[w.name] <= now
                 )
                 if processed == 0:
                     break
-            with self.sandbox.db.write() as conn:
+            with self.db.write() as conn:
                 set_business_time(conn, merchant_id, target)
             self._run_all(merchant_id, self._now(merchant_id))
             return self._now(merchant_id)
 
     def _now(self, merchant_id: str) -> datetime:
-        with self.sandbox.db.read() as conn:
+        with self.db.read() as conn:
             return business_now(conn, merchant_id)
 
     def start(self) -> None:
@@ -232,7 +239,7 @@ class Reconciler:
         self._running.clear()
 
     def _loop(self) -> None:
-        interval = self.sandbox.config.reconciler_interval_seconds
+        interval = self.interval_seconds
         while not self._stop.wait(interval):
             try:
                 self._schedule_passes()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
-from workbench.sandbox import events, idempotency
+from workbench.sandbox import events
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ApiError
@@ -26,7 +26,7 @@ from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix, limits
 
 if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
 __all__ = ["RefundSettlementWork", "refund", "refund_reply"]
 
@@ -57,17 +57,22 @@ def refund_reply(conn: sa.Connection, refund_id: str) -> Reply:
     return Reply.json(200, body)
 
 
-idempotency.PROVISIONAL["refund"] = lambda conn, _kind, ident: refund_reply(conn, ident)
-
-
 def _bank_id() -> str:
     return f"BNK{secrets.token_hex(6).upper()}"
 
 
 def refund(
-    conn: sa.Connection, sandbox: Sandbox, caller: Caller, payment_id: str, req: RefundRequest
+    conn: sa.Connection,
+    caller: Caller,
+    payment_id: str,
+    req: RefundRequest,
+    *,
+    settle_seconds: int,
 ) -> Reply:
-    """POST /v1/payments/{id}/refund."""
+    """POST /v1/payments/{id}/refund.
+
+    ``settle_seconds``: business time an in-flight refund takes to settle.
+    """
     row = load(conn, caller.merchant_id, payment_id)
     require(PAYMENT, row.status, "refund")
     left = refundable(row)
@@ -90,9 +95,7 @@ def refund(
             bank_refund_id=None if in_flight else _bank_id(),
             created_at=now,
             completed_at=None if in_flight else now,
-            settle_at=now + timedelta(seconds=sandbox.config.refund_settle_seconds)
-            if in_flight
-            else None,
+            settle_at=now + timedelta(seconds=settle_seconds) if in_flight else None,
         )
     )
     if in_flight:
@@ -151,9 +154,16 @@ def settle(conn: sa.Connection, refund_id: str, now: datetime) -> bool:
 
 
 class RefundSettlementWork:
-    """Reconciler work: settle in-flight refunds whose settlement time has come."""
+    """Reconciler work: settle in-flight refunds whose settlement time has come.
+
+    Args:
+        db: the sandbox database.
+    """
 
     name = "refunds"
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """The earliest settlement time of a pending refund."""
@@ -163,9 +173,9 @@ class RefundSettlementWork:
             )
         ).scalar_one_or_none()
 
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime) -> int:
         """Settle every refund due by ``now``."""
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             due = (
                 conn.execute(
                     sa.select(_R.c.id)
@@ -182,9 +192,9 @@ class RefundSettlementWork:
             return sum(settle(conn, refund_id, now) for refund_id in due)
 
 
-def settle_all(sandbox: Sandbox, merchant_id: str) -> int:
+def settle_all(db: Database, merchant_id: str) -> int:
     """Settle every in-flight refund of the merchant now (the ``/sandbox/settle`` control)."""
-    with sandbox.db.write() as conn:
+    with db.write() as conn:
         now = business_now(conn, merchant_id)
         due = (
             conn.execute(

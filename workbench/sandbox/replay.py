@@ -27,7 +27,6 @@ from workbench.spec.limits import TIMESTAMP_SKEW_SECONDS
 
 if TYPE_CHECKING:
     from workbench.sandbox.db import Database
-    from workbench.sandbox.runtime import Sandbox
 
 __all__ = ["SAFE_METHODS", "ReplayPurgeWork", "accepted_signatures", "first_use"]
 
@@ -70,18 +69,25 @@ def first_use(db: Database, merchant_id: str, signature: str, timestamp: str) ->
 
 
 class ReplayPurgeWork:
-    """Reconciler work: forget signatures whose timestamp window has closed (wall clock)."""
+    """Reconciler work: forget signatures whose timestamp window has closed (wall clock).
+
+    Args:
+        db: the sandbox database.
+    """
 
     name = "replay_purge"
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """Never drives a clock advance: the window is wall-clock time."""
         return None
 
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime) -> int:
         """Delete the merchant's rows that can no longer match a valid request."""
         t = accepted_signatures
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             result = conn.execute(
                 sa.delete(t).where(t.c.merchant_id == merchant_id, t.c.expires_at <= wall_now())
             )

@@ -1,17 +1,25 @@
-"""`Sandbox`: one running sandbox's state: configuration, database, reconciler, limiter."""
+"""`Sandbox`: one running sandbox, assembled: configuration, database, key cache, limiter,
+reconciler and its work.
+
+With `workbench.sandbox.app` this is the composition root: the background work is built
+here with what it needs and registered in one list (`_background_work`). Only the edge
+(routes, the app, the server, the command line) imports this module; the routes reach
+the `Sandbox` through `sandbox_of`.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
 
-import sqlalchemy as sa
+from fastapi import Request
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox import db as tables
 from workbench.sandbox.acs import ensure_acs_secret
+from workbench.sandbox.auth import KEY_TABLES, KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
+from workbench.sandbox.context import base_url_of
 from workbench.sandbox.db import Database, is_memory_url
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
@@ -21,13 +29,13 @@ from workbench.sandbox.migrations import open_schema
 from workbench.sandbox.payments import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
-from workbench.sandbox.reconciler import Reconciler
+from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds import RefundSettlementWork
 from workbench.sandbox.replay import ReplayPurgeWork
 from workbench.sandbox.sessions import SessionExpiryWork
 from workbench.sandbox.subscriptions import RenewalWork
 
-__all__ = ["Sandbox"]
+__all__ = ["Sandbox", "base_url", "sandbox_of"]
 
 _NOT_OPEN = "the sandbox is not open yet: call open() or start() (the app does on startup)"
 
@@ -38,6 +46,26 @@ def _sqlite_folder(url: str) -> Path | None:
     if parsed.get_backend_name() != "sqlite" or is_memory_url(url) or not parsed.database:
         return None
     return Path(parsed.database).parent
+
+
+def _background_work(db: Database, config: SandboxConfig) -> list[DueWork]:
+    """The reconciler's work, in the order it runs at one moment of a merchant's clock."""
+    work: list[DueWork] = [
+        RefundSettlementWork(db),
+        SessionExpiryWork(db),
+        ThreeDSExpiryWork(db, config.threeds_timeout_seconds),
+        RenewalWork(db),
+        WebhookWork(
+            db,
+            config.webhook_timeout_seconds,
+            config.webhook_concurrency,
+            config.webhook_max_attempts,
+        ),
+        IdempotencyPurgeWork(db),
+    ]
+    if config.strict_replay:
+        work.append(ReplayPurgeWork(db))
+    return work
 
 
 class Sandbox:
@@ -54,7 +82,7 @@ class Sandbox:
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
         self._db: Database | None = None
-        self._keys: KeyCache | None = None
+        self._keys: KeyCache[KeyRecord] | None = None
         self._limiter: RateLimiter | SharedRateLimiter | None = None
         self._reconciler: Reconciler | None = None
         self._acs_secret: str | None = None
@@ -92,6 +120,7 @@ class Sandbox:
         self._keys = KeyCache(
             enabled=True, stamp_path=db.sidecar("keys.stamp"), confirm=not db.is_sqlite
         )
+        self._keys.watch(db.engine, KEY_TABLES)
         rate, burst = config.rate_limit_per_second, config.rate_limit_burst
         # Several processes on one database count one limit together, in the database.
         self._limiter = (
@@ -99,21 +128,9 @@ class Sandbox:
             if db.is_sqlite and config.workers == 1
             else SharedRateLimiter(db, rate, burst)
         )
-        reconciler = self._reconciler = Reconciler(self)
-        reconciler.register(RefundSettlementWork())
-        reconciler.register(SessionExpiryWork())
-        reconciler.register(ThreeDSExpiryWork(config.threeds_timeout_seconds))
-        reconciler.register(RenewalWork())
-        reconciler.register(
-            WebhookWork(
-                config.webhook_timeout_seconds,
-                config.webhook_concurrency,
-                config.webhook_max_attempts,
-            )
-        )
-        reconciler.register(IdempotencyPurgeWork())
-        if config.strict_replay:
-            reconciler.register(ReplayPurgeWork())
+        self._reconciler = Reconciler(db, config.reconciler_interval_seconds)
+        for work in _background_work(db, config):
+            self._reconciler.register(work)
         return self
 
     @property
@@ -129,7 +146,7 @@ class Sandbox:
         return self._db
 
     @property
-    def keys(self) -> KeyCache:
+    def keys(self) -> KeyCache[KeyRecord]:
         """API key records kept between requests (once open)."""
         if self._keys is None:
             raise RuntimeError(_NOT_OPEN)
@@ -179,14 +196,15 @@ class Sandbox:
         """One reconciler pass now (one merchant or all)."""
         return self.reconciler.tick(merchant_id)
 
-    def consume_fail_next(self, merchant_id: str, mode: str) -> str | None:
-        """Take the merchant's pending fail-next switch, once; ``None`` if another took it."""
-        m = tables.merchants
-        with self.db.write() as conn:
-            done = conn.execute(
-                sa.update(m)
-                .where(m.c.id == merchant_id, m.c.fail_next == mode)
-                .values(fail_next=None)
-            )
-        self.keys.clear()
-        return mode if done.rowcount == 1 else None
+
+# ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
+# thread, two thread switches per dependency per request.
+async def sandbox_of(request: Request) -> Sandbox:
+    """The `Sandbox` serving this app (a FastAPI dependency)."""
+    sandbox: Sandbox = request.app.state.sandbox
+    return sandbox
+
+
+def base_url(request: Request, sandbox: Sandbox) -> str:
+    """The address clients reach this sandbox at (the configured one, else the Host's)."""
+    return base_url_of(request.scope, sandbox.config.public_base_url)

@@ -25,7 +25,7 @@ from workbench.sandbox.transitions import require
 from workbench.spec import SESSION, limits
 
 if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
 __all__ = ["SessionExpiryWork", "complete_session", "create_session", "get_session", "session_body"]
 
@@ -163,9 +163,16 @@ def complete_session(conn: sa.Connection, session_id: str, *, payment_id: str | 
 
 
 class SessionExpiryWork:
-    """Reconciler work: active sessions past ``expiresAt`` become ``expired``."""
+    """Reconciler work: active sessions past ``expiresAt`` become ``expired``.
+
+    Args:
+        db: the sandbox database.
+    """
 
     name = "sessions"
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """The earliest expiry of an active session."""
@@ -175,9 +182,9 @@ class SessionExpiryWork:
             )
         ).scalar_one_or_none()
 
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime) -> int:
         """Expire every session due by ``now``."""
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute(
                 sa.select(_S).where(
                     _S.c.merchant_id == merchant_id, _S.c.status == "active", _S.c.expires_at <= now

@@ -18,7 +18,7 @@ server with the charge's own), and a request passed on to the route is confirmed
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import sqlalchemy as sa
 from pydantic import ValidationError
@@ -32,12 +32,22 @@ from workbench.sandbox.replies import Reply
 from workbench.sandbox.schemas import ChargeRequest
 
 if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
-__all__ = ["METHOD", "PATH", "ChargeShortcut"]
+__all__ = ["METHOD", "PATH", "ChargeShortcut", "Running"]
 
 METHOD = "POST"
 PATH = "/v1/payments/card"
+
+
+class Running(Protocol):
+    """What the shortcut uses of a running sandbox: its database, open once the app has
+    started (after the app built its middleware), so it is read per request."""
+
+    @property
+    def db(self) -> Database:
+        """The sandbox database."""
+        ...
 
 
 class ChargeShortcut:
@@ -45,12 +55,14 @@ class ChargeShortcut:
 
     Args:
         app: the wrapped application (FastAPI's router and the charge route).
-        sandbox: the running sandbox.
+        sandbox: the running sandbox's database.
+        public_base_url: the configured address clients reach the sandbox at, if any.
     """
 
-    def __init__(self, app: ASGIApp, sandbox: Sandbox) -> None:
+    def __init__(self, app: ASGIApp, sandbox: Running, public_base_url: str | None) -> None:
         self.app = app
         self.sandbox = sandbox
+        self.public_base_url = public_base_url
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != METHOD or scope["path"] != PATH:
@@ -75,7 +87,7 @@ class ChargeShortcut:
                 METHOD,
                 PATH,
                 key,
-                lambda conn: payments.charge(conn, sandbox, caller, body, base, digest),
+                lambda conn: payments.charge(conn, caller, body, base, digest),
                 digest=digest,
             )
 
@@ -116,4 +128,4 @@ class ChargeShortcut:
             return None
         if body is None:
             return None
-        return caller, body, key, base_url_of(scope, self.sandbox.config.public_base_url)
+        return caller, body, key, base_url_of(scope, self.public_base_url)

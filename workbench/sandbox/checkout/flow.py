@@ -32,7 +32,7 @@ from workbench.sandbox.schemas import ChargeRequest, ThreeDSCallbackRequest
 from workbench.sandbox.subscriptions import service as subscriptions
 
 if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
 __all__ = [
     "Ended",
@@ -152,9 +152,9 @@ def _outcome_url(session: Row, payment: Row | None) -> str:
     )
 
 
-def page_view(sandbox: Sandbox, session_id: str) -> PageView | Ended:
+def page_view(db: Database, session_id: str) -> PageView | Ended:
     """What GET ``checkoutUrl`` shows."""
-    with sandbox.db.read() as conn:
+    with db.read() as conn:
         session = sessions.get_session(conn, session_id)
         ended = _state(conn, session)
         if ended is not None or session is None:
@@ -210,7 +210,7 @@ def _replay(conn: sa.Connection, session: Row, base_url: str) -> Redirect | None
 
 
 def pay_by_card(
-    sandbox: Sandbox, session_id: str, form: CardForm, *, base_url: str, request_id: str
+    db: Database, session_id: str, form: CardForm, *, base_url: str, request_id: str
 ) -> Redirect | Ended:
     """The card form's submit: tokenize, charge by token (or replace a subscription's card).
 
@@ -218,7 +218,7 @@ def pay_by_card(
         ApiError: what tokenization or the charge refused (nothing is recorded then);
             the page shows its message and the buyer may correct the form.
     """
-    with sandbox.db.write() as conn:
+    with db.write() as conn:
         session = _open(conn, session_id)
         if isinstance(session, Redirect | Ended):
             return session
@@ -250,7 +250,7 @@ def pay_by_card(
             }
         )
         caller = _caller(session, request_id)
-        payments.charge(conn, sandbox, caller, request, base_url)
+        payments.charge(conn, caller, request, base_url)
         payment = _payment_of(conn, session)
         assert payment is not None
         if payment.status == "pending_3ds":
@@ -260,9 +260,9 @@ def pay_by_card(
         return _finish(conn, session, payment)
 
 
-def pay_by_qr(sandbox: Sandbox, session_id: str) -> Redirect | Ended:
+def pay_by_qr(db: Database, session_id: str) -> Redirect | Ended:
     """The sandbox-only "pay from a bank app" action of a ``qr`` session."""
-    with sandbox.db.write() as conn:
+    with db.write() as conn:
         session = _open(conn, session_id)
         if isinstance(session, Redirect | Ended):
             return session
@@ -272,9 +272,9 @@ def pay_by_qr(sandbox: Sandbox, session_id: str) -> Redirect | Ended:
         return _finish(conn, session, payment)
 
 
-def acs_return_url(sandbox: Sandbox, payment_id: str) -> str | None:
+def acs_return_url(db: Database, payment_id: str) -> str | None:
     """Where the ACS page posts the ``pares``: the paying session's 3DS return, if any."""
-    with sandbox.db.read() as conn:
+    with db.read() as conn:
         payment = conn.execute(
             sa.select(_P.c.merchant_id, _P.c.transaction_id).where(_P.c.id == payment_id)
         ).first()
@@ -291,7 +291,8 @@ def acs_return_url(sandbox: Sandbox, payment_id: str) -> str | None:
 
 
 def finish_challenge(
-    sandbox: Sandbox,
+    db: Database,
+    acs_secret: str,
     session_id: str,
     data: dict[str, Any],
     *,
@@ -306,7 +307,7 @@ def finish_challenge(
     pares, correlation_id = str(data.get("pares", "")), str(data.get("correlationId", ""))
     if not 0 < len(pares) <= 4096 or not 0 < len(correlation_id) <= 64:
         raise ApiError("SVC-PAY-4001", "pares/correlationId: missing or malformed")
-    with sandbox.db.write() as conn:
+    with db.write() as conn:
         session = _open(conn, session_id)
         if isinstance(session, Redirect | Ended):
             return session
@@ -318,7 +319,7 @@ def finish_challenge(
                 {"pares": pares, "correlationId": correlation_id}
             )
             payments.threeds_callback(
-                conn, sandbox, _caller(session, request_id), payment.id, callback
+                conn, acs_secret, _caller(session, request_id), payment.id, callback
             )
             payment = _payment_of(conn, session)
         return _finish(conn, session, payment)

@@ -26,10 +26,8 @@ from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
 from workbench.sandbox.checkout.rendering import qr_svg, render, script, stylesheet
 from workbench.sandbox.clock import iso
-from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.errors import ApiError, request_id_of
-from workbench.sandbox.routes._common import base_url
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 
 __all__ = ["ended_page", "router"]
 
@@ -94,7 +92,7 @@ def _page(
 ) -> Response:
     if not _SESSION_ID.match(session_id):
         return ended_page(request, flow.Ended("missing"))
-    view = flow.page_view(sandbox, session_id)
+    view = flow.page_view(sandbox.db, session_id)
     if isinstance(view, flow.Ended):
         return ended_page(request, view)
     kept = values or {}
@@ -147,11 +145,11 @@ async def pay(session_id: str, request: Request, sandbox: SandboxDep) -> Respons
     data: dict[str, str] = {}
     try:
         data = parse_body(await request.body())
-        view = flow.page_view(sandbox, session_id)
+        view = flow.page_view(sandbox.db, session_id)
         allowed = isinstance(view, flow.PageView) and view.installments
         form = CardForm.parse(data, installments_allowed=allowed)
         result = flow.pay_by_card(
-            sandbox,
+            sandbox.db,
             session_id,
             form,
             base_url=_static_base(request),
@@ -173,7 +171,7 @@ def pay_qr(session_id: str, request: Request, sandbox: SandboxDep) -> Response:
     if not _SESSION_ID.match(session_id):
         return ended_page(request, flow.Ended("missing"))
     try:
-        result = flow.pay_by_qr(sandbox, session_id)
+        result = flow.pay_by_qr(sandbox.db, session_id)
     except ApiError as exc:
         return _refused(request, sandbox, session_id, exc, {})
     return _answer(request, result)
@@ -187,7 +185,8 @@ async def threeds_return(session_id: str, request: Request, sandbox: SandboxDep)
     try:
         data = parse_body(await request.body())
         result = flow.finish_challenge(
-            sandbox,
+            sandbox.db,
+            sandbox.acs_secret,
             session_id,
             data,
             base_url=_static_base(request),

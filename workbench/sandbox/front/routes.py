@@ -17,11 +17,9 @@ from starlette.responses import HTMLResponse
 from workbench.config import mask_key, mask_secret
 from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
 from workbench.sandbox.checkout.rendering import PAGE_HEADERS
-from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.control import fixtures_view
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
-from workbench.sandbox.routes._common import base_url
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 
 __all__ = ["GUIDE_URL", "router"]
 

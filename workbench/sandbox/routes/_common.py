@@ -1,4 +1,4 @@
-"""What every router shares: documented error responses, base URLs, the raw path."""
+"""What every router shares: documented error responses, the checkout base URL, the raw path."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from typing import Any
 
 from fastapi import Request
 
-from workbench.sandbox.context import base_url_of
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, base_url
 from workbench.sandbox.schemas import ErrorEnvelope
 
 __all__ = [
@@ -15,7 +14,6 @@ __all__ = [
     "ERROR_RESPONSES",
     "PUBLIC_ERRORS",
     "SIGNED",
-    "base_url",
     "checkout_base",
     "raw_path",
 ]
@@ -45,11 +43,6 @@ CHARGE_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 #: OpenAPI security requirement of signed routes.
 SIGNED: list[dict[str, list[str]]] = [{"ApiKey": [], "Signature": [], "Timestamp": []}]
-
-
-def base_url(request: Request, sandbox: Sandbox) -> str:
-    """The address clients reach this sandbox at (the configured one, else the Host's)."""
-    return base_url_of(request.scope, sandbox.config.public_base_url)
 
 
 def checkout_base(request: Request, sandbox: Sandbox) -> str:

@@ -18,11 +18,10 @@ from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import FormError, parse_body
 from workbench.sandbox.checkout.rendering import render
-from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.errors import ApiError, request_id_of
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.routes._common import PUBLIC_ERRORS
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 from workbench.sandbox.schemas import StrictRequest
 
 __all__ = ["ChallengeRequest", "ChallengeResponse", "router"]
@@ -133,7 +132,7 @@ async def challenge_form(
     return render(
         "acs_done.html",
         static_base=base_url(request, sandbox),
-        return_to=flow.acs_return_url(sandbox, payment_id),
+        return_to=flow.acs_return_url(sandbox.db, payment_id),
         passed=payload["result"] == "Y",
         pares=payload["pares"],
         correlation_id=payload["correlationId"],

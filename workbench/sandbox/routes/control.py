@@ -12,12 +12,12 @@ from starlette.responses import Response
 from workbench.sandbox import control, events, refunds
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import iso
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.errors import ApiError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, sandbox_of
 from workbench.sandbox.schemas import StrictRequest, Url
 
 __all__ = ["router"]
@@ -80,7 +80,7 @@ def _once(
     """``action()``'s payload, once per Idempotency-Key: the client retries a POST after a
     5xx, a 429 or a lost connection, and a retried advance must not move the clock twice."""
     reply = run_claimed(
-        sandbox,
+        sandbox.db,
         caller,
         "POST",
         raw_path(request),
@@ -140,7 +140,7 @@ def settle(
     """Then deliver due webhooks."""
 
     def run() -> dict[str, int]:
-        count = refunds.settle_all(sandbox, caller.merchant_id)
+        count = refunds.settle_all(sandbox.db, caller.merchant_id)
         sandbox.reconciler.tick(caller.merchant_id)
         return {"settled": count}
 
@@ -156,7 +156,6 @@ def reset(
     def run() -> dict[str, Any]:
         with sandbox.db.write() as conn:
             deleted = control.reset_merchant(conn, caller.merchant_id)
-        sandbox.keys.clear()
         sandbox.limiter.forget(caller.merchant_id)
         return {"deleted": deleted}
 
@@ -205,12 +204,7 @@ def fail_next(
     def run() -> dict[str, str]:
         mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
         with sandbox.db.write() as conn:
-            conn.execute(
-                tables.merchants.update()
-                .where(tables.merchants.c.id == caller.merchant_id)
-                .values(fail_next=mode)
-            )
-        sandbox.keys.clear()
+            control.set_fail_next(conn, caller.merchant_id, mode)
         return {"failNext": body.mode}
 
     return _once(request, sandbox, caller, idempotency_key, body, run)
@@ -228,12 +222,7 @@ def latency(
 
     def run() -> dict[str, int]:
         with sandbox.db.write() as conn:
-            conn.execute(
-                tables.merchants.update()
-                .where(tables.merchants.c.id == caller.merchant_id)
-                .values(latency_ms=body.milliseconds)
-            )
-        sandbox.keys.clear()
+            control.set_latency(conn, caller.merchant_id, body.milliseconds)
         return {"latencyMs": body.milliseconds}
 
     return _once(request, sandbox, caller, idempotency_key, body, run)
@@ -252,7 +241,6 @@ def rate_limit(
     def run() -> dict[str, Any]:
         with sandbox.db.write() as conn:
             control.set_rate_limit(conn, caller.merchant_id, body.perSecond, body.burst)
-        sandbox.keys.clear()
         sandbox.limiter.forget(caller.merchant_id)
         return {"perSecond": body.perSecond, "burst": body.burst}
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Header, Path, Request
 from starlette.responses import Response
 
 from workbench.sandbox import payments, refunds
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
 from workbench.sandbox.replies import Reply
@@ -17,10 +17,9 @@ from workbench.sandbox.routes._common import (
     ERROR_RESPONSES,
     PUBLIC_ERRORS,
     SIGNED,
-    base_url,
     raw_path,
 )
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 from workbench.sandbox.schemas import (
     CaptureRequest,
     CaptureResponse,
@@ -74,11 +73,11 @@ async def charge_card(
     base = base_url(request, sandbox)
     digest = payments.fingerprint(body)  # here, not under the write lock
     reply = await run_idempotent_async(
-        sandbox,
+        sandbox.db,
         caller,
         raw_path(request),
         idempotency_key,
-        lambda conn: payments.charge(conn, sandbox, caller, body, base, digest),
+        lambda conn: payments.charge(conn, caller, body, base, digest),
         digest=digest,
     )
     return reply.to_response(caller.request_id)
@@ -99,11 +98,11 @@ async def threeds_callback(
 ) -> Response:
     """Verify the signed pares; a duplicate returns the first result unchanged."""
     reply = await run_idempotent_async(
-        sandbox,
+        sandbox.db,
         caller,
         raw_path(request),
         idempotency_key,
-        lambda conn: payments.threeds_callback(conn, sandbox, caller, id, body),
+        lambda conn: payments.threeds_callback(conn, sandbox.acs_secret, caller, id, body),
         digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)
@@ -124,7 +123,7 @@ async def capture(
 ) -> Response:
     """Captured; a repeat on a captured payment answers the same."""
     reply = await run_idempotent_async(
-        sandbox,
+        sandbox.db,
         caller,
         raw_path(request),
         idempotency_key,
@@ -150,7 +149,7 @@ async def void(
     """Voided; the reason travels on the payment.voided event."""
     req = body or VoidRequest()
     reply = await run_idempotent_async(
-        sandbox,
+        sandbox.db,
         caller,
         raw_path(request),
         idempotency_key,
@@ -181,12 +180,15 @@ async def refund(
     """200 when settled at once, 202 while in flight (retry with the same Idempotency-Key)."""
     req = body or RefundRequest()
     reply = await run_idempotent_async(
-        sandbox,
+        sandbox.db,
         caller,
         raw_path(request),
         idempotency_key,
-        lambda conn: refunds.refund(conn, sandbox, caller, id, req),
+        lambda conn: refunds.refund(
+            conn, caller, id, req, settle_seconds=sandbox.config.refund_settle_seconds
+        ),
         digest=fingerprint(req),
+        refresh=refunds.refund_reply,
     )
     return reply.to_response(caller.request_id)
 

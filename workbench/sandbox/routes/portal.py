@@ -7,12 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Request
 from starlette.responses import Response
 
-from workbench.sandbox.context import sandbox_of
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS, base_url, checkout_base
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.routes._common import PUBLIC_ERRORS, checkout_base
+from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.schemas import (
     EmptyRequest,
@@ -48,7 +47,7 @@ def _idempotent(
     request_id = request_id_of(request.scope)
     with sandbox.db.read() as conn:
         caller = service.portal_caller(conn, public_hash, request_id)
-    reply = run_idempotent(sandbox, caller, "POST", _BASE + tail, key, work, digest=digest)
+    reply = run_idempotent(sandbox.db, caller, "POST", _BASE + tail, key, work, digest=digest)
     return reply.to_response(request_id)
 
 

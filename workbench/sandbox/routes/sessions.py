@@ -8,10 +8,10 @@ from fastapi import APIRouter, Depends, Header, Request
 from starlette.responses import Response
 
 from workbench.sandbox import sessions
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, sandbox_of
 from workbench.sandbox.schemas import SessionRequest, SessionResponse
 
 __all__ = ["router"]
@@ -40,7 +40,7 @@ def create_session(
     """201 with the session; the same transactionId and payload again answers 200 with it."""
     base = checkout_base(request, sandbox)
     reply = run_idempotent(
-        sandbox,
+        sandbox.db,
         caller,
         "POST",
         raw_path(request),

@@ -7,11 +7,11 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, Query, Request
 from starlette.responses import Response
 
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, sandbox_of
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.cursor import ensure_secret
 from workbench.sandbox.subscriptions.schemas import (
@@ -67,7 +67,7 @@ def create(
 ) -> Response:
     """201 with the subscription and its publicHash (shown only here)."""
     reply = run_idempotent(
-        sandbox,
+        sandbox.db,
         caller,
         "POST",
         raw_path(request),
@@ -146,7 +146,7 @@ def cancel(
 ) -> Response:
     """atPeriodEnd=true keeps it running until nextChargeAt; false cancels at once."""
     reply = run_idempotent(
-        sandbox,
+        sandbox.db,
         caller,
         "POST",
         raw_path(request),
@@ -169,7 +169,7 @@ def _action(name: str, summary: str, model: type[Any], status_code: int = 200) -
         idempotency_key: IdemKey = None,
     ) -> Response:
         reply = run_idempotent(
-            sandbox,
+            sandbox.db,
             caller,
             "POST",
             raw_path(request),

@@ -12,11 +12,11 @@ from starlette.responses import Response
 
 from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
-from workbench.sandbox.context import Caller, caller_of, sandbox_of
+from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import run_idempotent
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import Sandbox, sandbox_of
 from workbench.sandbox.schemas import TokenRequest, TokenResponse
 
 __all__ = ["router"]
@@ -50,7 +50,7 @@ def create_token(
 
     digest = _shown_card_digest(body)
     reply = run_idempotent(
-        sandbox, caller, "POST", raw_path(request), idempotency_key, work, digest=digest
+        sandbox.db, caller, "POST", raw_path(request), idempotency_key, work, digest=digest
     )
     return reply.to_response(caller.request_id)
 

@@ -49,7 +49,7 @@ from workbench.sandbox.subscriptions.tables import subscription_charges, subscri
 from workbench.spec import ERRORS, SUBSCRIPTION, IdPrefix
 
 if TYPE_CHECKING:
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.db import Database
 
 __all__ = ["RETRY_OFFSETS", "RenewalWork", "charge_saved_card", "renewal_transaction_id"]
 
@@ -168,12 +168,14 @@ class RenewalWork:
     """Reconciler work for subscriptions (see the module docstring).
 
     Args:
+        db: the sandbox database.
         batch_size: subscriptions claimed per transaction.
     """
 
     name = "subscriptions"
 
-    def __init__(self, batch_size: int = 200) -> None:
+    def __init__(self, db: Database, batch_size: int = 200) -> None:
+        self.db = db
         self.batch_size = batch_size
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
@@ -198,29 +200,29 @@ class RenewalWork:
         present = [c for c in candidates if c is not None]
         return min(present) if present else None
 
-    def run(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime) -> int:
         """Resume unfinished charges, send trial notices, then claim, charge and finish
         every subscription due by ``now`` (repeatedly, so missed cycles catch up)."""
-        done = self.send_trial_notices(sandbox, merchant_id, now)
+        done = self.send_trial_notices(merchant_id, now)
         while True:
-            unfinished = self.unfinished_claims(sandbox, merchant_id)
+            unfinished = self.unfinished_claims(merchant_id)
             if not unfinished:
                 break
-            self.charge_claims(sandbox, merchant_id, unfinished, now)
-            done += self.finish_claims(sandbox, merchant_id, unfinished, now)
+            self.charge_claims(merchant_id, unfinished, now)
+            done += self.finish_claims(merchant_id, unfinished, now)
         for _ in range(100_000):
-            settled, claimed = self.claim_due(sandbox, merchant_id, now)
+            settled, claimed = self.claim_due(merchant_id, now)
             if not claimed and not settled:
                 break
             done += settled
             if claimed:
-                self.charge_claims(sandbox, merchant_id, claimed, now)
-                done += self.finish_claims(sandbox, merchant_id, claimed, now)
+                self.charge_claims(merchant_id, claimed, now)
+                done += self.finish_claims(merchant_id, claimed, now)
         return done
 
-    def send_trial_notices(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> int:
+    def send_trial_notices(self, merchant_id: str, now: datetime) -> int:
         """``subscription.trial_will_end`` for every trial whose notice time has come."""
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute(
                 sa.select(_S)
                 .where(_S.c.merchant_id == merchant_id, _S.c.trial_notice_at <= now)
@@ -233,9 +235,9 @@ class RenewalWork:
                 )
         return len(rows)
 
-    def unfinished_claims(self, sandbox: Sandbox, merchant_id: str) -> list[int]:
+    def unfinished_claims(self, merchant_id: str) -> list[int]:
         """Claims a stopped pass left behind (``processing`` or ``charged``), oldest first."""
-        with sandbox.db.read() as conn:
+        with self.db.read() as conn:
             return [
                 int(i)
                 for i in conn.execute(
@@ -249,11 +251,11 @@ class RenewalWork:
                 ).scalars()
             ]
 
-    def claim_due(self, sandbox: Sandbox, merchant_id: str, now: datetime) -> tuple[int, list[int]]:
+    def claim_due(self, merchant_id: str, now: datetime) -> tuple[int, list[int]]:
         """Step 1. Returns (subscriptions settled without a charge, claimed charge ids)."""
         settled = 0
         claimed: list[int] = []
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             query = (
                 sa.select(_S)
                 .where(
@@ -309,11 +311,9 @@ class RenewalWork:
         row = conn.execute(sa.select(_S).where(_S.c.id == sub.id)).one()
         emit(conn, row, "subscription.cancelled", now, reason="period_end")
 
-    def charge_claims(
-        self, sandbox: Sandbox, merchant_id: str, claim_ids: list[int], now: datetime
-    ) -> None:
+    def charge_claims(self, merchant_id: str, claim_ids: list[int], now: datetime) -> None:
         """Step 2: charge each ``processing`` claim's card under its transactionId."""
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute(
                 sa.select(_C)
                 .where(_C.c.id.in_(claim_ids), _C.c.state == "processing")
@@ -359,11 +359,9 @@ class RenewalWork:
         conn.execute(sa.update(_C).where(_C.c.id == claim.id).values(state="abandoned"))
         return True
 
-    def finish_claims(
-        self, sandbox: Sandbox, merchant_id: str, claim_ids: list[int], now: datetime
-    ) -> int:
+    def finish_claims(self, merchant_id: str, claim_ids: list[int], now: datetime) -> int:
         """Step 3: apply each charged claim's outcome to its subscription."""
-        with sandbox.db.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute(
                 sa.select(_C)
                 .where(_C.c.id.in_(claim_ids), _C.c.state == "charged")

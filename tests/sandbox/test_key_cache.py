@@ -1,0 +1,106 @@
+"""`KeyCache` empties itself when a key's tables change, whoever changes them.
+
+The cache watches the writes run on the sandbox's engine (`KeyCache.watch`): a domain
+function that changes a key or a merchant's switches, called on a connection of its
+own rather than by a control route, leaves no stale record behind, and only once its
+transaction has committed; other writes leave the kept records alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from tests.postgres import database_url
+from workbench.config import DEFAULT_API_KEY
+from workbench.sandbox import (
+    DEMO_MERCHANT_ID,
+    DEMO_STORE_ID,
+    SandboxConfig,
+    auth,
+    control,
+    payments,
+)
+from workbench.sandbox import db as tables
+from workbench.sandbox.context import Caller
+from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.schemas import ChargeRequest
+
+Change = Callable[[sa.Connection], object]
+_K = tables.api_keys
+
+CHANGES: dict[str, Change] = {
+    "fail-next": lambda conn: control.set_fail_next(conn, DEMO_MERCHANT_ID, "500"),
+    "latency": lambda conn: control.set_latency(conn, DEMO_MERCHANT_ID, 20),
+    "rate limit": lambda conn: control.set_rate_limit(conn, DEMO_MERCHANT_ID, 5.0, 2),
+    "reset": lambda conn: control.reset_merchant(conn, DEMO_MERCHANT_ID),
+    "revoked key": lambda conn: conn.execute(
+        sa.update(_K).where(_K.c.api_key == DEFAULT_API_KEY).values(revoked=True)
+    ),
+}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def sandbox(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Sandbox]:
+    """An open sandbox of this test's own, no background work."""
+    with database_url(request.param, tmp_path) as url:
+        opened = Sandbox(SandboxConfig(db_url=url, run_reconciler_in_background=False)).open()
+        try:
+            yield opened
+        finally:
+            opened.stop()
+
+
+def _keep(sandbox: Sandbox) -> auth.KeyRecord:
+    """The demo key's record, read and kept as a signed request keeps it."""
+    stamp = sandbox.keys.stamp()
+    record = auth.look_up(sandbox.db, DEFAULT_API_KEY)
+    assert record is not None
+    sandbox.keys.put(record, stamp)
+    assert sandbox.keys.get(DEFAULT_API_KEY) == record
+    return record
+
+
+@pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
+def test_a_domain_function_changing_a_key_or_a_switch_empties_the_cache_after_commit(
+    sandbox: Sandbox, change: Change
+) -> None:
+    _keep(sandbox)
+    with sandbox.db.write() as conn:
+        change(conn)
+        # Not yet: a request reading the row now still reads the old one.
+        assert sandbox.keys.get(DEFAULT_API_KEY) is not None
+    assert sandbox.keys.get(DEFAULT_API_KEY) is None
+
+
+def test_taking_the_fail_next_switch_empties_the_cache(sandbox: Sandbox) -> None:
+    with sandbox.db.write() as conn:
+        control.set_fail_next(conn, DEMO_MERCHANT_ID, "500")
+    assert _keep(sandbox).fail_next == "500"
+    assert auth.consume_fail_next(sandbox.db, DEMO_MERCHANT_ID, "500") == "500"
+    assert sandbox.keys.get(DEFAULT_API_KEY) is None
+
+
+def test_a_charge_and_other_writes_leave_the_cache_alone(sandbox: Sandbox) -> None:
+    record = _keep(sandbox)
+    caller = Caller(DEFAULT_API_KEY, DEMO_MERCHANT_ID, DEMO_STORE_ID, "req_key_cache")
+    body = ChargeRequest.model_validate(
+        {
+            "transactionId": "key-cache-charge",
+            "amount": 15000,
+            "currency": "TRY",
+            "cardToken": "tok_test_success",
+            "threeDSecure": False,
+        }
+    )
+    reply = sandbox.db.transact(
+        lambda conn: payments.charge(conn, caller, body, "http://127.0.0.1:8000")
+    )
+    assert reply.status == 201
+    s = tables.stores
+    with sandbox.db.write() as conn:
+        conn.execute(sa.update(s).where(s.c.id == DEMO_STORE_ID).values(webhook_url=None))
+    assert sandbox.keys.get(DEFAULT_API_KEY) == record
