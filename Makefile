@@ -31,11 +31,12 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(RUN) workbench run
 
-# Lint and type check run beside the tests (a core is free while the workers start); the
-# guide's strict build is one of the tests (tests/docs/test_build.py, exactly as `make docs`
-# runs it), so it runs once, in parallel with the rest.
-test: $(STAMP) browser signing-tools prism
-	$(MAKE) --no-print-directory -j3 lint typecheck pytest
+# Lint, type check and the Prism install run beside the tests (a core is free while the
+# workers start; the Prism tests wait for the install); the guide's strict build is one of
+# the tests (tests/docs/test_build.py, exactly as `make docs` runs it), so it runs once,
+# in parallel with the rest.
+test: $(STAMP) browser signing-tools
+	$(MAKE) --no-print-directory -j4 prism lint typecheck pytest
 
 # lint-imports: the import contracts of pyproject.toml (no cycles, the client side without
 # the sandbox, only the edge importing the composition root); a third of a second uncached.

@@ -11,12 +11,12 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.paths import ROOT
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox.app import create_app
 from workbench.sandbox.openapi import openapi_json
@@ -24,7 +24,7 @@ from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
 from workbench.signing import sign_request
 from workbench.spec.operations import OPERATIONS
 
-PRISM = Path(__file__).parents[2] / "benchmarks" / "node_modules" / ".bin" / "prism"
+PRISM = ROOT / "benchmarks" / "node_modules" / ".bin" / "prism"
 #: A value for each path parameter (Prism checks their shape, not their existence).
 PARAMETERS = {
     "id": "pay_01a20cb3ec625f0148aad463",
@@ -37,6 +37,8 @@ PARAMETERS = {
 @pytest.fixture(scope="module")
 def prism(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Prism mocking the exported document on a free port, rejecting invalid requests."""
+    # `make test` installs Prism beside the tests: wait for that install (or make it).
+    subprocess.run(["bash", str(ROOT / "scripts" / "ensure-prism")], check=False, timeout=600)
     if not PRISM.exists():
         reason = f"Prism is not installed at {PRISM} (npm ci in benchmarks/ installs it)"
         print(reason)
