@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, SESSION, SUBSCRIPTION
 
@@ -15,7 +15,7 @@ def test_an_allowed_action_passes() -> None:
 
 
 def test_a_refusal_names_the_machine_state_and_allowed_actions() -> None:
-    with pytest.raises(ApiError) as caught:
+    with pytest.raises(ServiceError) as caught:
         require(SUBSCRIPTION, "paused", "charge_now")
     assert caught.value.code == "SVC-SUB-4090"
     assert caught.value.message == (
@@ -24,7 +24,7 @@ def test_a_refusal_names_the_machine_state_and_allowed_actions() -> None:
 
 
 def test_a_terminal_state_allows_nothing() -> None:
-    with pytest.raises(ApiError) as caught:
+    with pytest.raises(ServiceError) as caught:
         require(SESSION, "completed", "complete")
     assert caught.value.code == "SVC-SES-4090"
     assert "(allowed: none)" in caught.value.message
@@ -32,5 +32,5 @@ def test_a_terminal_state_allows_nothing() -> None:
 
 def test_repeats_count_unless_the_caller_answers_them_itself() -> None:
     require(PAYMENT, "captured", "3ds_callback")
-    with pytest.raises(ApiError):
+    with pytest.raises(ServiceError):
         require(PAYMENT, "captured", "3ds_callback", repeats=False)

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
 from workbench.sandbox.cards import CHALLENGE_CODE
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 
 __all__ = ["challenge_result", "ensure_acs_secret", "make_pares", "read_pares"]
 
@@ -67,14 +67,14 @@ def challenge_result(
     """Answer a buyer's challenge code with a signed ``pares`` (pass or fail).
 
     Raises:
-        ApiError: SVC-GW-4004 when no challenge is pending for this payment and correlationId.
+        ServiceError: SVC-GW-4004 when no challenge is pending for this payment and correlationId.
     """
     p = tables.payments
     row = conn.execute(
         sa.select(p.c.behaviour, p.c.status, p.c.correlation_id).where(p.c.id == payment_id)
     ).first()
     if row is None or row.correlation_id is None or row.correlation_id != correlation_id:
-        raise ApiError("SVC-GW-4004", "no 3-D Secure challenge with this correlationId")
+        raise ServiceError("SVC-GW-4004", "no 3-D Secure challenge with this correlationId")
     passed = row.behaviour == "3ds_challenge" and code == CHALLENGE_CODE
     pares = make_pares(secret, payment_id, correlation_id, "Y" if passed else "N")
     return {

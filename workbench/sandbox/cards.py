@@ -24,7 +24,7 @@ import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
 from workbench.sandbox import prepared
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 
 __all__ = [
     "CARD_BRANDS",
@@ -297,14 +297,14 @@ def tokenize_checked(
     the page meets exactly the endpoint's rules. The number is never stored or echoed.
 
     Raises:
-        ApiError: SVC-VAL-4001 for a number that is not 12-19 digits passing Luhn, or
+        ServiceError: SVC-VAL-4001 for a number that is not 12-19 digits passing Luhn, or
             an expiry month already past on the merchant's business clock.
     """
     digits = number.replace(" ", "").replace("-", "")
     if not digits.isdigit() or not 12 <= len(digits) <= 19 or not luhn_ok(digits):
-        raise ApiError("SVC-VAL-4001", "cardNumber: not a valid card number")
+        raise ServiceError("SVC-VAL-4001", "cardNumber: not a valid card number")
     if (expiry_year, expiry_month) < (now.year, now.month):
-        raise ApiError("SVC-VAL-4001", "expiryYear/expiryMonth: the card has expired")
+        raise ServiceError("SVC-VAL-4001", "expiryYear/expiryMonth: the card has expired")
     return tokenize(conn, merchant_id, digits, now)
 
 

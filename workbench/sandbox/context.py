@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fastapi import Request
 from starlette.types import Scope
 
-from workbench.sandbox.errors import ApiError, request_id_of
+from workbench.sandbox.errors import ServiceError, request_id_of
 
 __all__ = ["Caller", "base_url_of", "caller_of"]
 
@@ -35,7 +35,7 @@ async def caller_of(request: Request) -> Caller:
     """The authenticated caller (a FastAPI dependency); public routes have none."""
     caller = (request.scope.get("state") or {}).get("caller")
     if not isinstance(caller, Caller):
-        raise ApiError("SVC-GW-1003", "X-Api-Key is missing")
+        raise ServiceError("SVC-GW-1003", "X-Api-Key is missing")
     return caller
 
 

@@ -21,7 +21,7 @@ from workbench.sandbox import jsonbody
 from workbench.spec import ERRORS
 
 __all__ = [
-    "ApiError",
+    "ServiceError",
     "envelope_bytes",
     "error_response",
     "install_error_handlers",
@@ -32,7 +32,7 @@ __all__ = [
 logger = logging.getLogger("workbench.sandbox")
 
 
-class ApiError(Exception):
+class ServiceError(Exception):
     """An answer in the error envelope; its HTTP status comes from the code's spec row.
 
     Args:
@@ -131,8 +131,8 @@ def validation_message(
 def install_error_handlers(app: FastAPI) -> None:
     """Route every failure FastAPI or Starlette can raise into the envelope."""
 
-    async def api_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ApiError)
+    async def service_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ServiceError)
         return error_response(exc.code, exc.message, request_id_of(request.scope), exc.headers)
 
     async def invalid(request: Request, exc: Exception) -> Response:
@@ -154,7 +154,7 @@ def install_error_handlers(app: FastAPI) -> None:
         logger.error("unhandled %s on %s (request %s)", type(exc).__name__, request.url.path, rid)
         return error_response("SVC-GW-5000", "internal error; quote the requestId", rid)
 
-    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(ServiceError, service_error)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, unexpected)

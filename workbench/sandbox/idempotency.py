@@ -19,14 +19,14 @@ endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the 
 3. Same key, another body: SVC-GW-2001. A record still ``pending`` (only a sandbox
    of an earlier version wrote one before its answer): SVC-GW-2002 (retryable) until
    its claim lapses, then it is taken over.
-4. An `ApiError` (validation, state conflict, not found) is not recorded: the
+4. An `ServiceError` (validation, state conflict, not found) is not recorded: the
    transaction rolls back with the claim, so the caller may fix the request and
    retry with the same key.
 
 `run_claimed` serves work that makes transactions of its own (the sandbox's control
 routes: a clock advance runs the reconciler, step by step): the claim is written as
 ``pending`` first, the work runs, then its answer is stored; a duplicate meanwhile gets
-SVC-GW-2002 (retryable), and an `ApiError` deletes the claim.
+SVC-GW-2002 (retryable), and an `ServiceError` deletes the claim.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from workbench.sandbox import db as tables
 from workbench.sandbox import prepared
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.context import Caller
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.replies import Reply
 from workbench.spec import limits
 
@@ -245,7 +245,7 @@ def run_idempotent(
     race, which is how a ``transactionId`` fence answers a concurrent duplicate).
 
     Raises:
-        ApiError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
+        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
             whatever ``work`` raised.
     """
     if key is not None:
@@ -290,7 +290,7 @@ def idempotent(
 def _endpoint(method: str, path: str, key: str) -> str:
     """What a key is scoped to, once the key itself is known to be well formed."""
     if not _KEY_RE.match(key):
-        raise ApiError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
+        raise ServiceError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
     return f"{method} {path}"
 
 
@@ -314,7 +314,9 @@ def _claim_or_raise(
         if code == "SVC-GW-2001"
         else "a request with this Idempotency-Key is still in progress; retry shortly"
     )
-    raise ApiError(code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None)
+    raise ServiceError(
+        code, message, headers={"Retry-After": "1"} if code == "SVC-GW-2002" else None
+    )
 
 
 def run_claimed(
@@ -330,7 +332,7 @@ def run_claimed(
     """Run ``action`` (which opens its own transactions) once per (key, endpoint, payload).
 
     Raises:
-        ApiError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
+        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
             whatever ``action`` raised (its claim is then released).
     """
     if key is None:
@@ -351,7 +353,7 @@ def run_claimed(
         return claimed
     try:
         reply = action()
-    except ApiError:
+    except ServiceError:
         db.transact(lambda conn: prepared.execute(conn, _DELETE, {"f_id": claimed}))
         raise
     db.transact(lambda conn: _store(conn, claimed, reply, caller.request_id))

@@ -23,7 +23,7 @@ from workbench.sandbox import acs, cards, events, prepared
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_id, new_uuid
 from workbench.sandbox.replies import Reply, error_reply
@@ -120,12 +120,12 @@ def load(conn: sa.Connection, merchant_id: str, payment_id: str) -> Row:
     """The merchant's payment, locked for update.
 
     Raises:
-        ApiError: SVC-GW-4004 when it does not exist *for this merchant* (never 403).
+        ServiceError: SVC-GW-4004 when it does not exist *for this merchant* (never 403).
     """
     query = sa.select(_P).where(_P.c.id == payment_id, _P.c.merchant_id == merchant_id)
     row = conn.execute(query.with_for_update()).first()
     if row is None:
-        raise ApiError("SVC-GW-4004", "no such payment for this merchant")
+        raise ServiceError("SVC-GW-4004", "no such payment for this merchant")
     return row
 
 
@@ -186,13 +186,13 @@ def payment_object(row: Row) -> dict[str, Any]:
 
 def _check_token(token: str) -> None:
     if cards.looks_like_pan(token):
-        raise ApiError(
+        raise ServiceError(
             "SVC-VAL-4002",
             "cardToken: raw card numbers are never accepted; tokenize the card first "
             "(POST /v1/cards/tokens) and send the tok_ token",
         )
     if not _TOKEN_RE.match(token):
-        raise ApiError("SVC-VAL-4001", "cardToken: must be a vault token starting with tok_")
+        raise ServiceError("SVC-VAL-4001", "cardToken: must be a vault token starting with tok_")
 
 
 def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) -> bool:
@@ -268,27 +268,27 @@ def _check_session_terms(session: Row, req: ChargeRequest) -> None:
     """A charge under a checkout session's ``transactionId`` pays that session, as is.
 
     Raises:
-        ApiError: SVC-VAL-4001 naming the field that differs from the session.
+        ServiceError: SVC-VAL-4001 naming the field that differs from the session.
     """
     if session.mode not in _CARD_MODES:
-        raise ApiError(
+        raise ServiceError(
             "SVC-VAL-4001",
             f"transactionId: names a checkout session in mode {session.mode}, "
             "which a card charge cannot pay",
         )
     if req.amount != session.amount:
-        raise ApiError(
+        raise ServiceError(
             "SVC-VAL-4001",
             f"amount: must equal the checkout session's amount ({session.amount}) "
             "for this transactionId",
         )
     if req.currency != session.currency:
-        raise ApiError(
+        raise ServiceError(
             "SVC-VAL-4001",
             f"currency: must equal the checkout session's currency ({session.currency})",
         )
     if req.installmentCount > 1 and not session.installment_enabled:
-        raise ApiError(
+        raise ServiceError(
             "SVC-VAL-4001",
             "installmentCount: the checkout session for this transactionId offers no installments",
         )
@@ -347,20 +347,22 @@ def charge(
     existing = prepared.fetch_one(conn, _BY_TRANSACTION, params)
     if existing is not None:
         if existing.fingerprint != digest:
-            raise ApiError(
+            raise ServiceError(
                 "SVC-GW-2001",
                 "transactionId was already used for a charge with a different payload",
             )
         return fence_answer(existing, base_url, caller.request_id)
     card = cards.find_token(conn, caller.merchant_id, req.cardToken)
     if card is None:
-        raise ApiError("SVC-VAL-4001", "cardToken: no such token for this merchant")
+        raise ServiceError("SVC-VAL-4001", "cardToken: no such token for this merchant")
     if req.customerId is not None and not _customer_exists(
         conn, caller.merchant_id, req.customerId
     ):
-        raise ApiError("SVC-VAL-4001", "customerId: no such customer for this merchant")
+        raise ServiceError("SVC-VAL-4001", "customerId: no such customer for this merchant")
     if card.card_type == "debit" and req.installmentCount > 1:
-        raise ApiError("SVC-VAL-4001", "installmentCount: debit cards take a single installment")
+        raise ServiceError(
+            "SVC-VAL-4001", "installmentCount: debit cards take a single installment"
+        )
     context = prepared.fetch_one(
         conn,
         _CHARGE_CONTEXT,
@@ -498,13 +500,13 @@ def threeds_callback(
     row = load(conn, caller.merchant_id, payment_id)
     claims = acs.read_pares(acs_secret, req.pares)
     if claims is None:
-        raise ApiError("SVC-PAY-4001", "pares: not a genuine ACS assertion")
+        raise ServiceError("SVC-PAY-4001", "pares: not a genuine ACS assertion")
     if (
         claims.get("paymentId") != payment_id
         or claims.get("correlationId") != req.correlationId
         or row.correlation_id != req.correlationId
     ):
-        raise ApiError("SVC-PAY-4001", "pares/correlationId: do not belong to this payment")
+        raise ServiceError("SVC-PAY-4001", "pares/correlationId: do not belong to this payment")
     if row.threeds_body is not None:
         return Reply(int(row.threeds_status), bytes(row.threeds_body))
     # A repeat was answered above with the first result; here only a pending challenge goes on.
@@ -600,7 +602,7 @@ def public_status(conn: sa.Connection, payment_id: str) -> dict[str, Any]:
     """GET /v1/payments/{id}/public-status: the id is the bearer; only id and status."""
     row = conn.execute(sa.select(_P.c.id, _P.c.status).where(_P.c.id == payment_id)).first()
     if row is None:
-        raise ApiError("SVC-GW-4004", "no such payment")
+        raise ServiceError("SVC-GW-4004", "no such payment")
     return {"paymentId": row.id, "status": row.status}
 
 

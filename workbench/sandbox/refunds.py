@@ -17,7 +17,7 @@ from workbench.sandbox import db as tables
 from workbench.sandbox import events
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.payments import load, refundable
 from workbench.sandbox.replies import Reply
@@ -78,9 +78,11 @@ def refund(
     left = refundable(row)
     amount = req.amount if req.amount is not None else left
     if left == 0:
-        raise ApiError("SVC-PAY-4002", "amount: nothing is left to refund (refundableAmount is 0)")
+        raise ServiceError(
+            "SVC-PAY-4002", "amount: nothing is left to refund (refundableAmount is 0)"
+        )
     if amount > left:
-        raise ApiError("SVC-PAY-4002", f"amount: {amount} exceeds refundableAmount {left}")
+        raise ServiceError("SVC-PAY-4002", f"amount: {amount} exceeds refundableAmount {left}")
     now = business_now(conn, caller.merchant_id)
     in_flight = row.behaviour == "refund_async"
     refund_id = new_id(IdPrefix.REFUND)

@@ -2,7 +2,7 @@
 
 A service returns a `Reply` for every outcome it records (a created payment, a
 decline it stored), so the idempotency layer can keep and replay it verbatim; it
-raises `workbench.sandbox.errors.ApiError` for what it refuses without recording.
+raises `workbench.sandbox.errors.ServiceError` for what it refuses without recording.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from workbench.sandbox import db as tables
 from workbench.sandbox import events
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.ids import new_uuid
 from workbench.sandbox.payments import fingerprint
 from workbench.sandbox.replies import Reply, dumps
@@ -50,24 +50,24 @@ def session_body(row: Row | dict[str, Any]) -> dict[str, Any]:
 def _check_rules(conn: sa.Connection, caller: Caller, req: SessionRequest) -> None:
     if req.mode == "card_update_only":
         if req.amount is not None:
-            raise ApiError("SVC-VAL-4001", "amount: must be omitted for mode card_update_only")
+            raise ServiceError("SVC-VAL-4001", "amount: must be omitted for mode card_update_only")
         if req.customerId is None:
-            raise ApiError("SVC-VAL-4001", "customerId: required for mode card_update_only")
+            raise ServiceError("SVC-VAL-4001", "customerId: required for mode card_update_only")
     elif req.amount is None:
-        raise ApiError("SVC-VAL-4001", f"amount: required for mode {req.mode}")
+        raise ServiceError("SVC-VAL-4001", f"amount: required for mode {req.mode}")
     if req.splits is not None:
         if req.mode != "payment":
-            raise ApiError("SVC-VAL-4001", "splits: allowed only in mode payment")
+            raise ServiceError("SVC-VAL-4001", "splits: allowed only in mode payment")
         total = sum(split.amountMinor for split in req.splits)
         if req.amount is not None and total > req.amount:
-            raise ApiError("SVC-VAL-4001", f"splits: amounts sum to {total}, more than amount")
+            raise ServiceError("SVC-VAL-4001", f"splits: amounts sum to {total}, more than amount")
     if req.customerId is not None:
         c = tables.customers
         found = conn.execute(
             sa.select(c.c.id).where(c.c.id == req.customerId, c.c.merchant_id == caller.merchant_id)
         ).first()
         if found is None:
-            raise ApiError("SVC-VAL-4001", "customerId: no such customer for this merchant")
+            raise ServiceError("SVC-VAL-4001", "customerId: no such customer for this merchant")
 
 
 def create_session(
@@ -88,7 +88,7 @@ def create_session(
     ).first()
     if existing is not None:
         if existing.fingerprint != digest:
-            raise ApiError(
+            raise ServiceError(
                 "SVC-GW-2001",
                 "transactionId was already used for a session with a different payload",
             )
@@ -131,15 +131,15 @@ def complete_session(conn: sa.Connection, session_id: str, *, payment_id: str | 
     """Mark an active session ``completed`` (the hosted checkout calls this).
 
     Raises:
-        ApiError: SVC-GW-4004 for no such session, SVC-SES-4090 if it is not active.
+        ServiceError: SVC-GW-4004 for no such session, SVC-SES-4090 if it is not active.
     """
     row = conn.execute(sa.select(_S).where(_S.c.id == session_id).with_for_update()).first()
     if row is None:
-        raise ApiError("SVC-GW-4004", "no such checkout session")
+        raise ServiceError("SVC-GW-4004", "no such checkout session")
     now = business_now(conn, row.merchant_id)
     require(SESSION, row.status, "complete")
     if row.expires_at <= now:  # expired by the clock, before the reconciler marked it
-        raise ApiError("SVC-SES-4090", "checkout session is expired")
+        raise ServiceError("SVC-SES-4090", "checkout session is expired")
     conn.execute(
         sa.update(_S)
         .where(_S.c.id == session_id)

@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.sandbox import auth, idempotency, payments, prepared
 from workbench.sandbox.context import Caller, base_url_of
-from workbench.sandbox.errors import ApiError, error_response
+from workbench.sandbox.errors import ServiceError, error_response
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.schemas import ChargeRequest
 
@@ -100,7 +100,7 @@ class ChargeShortcut:
             # PostgreSQL: the charge's reads go with the transaction's first statement.
             with prepared.reading_ahead(*reads):
                 reply = await sandbox.db.run(lambda: sandbox.db.transact(transaction))
-        except ApiError as exc:
+        except ServiceError as exc:
             response = error_response(exc.code, exc.message, caller.request_id, exc.headers)
         else:
             response = reply.to_response(caller.request_id)

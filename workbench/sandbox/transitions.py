@@ -7,7 +7,7 @@ are allowed, so a caller can see what to do instead.
 
 from __future__ import annotations
 
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.spec.states import StateMachine
 
 __all__ = ["require"]
@@ -24,7 +24,7 @@ def require(machine: StateMachine, state: str, action: str, *, repeats: bool = T
             on its own (by replaying the first answer) passes ``False``.
 
     Raises:
-        ApiError: the machine's ``conflict_code`` (409), naming the allowed actions.
+        ServiceError: the machine's ``conflict_code`` (409), naming the allowed actions.
     """
     if any(
         t.source == state and t.action == action and (repeats or not t.idempotent)
@@ -32,7 +32,7 @@ def require(machine: StateMachine, state: str, action: str, *, repeats: bool = T
     ):
         return
     allowed = ", ".join(a.replace("_", "-") for a in machine.actions(state)) or "none"
-    raise ApiError(
+    raise ServiceError(
         machine.conflict_code,
         f"{machine.name} is {state}; {action.replace('_', '-')} is not allowed "
         f"(allowed: {allowed})",

@@ -27,7 +27,7 @@ from workbench.sandbox import db as tables
 from workbench.sandbox.checkout.forms import CardForm
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.context import Caller
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.schemas import ChargeRequest, ThreeDSCallbackRequest
 from workbench.sandbox.subscriptions import service as subscriptions
 
@@ -215,7 +215,7 @@ def pay_by_card(
     """The card form's submit: tokenize, charge by token (or replace a subscription's card).
 
     Raises:
-        ApiError: what tokenization or the charge refused (nothing is recorded then);
+        ServiceError: what tokenization or the charge refused (nothing is recorded then);
             the page shows its message and the buyer may correct the form.
     """
     with db.write() as conn:
@@ -223,12 +223,14 @@ def pay_by_card(
         if isinstance(session, Redirect | Ended):
             return session
         if session.mode == "qr":
-            raise ApiError("SVC-VAL-4001", "this session is paid by TR QR, not by card")
+            raise ServiceError("SVC-VAL-4001", "this session is paid by TR QR, not by card")
         replay = _replay(conn, session, base_url)
         if replay is not None:
             return replay
         if form.installments > 1 and not session.installment_enabled:
-            raise ApiError("SVC-VAL-4001", "installmentCount: this session offers no installments")
+            raise ServiceError(
+                "SVC-VAL-4001", "installmentCount: this session offers no installments"
+            )
         now = business_now(conn, session.merchant_id)
         token = cards.tokenize_checked(
             conn, session.merchant_id, form.number, form.expiry_month, form.expiry_year, now
@@ -267,7 +269,7 @@ def pay_by_qr(db: Database, session_id: str) -> Redirect | Ended:
         if isinstance(session, Redirect | Ended):
             return session
         if session.mode != "qr":
-            raise ApiError("SVC-VAL-4001", "this session is not in mode qr")
+            raise ServiceError("SVC-VAL-4001", "this session is not in mode qr")
         payment = payments.record_qr_payment(conn, session)
         return _finish(conn, session, payment)
 
@@ -302,18 +304,18 @@ def finish_challenge(
     """The 3DS return: post the signed ``pares`` through the 3ds-callback, finish the session.
 
     Raises:
-        ApiError: a forged ``pares`` or one of another payment (SVC-PAY-4001).
+        ServiceError: a forged ``pares`` or one of another payment (SVC-PAY-4001).
     """
     pares, correlation_id = str(data.get("pares", "")), str(data.get("correlationId", ""))
     if not 0 < len(pares) <= 4096 or not 0 < len(correlation_id) <= 64:
-        raise ApiError("SVC-PAY-4001", "pares/correlationId: missing or malformed")
+        raise ServiceError("SVC-PAY-4001", "pares/correlationId: missing or malformed")
     with db.write() as conn:
         session = _open(conn, session_id)
         if isinstance(session, Redirect | Ended):
             return session
         payment = _payment_of(conn, session)
         if payment is None:
-            raise ApiError("SVC-PAY-4090", "no 3-D Secure challenge is pending for this page")
+            raise ServiceError("SVC-PAY-4090", "no 3-D Secure challenge is pending for this page")
         if payment.status == "pending_3ds":
             callback = ThreeDSCallbackRequest.model_validate(
                 {"pares": pares, "correlationId": correlation_id}

@@ -26,7 +26,7 @@ from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
 from workbench.sandbox.checkout.rendering import qr_svg, render, script, stylesheet
 from workbench.sandbox.clock import iso
-from workbench.sandbox.errors import ApiError, request_id_of
+from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
 
 __all__ = ["ended_page", "router"]
@@ -160,7 +160,7 @@ async def pay(session_id: str, request: Request, sandbox: SandboxDep) -> Respons
             request, sandbox, session_id, status=400, error=exc.message,
             error_field=exc.field, values=data,
         )  # fmt: skip
-    except ApiError as exc:
+    except ServiceError as exc:
         return _refused(request, sandbox, session_id, exc, data)
     return _answer(request, result)
 
@@ -172,7 +172,7 @@ def pay_qr(session_id: str, request: Request, sandbox: SandboxDep) -> Response:
         return ended_page(request, flow.Ended("missing"))
     try:
         result = flow.pay_by_qr(sandbox.db, session_id)
-    except ApiError as exc:
+    except ServiceError as exc:
         return _refused(request, sandbox, session_id, exc, {})
     return _answer(request, result)
 
@@ -194,13 +194,13 @@ async def threeds_return(session_id: str, request: Request, sandbox: SandboxDep)
         )
     except FormError as exc:
         return _page(request, sandbox, session_id, status=400, error=exc.message)
-    except ApiError as exc:
+    except ServiceError as exc:
         return _refused(request, sandbox, session_id, exc, {})
     return _answer(request, result)
 
 
 def _refused(
-    request: Request, sandbox: Sandbox, session_id: str, exc: ApiError, data: dict[str, str]
+    request: Request, sandbox: Sandbox, session_id: str, exc: ServiceError, data: dict[str, str]
 ) -> Response:
     """What the service refused (nothing recorded): the page again, with the reason."""
     if exc.code == "SVC-SES-4090":

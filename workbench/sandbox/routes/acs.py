@@ -18,7 +18,7 @@ from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import FormError, parse_body
 from workbench.sandbox.checkout.rendering import render
-from workbench.sandbox.errors import ApiError, request_id_of
+from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import PUBLIC_ERRORS
 from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
@@ -127,7 +127,7 @@ async def challenge_form(
                 data.get("correlationId", "")[:64],
                 data.get("code", "").strip()[:32],
             )
-    except (FormError, ApiError):
+    except (FormError, ServiceError):
         return _no_challenge(request, sandbox)
     return render(
         "acs_done.html",

@@ -13,7 +13,7 @@ from workbench.sandbox import control, events, refunds
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import iso
 from workbench.sandbox.context import Caller, caller_of
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
@@ -112,7 +112,7 @@ def advance(
         try:
             moment = sandbox.reconciler.advance(caller.merchant_id, body.seconds)
         except TimeoutError as exc:
-            raise ApiError("SVC-GW-5030", str(exc), headers={"Retry-After": "1"}) from exc
+            raise ServiceError("SVC-GW-5030", str(exc), headers={"Retry-After": "1"}) from exc
         return {"businessTime": iso(moment)}
 
     return _once(request, sandbox, caller, idempotency_key, body, run)
@@ -187,7 +187,7 @@ def event_deliveries(
     with sandbox.db.read() as conn:
         found = events.list_deliveries(conn, caller.merchant_id, event_id)
     if found is None:
-        raise ApiError("SVC-GW-4004", "no such event")
+        raise ServiceError("SVC-GW-4004", "no such event")
     return _ok(caller, found)
 
 

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from workbench.sandbox import db as tables
 from workbench.sandbox.db import Database
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 
 __all__ = ["decode", "encode", "ensure_secret"]
 
@@ -73,10 +73,10 @@ def decode(secret: bytes, merchant_id: str, scope: str, cursor: str) -> int:
     """The position a cursor continues after.
 
     Raises:
-        ApiError: SVC-VAL-4001 when the cursor was not issued to this merchant for
+        ServiceError: SVC-VAL-4001 when the cursor was not issued to this merchant for
             these filters (or is not a cursor at all).
     """
-    invalid = ApiError(
+    invalid = ServiceError(
         "SVC-VAL-4001",
         "cursor: not a cursor issued for this listing; pass nextCursor back unchanged "
         "with the same filters",

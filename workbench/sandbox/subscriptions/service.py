@@ -22,7 +22,7 @@ from workbench.sandbox import cards, events, sessions
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
-from workbench.sandbox.errors import ApiError
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.schemas import SessionRequest
@@ -81,16 +81,16 @@ def parse_instant(field: str, text: str) -> datetime:
     """An ISO 8601 UTC timestamp ending in ``Z`` (``2027-01-31T10:00:00Z``).
 
     Raises:
-        ApiError: SVC-VAL-4001 naming ``field`` for any other shape.
+        ServiceError: SVC-VAL-4001 naming ``field`` for any other shape.
     """
     if not _INSTANT_RE.match(text):
-        raise ApiError(
+        raise ServiceError(
             "SVC-VAL-4001", f"{field}: must be an ISO 8601 UTC timestamp like 2027-01-31T10:00:00Z"
         )
     try:
         return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
     except ValueError:
-        raise ApiError("SVC-VAL-4001", f"{field}: not a real date and time") from None
+        raise ServiceError("SVC-VAL-4001", f"{field}: not a real date and time") from None
 
 
 def emit(
@@ -112,7 +112,7 @@ def load(conn: sa.Connection, merchant_id: str, subscription_id: str) -> Row:
     """The merchant's subscription, locked for update.
 
     Raises:
-        ApiError: SVC-GW-4004 when it does not exist *for this merchant*.
+        ServiceError: SVC-GW-4004 when it does not exist *for this merchant*.
     """
     row = conn.execute(
         sa.select(_S)
@@ -120,7 +120,7 @@ def load(conn: sa.Connection, merchant_id: str, subscription_id: str) -> Row:
         .with_for_update()
     ).first()
     if row is None:
-        raise ApiError("SVC-GW-4004", "no such subscription for this merchant")
+        raise ServiceError("SVC-GW-4004", "no such subscription for this merchant")
     return row
 
 
@@ -128,7 +128,7 @@ def _by_hash(conn: sa.Connection, public_hash: str, *, lock: bool = False) -> Ro
     query = sa.select(_S).where(_S.c.public_hash_sha256 == hash_digest(public_hash))
     row = conn.execute(query.with_for_update() if lock else query).first()
     if row is None:
-        raise ApiError("SVC-GW-4004", "no such subscription link")
+        raise ServiceError("SVC-GW-4004", "no such subscription link")
     return row
 
 
@@ -148,19 +148,19 @@ def _card_of(
             .order_by(saved.c.is_default.desc(), saved.c.id)
         ).scalar()
         if token is None:
-            raise ApiError(
+            raise ServiceError(
                 "SVC-VAL-4001", "cardToken: the customer has no saved card; send a cardToken"
             )
     if cards.looks_like_pan(token):
-        raise ApiError(
+        raise ServiceError(
             "SVC-VAL-4002",
             "cardToken: raw card numbers are never accepted; send a tok_ vault token",
         )
     if not token.startswith("tok_"):
-        raise ApiError("SVC-VAL-4001", "cardToken: must be a vault token starting with tok_")
+        raise ServiceError("SVC-VAL-4001", "cardToken: must be a vault token starting with tok_")
     card = cards.find_token(conn, caller_merchant, token)
     if card is None:
-        raise ApiError("SVC-VAL-4001", "cardToken: no such token for this merchant")
+        raise ServiceError("SVC-VAL-4001", "cardToken: no such token for this merchant")
     return card
 
 
@@ -173,7 +173,7 @@ def create(conn: sa.Connection, caller: Caller, req: SubscriptionRequest) -> Rep
         ).first()
         is None
     ):
-        raise ApiError("SVC-VAL-4001", "storeId: no such store for this merchant")
+        raise ServiceError("SVC-VAL-4001", "storeId: no such store for this merchant")
     if (
         conn.execute(
             sa.select(cu.c.id).where(
@@ -182,16 +182,16 @@ def create(conn: sa.Connection, caller: Caller, req: SubscriptionRequest) -> Rep
         ).first()
         is None
     ):
-        raise ApiError("SVC-VAL-4001", "customerId: no such customer for this merchant")
+        raise ServiceError("SVC-VAL-4001", "customerId: no such customer for this merchant")
     card = _card_of(conn, caller.merchant_id, req.customerId, req.cardToken)
     now = business_now(conn, caller.merchant_id).replace(microsecond=0)
     trial_end = None
     if req.trialEndAt is not None:
         trial_end = parse_instant("trialEndAt", req.trialEndAt)
         if trial_end <= now:
-            raise ApiError("SVC-VAL-4001", f"trialEndAt: must be after now ({iso(now)})")
+            raise ServiceError("SVC-VAL-4001", f"trialEndAt: must be after now ({iso(now)})")
         if trial_end > now + timedelta(days=MAX_TRIAL_DAYS):
-            raise ApiError("SVC-VAL-4001", f"trialEndAt: at most {MAX_TRIAL_DAYS} days ahead")
+            raise ServiceError("SVC-VAL-4001", f"trialEndAt: at most {MAX_TRIAL_DAYS} days ahead")
     public_hash = secrets.token_urlsafe(24)
     status = "trialing" if trial_end is not None else "active"
     assert status in SUBSCRIPTION.targets(None, "create")
@@ -297,7 +297,7 @@ def _cancel(
     if row.status == "charging":
         # A charge is running: the cancel is refused, not queued, so the answer never
         # claims an outcome the charge has not decided yet (issue 15, rule 10).
-        raise ApiError(
+        raise ServiceError(
             "SVC-SUB-4090",
             "subscription is charging: a charge is running; retry the cancel when the "
             "status leaves charging (the next reconciler pass finishes it)",
@@ -392,7 +392,7 @@ def portal_caller(conn: sa.Connection, public_hash: str, request_id: str) -> Cal
     hash (stored only as its SHA-256), in the subscription's merchant.
 
     Raises:
-        ApiError: SVC-GW-4004 for an unknown hash.
+        ServiceError: SVC-GW-4004 for an unknown hash.
     """
     row = _by_hash(conn, public_hash)
     return Caller(
@@ -423,7 +423,7 @@ def update_card_session(
     checkout session bound to the subscription; only sessionId, checkoutUrl, expiresAt."""
     row = _by_hash(conn, public_hash)
     if row.status in SUBSCRIPTION.terminal:
-        raise ApiError("SVC-SUB-4090", f"subscription is {row.status}; its card cannot change")
+        raise ServiceError("SVC-SUB-4090", f"subscription is {row.status}; its card cannot change")
     caller = Caller(
         api_key="portal",
         merchant_id=row.merchant_id,
@@ -461,17 +461,17 @@ def replace_card(conn: sa.Connection, subscription_id: str, card_token: str) -> 
         The updated subscription row.
 
     Raises:
-        ApiError: SVC-GW-4004 (no such subscription), SVC-VAL-4001 / 4002 (bad token),
+        ServiceError: SVC-GW-4004 (no such subscription), SVC-VAL-4001 / 4002 (bad token),
             SVC-SUB-4090 (cancelled or expired).
     """
     found = conn.execute(
         sa.select(_S.c.merchant_id).where(_S.c.id == subscription_id)
     ).scalar_one_or_none()
     if found is None:
-        raise ApiError("SVC-GW-4004", "no such subscription")
+        raise ServiceError("SVC-GW-4004", "no such subscription")
     row = load(conn, str(found), subscription_id)
     if row.status in SUBSCRIPTION.terminal:
-        raise ApiError("SVC-SUB-4090", f"subscription is {row.status}; its card cannot change")
+        raise ServiceError("SVC-SUB-4090", f"subscription is {row.status}; its card cannot change")
     card = _card_of(conn, row.merchant_id, row.customer_id, card_token)
     now = business_now(conn, row.merchant_id)
     values: dict[str, Any] = {
