@@ -125,8 +125,8 @@ def sandbox_app() -> FastAPI:
 SANDBOX_MAIN = """
 import sys, uvicorn
 from benchmarks._servers import bench_config
-from workbench.sandbox.runtime import Sandbox
-Sandbox(bench_config()).open().stop()
+from workbench.sandbox.runtime import SandboxRuntime
+SandboxRuntime(bench_config()).open().stop()
 uvicorn.run("benchmarks._servers:sandbox_app", factory=True, host="127.0.0.1",
             port=int(sys.argv[1]), workers=int(sys.argv[2]), log_level="warning",
             access_log=False)

@@ -32,7 +32,7 @@ import uvicorn
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import DEMO_MERCHANT_ID, DEMO_STORE_ID, SandboxConfig, create_app
 from workbench.sandbox.clock import business_now
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.subscriptions import after, subscription_charges, subscriptions
 from workbench.sandbox.subscriptions.service import hash_digest
 from workbench.signing import sign_request
@@ -58,7 +58,7 @@ class Signer(httpx.Auth):
 
 
 @contextlib.contextmanager
-def serve(db_url: str) -> Iterator[tuple[str, Sandbox]]:
+def serve(db_url: str) -> Iterator[tuple[str, SandboxRuntime]]:
     """The sandbox on a free port (TCP_NODELAY through IPPROTO_TCP, so no delayed-ACK waits)."""
     config = SandboxConfig(
         db_url=db_url, rate_limit_per_second=0, run_reconciler_in_background=False
@@ -81,7 +81,7 @@ def serve(db_url: str) -> Iterator[tuple[str, Sandbox]]:
         thread.join(timeout=60)
 
 
-def populate(sandbox: Sandbox, count: int) -> None:
+def populate(sandbox: SandboxRuntime, count: int) -> None:
     """``count`` monthly subscriptions on the demo merchant, all due in one month."""
     with sandbox.db.write() as conn:
         now = business_now(conn, DEMO_MERCHANT_ID).replace(microsecond=0)

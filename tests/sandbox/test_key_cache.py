@@ -26,7 +26,7 @@ from workbench.sandbox import (
 )
 from workbench.sandbox import db as tables
 from workbench.sandbox.context import Caller
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.schemas import ChargeRequest
 
 Change = Callable[[sa.Connection], object]
@@ -44,17 +44,18 @@ CHANGES: dict[str, Change] = {
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def sandbox(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Sandbox]:
+def sandbox(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SandboxRuntime]:
     """An open sandbox of this test's own, no background work."""
     with database_url(request.param, tmp_path) as url:
-        opened = Sandbox(SandboxConfig(db_url=url, run_reconciler_in_background=False)).open()
+        config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
+        opened = SandboxRuntime(config).open()
         try:
             yield opened
         finally:
             opened.stop()
 
 
-def _keep(sandbox: Sandbox) -> auth.KeyRecord:
+def _keep(sandbox: SandboxRuntime) -> auth.KeyRecord:
     """The demo key's record, read and kept as a signed request keeps it."""
     stamp = sandbox.keys.stamp()
     record = auth.look_up(sandbox.db, DEFAULT_API_KEY)
@@ -66,7 +67,7 @@ def _keep(sandbox: Sandbox) -> auth.KeyRecord:
 
 @pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
 def test_a_domain_function_changing_a_key_or_a_switch_empties_the_cache_after_commit(
-    sandbox: Sandbox, change: Change
+    sandbox: SandboxRuntime, change: Change
 ) -> None:
     _keep(sandbox)
     with sandbox.db.write() as conn:
@@ -76,7 +77,7 @@ def test_a_domain_function_changing_a_key_or_a_switch_empties_the_cache_after_co
     assert sandbox.keys.get(DEFAULT_API_KEY) is None
 
 
-def test_taking_the_fail_next_switch_empties_the_cache(sandbox: Sandbox) -> None:
+def test_taking_the_fail_next_switch_empties_the_cache(sandbox: SandboxRuntime) -> None:
     with sandbox.db.write() as conn:
         control.set_fail_next(conn, DEMO_MERCHANT_ID, "500")
     assert _keep(sandbox).fail_next == "500"
@@ -84,7 +85,7 @@ def test_taking_the_fail_next_switch_empties_the_cache(sandbox: Sandbox) -> None
     assert sandbox.keys.get(DEFAULT_API_KEY) is None
 
 
-def test_a_charge_and_other_writes_leave_the_cache_alone(sandbox: Sandbox) -> None:
+def test_a_charge_and_other_writes_leave_the_cache_alone(sandbox: SandboxRuntime) -> None:
     record = _keep(sandbox)
     caller = Caller(DEFAULT_API_KEY, DEMO_MERCHANT_ID, DEMO_STORE_ID, "req_key_cache")
     body = ChargeRequest.model_validate(

@@ -12,7 +12,7 @@ from tests.postgres import database_url
 from workbench.sandbox import SandboxConfig
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import SandboxRuntime
 
 KEY = "pk_test_wb_demo_0001"
 
@@ -21,7 +21,7 @@ KEY = "pk_test_wb_demo_0001"
 def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[SharedRateLimiter]]:
     """Two limiters on one database, each with its own engine, as two workers have."""
     with database_url(request.param, tmp_path) as url:
-        sandboxes = [Sandbox(SandboxConfig(db_url=url)).open() for _ in range(2)]
+        sandboxes = [SandboxRuntime(SandboxConfig(db_url=url)).open() for _ in range(2)]
         try:
             yield [SharedRateLimiter(s.db, rate=1.0, burst=3) for s in sandboxes]
         finally:

@@ -17,15 +17,15 @@ from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox import db as tables
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 from workbench.sandbox.reconciler import lease_name
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import SandboxRuntime
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def two(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[Sandbox]]:
+def two(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[SandboxRuntime]]:
     """Two sandboxes on one database, as two workers are."""
     with database_url(request.param, tmp_path) as url:
         config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
-        pair = [Sandbox(config).open() for _ in range(2)]
+        pair = [SandboxRuntime(config).open() for _ in range(2)]
         try:
             yield pair
         finally:
@@ -33,7 +33,7 @@ def two(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[Sandbox
                 sandbox.stop()
 
 
-def _holder(sandbox: Sandbox) -> tuple[str, object] | None:
+def _holder(sandbox: SandboxRuntime) -> tuple[str, object] | None:
     with sandbox.db.read() as conn:
         row = conn.execute(
             sa.select(tables.leases.c.holder, tables.leases.c.expires_at).where(
@@ -43,7 +43,7 @@ def _holder(sandbox: Sandbox) -> tuple[str, object] | None:
     return None if row is None else (row.holder, row.expires_at)
 
 
-def test_a_pass_hands_the_lease_back(two: list[Sandbox]) -> None:
+def test_a_pass_hands_the_lease_back(two: list[SandboxRuntime]) -> None:
     a, b = two
     a.tick()
     holder = _holder(a)
@@ -74,7 +74,7 @@ class _Slow:
 
 
 @contextlib.contextmanager
-def pass_in_progress(sandbox: Sandbox) -> Iterator[None]:
+def pass_in_progress(sandbox: SandboxRuntime) -> Iterator[None]:
     """``sandbox`` holds the lease in a pass on another thread until the block ends."""
     slow = _Slow()
     sandbox.reconciler.register(slow)
@@ -88,7 +88,7 @@ def pass_in_progress(sandbox: Sandbox) -> Iterator[None]:
         thread.join()
 
 
-def test_a_second_process_waits_for_the_pass_in_progress(two: list[Sandbox]) -> None:
+def test_a_second_process_waits_for_the_pass_in_progress(two: list[SandboxRuntime]) -> None:
     a, b = two
     with pass_in_progress(a):
         skipped = b.reconciler.tick(DEMO_MERCHANT_ID, wait=False)
@@ -99,7 +99,7 @@ def test_a_second_process_waits_for_the_pass_in_progress(two: list[Sandbox]) -> 
 
 
 def test_an_advance_that_cannot_get_the_lease_answers_503(
-    two: list[Sandbox], monkeypatch: pytest.MonkeyPatch
+    two: list[SandboxRuntime], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     a, b = two
     monkeypatch.setattr("workbench.sandbox.reconciler._WAIT_SECONDS", 0.3)

@@ -14,7 +14,7 @@ from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox_subscriptions.api import charges, create, get
 from tests.sandbox_subscriptions.clock import parse, tick
-from workbench.sandbox import DEMO_MERCHANT_ID, Sandbox, SandboxConfig, SandboxServer
+from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxRuntime, SandboxServer
 from workbench.sandbox import db as tables
 from workbench.sandbox.clock import set_business_time
 from workbench.sandbox.subscriptions import RenewalWork, subscription_charges
@@ -37,7 +37,7 @@ def test_an_unfinished_renewal_is_finished_exactly_once_after_restart(
     due = parse(sub["nextChargeAt"])
 
     # A pass that died: the first steps of the reconciler ran, the last did not.
-    crashed = Sandbox(config).open()
+    crashed = SandboxRuntime(config).open()
     work = RenewalWork(crashed.db)
     with crashed.db.write() as conn:
         set_business_time(conn, DEMO_MERCHANT_ID, due + timedelta(seconds=1))

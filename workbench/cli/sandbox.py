@@ -153,12 +153,12 @@ def prepare_database(config: SandboxConfig) -> None:
     """
     from workbench.sandbox.db import is_memory_url
     from workbench.sandbox.migrations import SchemaVersionError
-    from workbench.sandbox.runtime import Sandbox
+    from workbench.sandbox.runtime import SandboxRuntime
 
     if is_memory_url(config.db_url):
         return  # a new, empty database every time
     try:
-        Sandbox(config).open().stop()
+        SandboxRuntime(config).open().stop()
     except SchemaVersionError as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -16,7 +16,7 @@ from workbench.sandbox.fixtures import (
     REVOKED_API_KEY,
     REVOKED_SECRET_KEY,
 )
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.server import SandboxServer
 
 __all__ = [
@@ -27,8 +27,8 @@ __all__ = [
     "OTHER_SECRET_KEY",
     "REVOKED_API_KEY",
     "REVOKED_SECRET_KEY",
-    "Sandbox",
     "SandboxConfig",
+    "SandboxRuntime",
     "SandboxServer",
     "create_app",
 ]

@@ -30,7 +30,7 @@ from workbench.sandbox.routes import (
     subscriptions_router,
     tokens_router,
 )
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.shortcut import ChargeShortcut
 
 __all__ = ["DOCS_ASSETS", "create_app"]
@@ -67,11 +67,11 @@ def create_app(
             (`ChargeShortcut`); off only to compare the two paths in tests.
 
     Returns:
-        The app; ``app.state.sandbox`` is its `Sandbox`, open once the app has started.
+        The app; ``app.state.sandbox`` is its `SandboxRuntime`, open once the app has started.
         Should the startup fail (a database of a newer schema, say), the exception is
         also kept as ``app.state.startup_error``.
     """
-    sandbox = Sandbox(config or SandboxConfig())
+    sandbox = SandboxRuntime(config or SandboxConfig())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

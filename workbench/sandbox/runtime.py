@@ -1,10 +1,10 @@
-"""`Sandbox`: one running sandbox, assembled: configuration, database, key cache, limiter,
+"""`SandboxRuntime`: one running sandbox, assembled: configuration, database, key cache, limiter,
 reconciler and its work.
 
 With `workbench.sandbox.app` this is the composition root: the background work is built
 here with what it needs and registered in one list (`_background_work`). Only the edge
 (routes, the app, the server, the command line) imports this module; the routes reach
-the `Sandbox` through `sandbox_of`.
+the `SandboxRuntime` through `sandbox_of`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from workbench.sandbox.replay import ReplayPurgeWork
 from workbench.sandbox.sessions import SessionExpiryWork
 from workbench.sandbox.subscriptions import RenewalWork
 
-__all__ = ["Sandbox", "base_url", "sandbox_of"]
+__all__ = ["SandboxRuntime", "base_url", "sandbox_of"]
 
 _NOT_OPEN = "the sandbox is not open yet: call open() or start() (the app does on startup)"
 
@@ -68,7 +68,7 @@ def _background_work(db: Database, config: SandboxConfig) -> list[DueWork]:
     return work
 
 
-class Sandbox:
+class SandboxRuntime:
     """Everything one sandbox instance holds; the app factory builds one per app.
 
     Building it touches nothing: `open` (called by `start`, so by the app's startup)
@@ -87,7 +87,7 @@ class Sandbox:
         self._reconciler: Reconciler | None = None
         self._acs_secret: str | None = None
 
-    def open(self) -> Sandbox:
+    def open(self) -> SandboxRuntime:
         """Open the database (once): tables created or migrated, fixtures, caches, work.
 
         An SQLite file's folder is created if missing.
@@ -199,12 +199,12 @@ class Sandbox:
 
 # ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
 # thread, two thread switches per dependency per request.
-async def sandbox_of(request: Request) -> Sandbox:
-    """The `Sandbox` serving this app (a FastAPI dependency)."""
-    sandbox: Sandbox = request.app.state.sandbox
+async def sandbox_of(request: Request) -> SandboxRuntime:
+    """The `SandboxRuntime` serving this app (a FastAPI dependency)."""
+    sandbox: SandboxRuntime = request.app.state.sandbox
     return sandbox
 
 
-def base_url(request: Request, sandbox: Sandbox) -> str:
+def base_url(request: Request, sandbox: SandboxRuntime) -> str:
     """The address clients reach this sandbox at (the configured one, else the Host's)."""
     return base_url_of(request.scope, sandbox.config.public_base_url)

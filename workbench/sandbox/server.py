@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from workbench.sandbox.app import create_app
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.httplimits import HttpLimits
-from workbench.sandbox.runtime import Sandbox
+from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = ["SandboxServer", "http_settings"]
 
@@ -61,9 +61,9 @@ class SandboxServer:
         self._thread: threading.Thread | None = None
 
     @property
-    def sandbox(self) -> Sandbox:
-        """The running `Sandbox` (clock, reconciler, database)."""
-        sandbox: Sandbox = self.app.state.sandbox
+    def sandbox(self) -> SandboxRuntime:
+        """The running `SandboxRuntime` (clock, reconciler, database)."""
+        sandbox: SandboxRuntime = self.app.state.sandbox
         return sandbox
 
     @property

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import Request
 
-from workbench.sandbox.runtime import Sandbox, base_url
+from workbench.sandbox.runtime import SandboxRuntime, base_url
 from workbench.sandbox.schemas import ErrorEnvelope
 
 __all__ = [
@@ -45,7 +45,7 @@ CHARGE_ERRORS: dict[int | str, dict[str, Any]] = {
 SIGNED: list[dict[str, list[str]]] = [{"ApiKey": [], "Signature": [], "Timestamp": []}]
 
 
-def checkout_base(request: Request, sandbox: Sandbox) -> str:
+def checkout_base(request: Request, sandbox: SandboxRuntime) -> str:
     """Where hosted checkout pages live."""
     return (sandbox.config.checkout_base_url or base_url(request, sandbox)).rstrip("/")
 

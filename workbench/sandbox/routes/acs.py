@@ -21,7 +21,7 @@ from workbench.sandbox.checkout.rendering import render
 from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import PUBLIC_ERRORS
-from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
+from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
 from workbench.sandbox.schemas import StrictRequest
 
 __all__ = ["ChallengeRequest", "ChallengeResponse", "router"]
@@ -63,7 +63,7 @@ def challenge_page(
         str, Query(alias="correlationId", max_length=64, pattern=r"^[\x20-\x7e]*$")
     ],
     request: Request,
-    sandbox: Annotated[Sandbox, Depends(sandbox_of)],
+    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
 ) -> Response:
     """The buyer's challenge: a one-time code field; the documented code passes.
 
@@ -94,7 +94,7 @@ def challenge_page(
     )
 
 
-def _no_challenge(request: Request, sandbox: Sandbox) -> Response:
+def _no_challenge(request: Request, sandbox: SandboxRuntime) -> Response:
     return render(
         "ended.html",
         404,
@@ -114,7 +114,7 @@ def _no_challenge(request: Request, sandbox: Sandbox) -> Response:
 async def challenge_form(
     payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
     request: Request,
-    sandbox: Annotated[Sandbox, Depends(sandbox_of)],
+    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
 ) -> Response:
     """The challenge form's submit: sign the outcome, send it back to the checkout page."""
     try:
@@ -150,7 +150,7 @@ def answer_challenge(
     payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
     body: ChallengeRequest,
     request: Request,
-    sandbox: Annotated[Sandbox, Depends(sandbox_of)],
+    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
 ) -> Response:
     """``Y`` for the challenge card with the right code, ``N`` otherwise; signed either way."""
     with sandbox.db.read() as conn:

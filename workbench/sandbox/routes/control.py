@@ -17,7 +17,7 @@ from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
-from workbench.sandbox.runtime import Sandbox, sandbox_of
+from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
 from workbench.sandbox.schemas import StrictRequest, Url
 
 __all__ = ["router"]
@@ -25,7 +25,7 @@ __all__ = ["router"]
 router = APIRouter(prefix="/sandbox", redirect_slashes=False, responses=ERROR_RESPONSES)
 _EXTRA: dict[str, Any] = {"openapi_extra": {"security": SIGNED}}
 
-SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
+SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
 CallerDep = Annotated[Caller, Depends(caller_of)]
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 
@@ -71,7 +71,7 @@ def _ok(caller: Caller, payload: Any) -> Response:
 
 def _once(
     request: Request,
-    sandbox: Sandbox,
+    sandbox: SandboxRuntime,
     caller: Caller,
     key: str | None,
     body: BaseModel | None,

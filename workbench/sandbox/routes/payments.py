@@ -19,7 +19,7 @@ from workbench.sandbox.routes._common import (
     SIGNED,
     raw_path,
 )
-from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
+from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
 from workbench.sandbox.schemas import (
     CaptureRequest,
     CaptureResponse,
@@ -39,7 +39,7 @@ __all__ = ["router"]
 
 router = APIRouter(redirect_slashes=False)
 
-SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
+SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
 CallerDep = Annotated[Caller, Depends(caller_of)]
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 PaymentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")]

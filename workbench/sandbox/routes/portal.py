@@ -11,7 +11,7 @@ from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import PUBLIC_ERRORS, checkout_base
-from workbench.sandbox.runtime import Sandbox, base_url, sandbox_of
+from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.schemas import (
     EmptyRequest,
@@ -25,14 +25,14 @@ __all__ = ["router"]
 
 router = APIRouter(redirect_slashes=False)
 
-SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
+SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 _BASE = "/v1/public/subscriptions/{hash}"
 
 
 def _idempotent(
     request: Request,
-    sandbox: Sandbox,
+    sandbox: SandboxRuntime,
     public_hash: str,
     tail: str,
     key: str | None,

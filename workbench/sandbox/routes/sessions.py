@@ -11,7 +11,7 @@ from workbench.sandbox import sessions
 from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
-from workbench.sandbox.runtime import Sandbox, sandbox_of
+from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
 from workbench.sandbox.schemas import SessionRequest, SessionResponse
 
 __all__ = ["router"]
@@ -33,7 +33,7 @@ router = APIRouter(redirect_slashes=False)
 def create_session(
     body: SessionRequest,
     request: Request,
-    sandbox: Annotated[Sandbox, Depends(sandbox_of)],
+    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
     caller: Annotated[Caller, Depends(caller_of)],
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)] = None,
 ) -> Response:

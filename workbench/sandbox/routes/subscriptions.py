@@ -11,7 +11,7 @@ from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
-from workbench.sandbox.runtime import Sandbox, sandbox_of
+from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.cursor import ensure_secret
 from workbench.sandbox.subscriptions.schemas import (
@@ -33,7 +33,7 @@ __all__ = ["router"]
 
 router = APIRouter(redirect_slashes=False)
 
-SandboxDep = Annotated[Sandbox, Depends(sandbox_of)]
+SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
 CallerDep = Annotated[Caller, Depends(caller_of)]
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 Status = Literal["trialing", "active", "past_due", "paused", "charging", "cancelled", "expired"]

@@ -16,7 +16,7 @@ from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import run_idempotent
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
-from workbench.sandbox.runtime import Sandbox, sandbox_of
+from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
 from workbench.sandbox.schemas import TokenRequest, TokenResponse
 
 __all__ = ["router"]
@@ -35,7 +35,7 @@ router = APIRouter(redirect_slashes=False)
 def create_token(
     body: TokenRequest,
     request: Request,
-    sandbox: Annotated[Sandbox, Depends(sandbox_of)],
+    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
     caller: Annotated[Caller, Depends(caller_of)],
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)] = None,
 ) -> Response:
