@@ -54,6 +54,19 @@ _EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
+def _missing_extras_of(name: str) -> MissingExtraError | None:
+    """What a command lacks to start (every extra it may use named), ``None`` if nothing."""
+    needed, also = _EXTRAS.get(name, ((), ()))
+    if not missing_extras(*needed):
+        return None
+    return MissingExtraError(f"workbench {name}", missing_extras(*needed, *also))
+
+
+def _short_help(summary: str, error: MissingExtraError) -> str:
+    """A missing-extra command's line in the command list."""
+    return f"{summary} (needs the [{','.join(error.extras)}] extra)"
+
+
 def _missing_extra_command(name: str, summary: str, error: MissingExtraError) -> click.Command:
     """A stand-in for a command whose extras are missing: it says what to install, exits 1."""
 
@@ -64,7 +77,7 @@ def _missing_extra_command(name: str, summary: str, error: MissingExtraError) ->
         name,
         callback=explain,
         help=f"{summary} Needs {install_command(error.extras)}.",
-        short_help=f"{summary} (needs the [{','.join(error.extras)}] extra)",
+        short_help=_short_help(summary, error),
         add_help_option=False,  # ``--help`` explains what is missing too
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
     )
@@ -83,10 +96,9 @@ class _LazyGroup(click.Group):
         if cmd_name not in _COMMANDS or not self._available(cmd_name):
             return None
         module, attr, summary = _COMMANDS[cmd_name]
-        needed, also = _EXTRAS.get(cmd_name, ((), ()))
-        if missing_extras(*needed):
-            error = MissingExtraError(f"workbench {cmd_name}", missing_extras(*needed, *also))
-            return _missing_extra_command(cmd_name, summary, error)
+        missing = _missing_extras_of(cmd_name)
+        if missing is not None:
+            return _missing_extra_command(cmd_name, summary, missing)
         try:
             command: Any = getattr(importlib.import_module(module), attr)
         except ModuleNotFoundError as exc:
@@ -107,11 +119,8 @@ class _LazyGroup(click.Group):
         rows = []
         for name in self.list_commands(ctx):
             summary = _COMMANDS[name][2]
-            needed, also = _EXTRAS.get(name, ((), ()))
-            if missing_extras(*needed):
-                extras = ",".join(missing_extras(*needed, *also))
-                summary = f"{summary} (needs the [{extras}] extra)"
-            rows.append((name, summary))
+            error = _missing_extras_of(name)
+            rows.append((name, summary if error is None else _short_help(summary, error)))
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
