@@ -1,5 +1,7 @@
-"""`SandboxRuntime`: one running sandbox, assembled: configuration, database, key cache, limiter,
-reconciler and its work.
+"""`SandboxRuntime`: one running sandbox, assembled (database, caches, background work).
+
+It holds the configuration, database, key cache, rate limiter, and the reconciler with
+its work.
 
 With `workbench.sandbox.app` this is the composition root: the background work is built
 here with what it needs and registered in one list (`_background_work`). Only the edge
