@@ -99,7 +99,7 @@ class ChargeShortcut:
         try:
             # PostgreSQL: the charge's reads go with the transaction's first statement.
             with prepared.reading_ahead(*reads):
-                reply = await sandbox.db.run(lambda: sandbox.db.transact(transaction))
+                reply = await sandbox.db.atransact(transaction)
         except ServiceError as exc:
             response = error_response(exc.code, exc.message, caller.request_id, exc.headers)
         else:
