@@ -133,3 +133,15 @@ def test_a_read_nobody_announced_runs_that_transaction_alone(db: Database) -> No
     answers = _together(db, (_make("a"), "a"), (unannounced, "x"))
     assert answers == ["a: made", "read None"]
     assert _rows(db) == [("a", 0), ("unannounced", 0)]
+
+
+def test_one_announcing_nothing_runs_alone_beside_the_batch(db: Database) -> None:
+    async def main() -> list[Any]:
+        return await asyncio.gather(
+            _ask(db, _make("a"), "a"),
+            db.atransact(_make("plain")),  # no reads announced: a transaction of its own
+            _ask(db, _make("b"), "b"),
+        )
+
+    assert asyncio.run(main()) == ["a: made", "plain: made", "b: made"]
+    assert _rows(db) == [("a", 0), ("b", 0), ("plain", 0)]

@@ -370,9 +370,13 @@ async def run_idempotent_async(
     digest: str,
     refresh: Refresh | None = None,
 ) -> Reply:
-    """`run_idempotent` for a POST from an async route, through `Database.run`."""
-    return await db.run(
-        lambda: run_idempotent(db, caller, "POST", path, key, work, digest=digest, refresh=refresh)
+    """`run_idempotent` for a POST from an async route, through `Database.atransact`."""
+    if key is not None:
+        _endpoint("POST", path, key)  # a malformed key is refused before any database work
+    return await db.atransact(
+        lambda conn: idempotent(
+            conn, caller, "POST", path, key, work, digest=digest, refresh=refresh
+        )
     )
 
 

@@ -731,6 +731,8 @@ def together(
         reads.append(mine)
         if mine:
             alike.setdefault(tuple(read.sql for _, _, read in mine), []).append(index)
+        else:  # it announced nothing: unlocked, its first read would need locks
+            outcomes[index].alone = True
     raw.autocommit = True
     try:
         for sqls, members in alike.items():
