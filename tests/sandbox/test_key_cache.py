@@ -23,8 +23,8 @@ from workbench.sandbox import (
     auth,
     control,
     payments,
+    tables,
 )
-from workbench.sandbox import db as tables
 from workbench.sandbox.context import Caller
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.schemas import ChargeRequest

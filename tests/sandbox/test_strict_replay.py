@@ -24,8 +24,7 @@ from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
-from workbench.sandbox import SandboxConfig, SandboxServer
-from workbench.sandbox import db as tables
+from workbench.sandbox import SandboxConfig, SandboxServer, tables
 from workbench.sandbox.replay import ReplayPurgeWork, accepted_signatures
 from workbench.signing import sign_request
 

@@ -26,7 +26,7 @@ from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
 
 
 def _children(pid: int) -> list[int]:

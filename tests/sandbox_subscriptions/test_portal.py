@@ -9,8 +9,7 @@ import sqlalchemy as sa
 
 from tests.sandbox.envelope import assert_envelope
 from tests.sandbox_subscriptions.api import AYSE, create, get
-from workbench.sandbox import SandboxServer
-from workbench.sandbox import db as tables
+from workbench.sandbox import SandboxServer, tables
 
 PUBLIC_FIELDS = {
     "publicHash",

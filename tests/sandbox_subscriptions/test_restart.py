@@ -14,8 +14,7 @@ from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox_subscriptions.api import charges, create, get
 from tests.sandbox_subscriptions.clock import parse, tick
-from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxRuntime, SandboxServer
-from workbench.sandbox import db as tables
+from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxRuntime, SandboxServer, tables
 from workbench.sandbox.clock import set_business_time
 from workbench.sandbox.subscriptions import RenewalWork, subscription_charges
 

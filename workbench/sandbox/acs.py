@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
 from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.errors import ServiceError
 

@@ -6,10 +6,11 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
 from workbench.sandbox.cards import TEST_CARDS
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.fixtures import reseed_customers
+from workbench.sandbox.schema import metadata
 
 __all__ = [
     "KEEP_ON_RESET",
@@ -76,7 +77,7 @@ def reset_merchant(conn: sa.Connection, merchant_id: str) -> dict[str, int]:
     identity tables), re-create its built-in customers, and reset its clock and switches.
     """
     deleted: dict[str, int] = {}
-    for table in reversed(tables.metadata.sorted_tables):
+    for table in reversed(metadata.sorted_tables):
         if table.name in KEEP_ON_RESET or "merchant_id" not in table.c:
             continue
         result = conn.execute(sa.delete(table).where(table.c.merchant_id == merchant_id))

@@ -19,8 +19,7 @@ from urllib.parse import urlencode
 
 import sqlalchemy as sa
 
-from workbench.sandbox import acs, cards, events, prepared
-from workbench.sandbox import db as tables
+from workbench.sandbox import acs, cards, events, prepared, tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError

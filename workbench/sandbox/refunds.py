@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
-from workbench.sandbox import events
+from workbench.sandbox import events, tables
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError

@@ -22,8 +22,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import sqlalchemy as sa
 
 from workbench.emvco import QrFields, build_payload
-from workbench.sandbox import cards, payments, sessions
-from workbench.sandbox import db as tables
+from workbench.sandbox import cards, payments, sessions, tables
 from workbench.sandbox.checkout.forms import CardForm
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.context import Caller

@@ -12,8 +12,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field
 from starlette.responses import HTMLResponse, Response
 
-from workbench.sandbox import acs
-from workbench.sandbox import db as tables
+from workbench.sandbox import acs, tables
 from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import FormError, parse_body

@@ -9,8 +9,7 @@ from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from workbench.sandbox import control, events, refunds
-from workbench.sandbox import db as tables
+from workbench.sandbox import control, events, refunds, tables
 from workbench.sandbox.clock import iso
 from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.errors import ServiceError

@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, events
-from workbench.sandbox import db as tables
+from workbench.sandbox import cards, events, tables
 from workbench.sandbox.clock import iso
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.payments import commission_for

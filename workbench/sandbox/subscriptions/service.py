@@ -18,8 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, events, sessions
-from workbench.sandbox import db as tables
+from workbench.sandbox import cards, events, sessions, tables
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
