@@ -6,11 +6,18 @@ unknown fields, so a typo such as ``amout`` is reported by name.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-import httpx
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field
 
+from workbench.sandbox.bodies import (
+    Amount,
+    Identifier,
+    ResponseBody,
+    StrictRequest,
+    TransactionId,
+    Url,
+)
 from workbench.spec import limits
 
 __all__ = [
@@ -18,7 +25,6 @@ __all__ = [
     "CaptureResponse",
     "ChargeRequest",
     "ChargeResponse",
-    "ErrorEnvelope",
     "LastRefund",
     "PaymentObject",
     "PublicStatus",
@@ -27,65 +33,16 @@ __all__ = [
     "SessionRequest",
     "SessionResponse",
     "Split",
-    "StrictRequest",
     "ThreeDSCallbackRequest",
     "ThreeDSCallbackResponse",
     "TokenRequest",
     "TokenResponse",
-    "Url",
     "VoidRequest",
     "VoidResponse",
 ]
 
-Amount = Annotated[int, Field(ge=limits.MIN_AMOUNT, le=limits.MAX_AMOUNT)]
-TransactionId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]
-
-
-def _parsable_url(value: str) -> str:
-    """A URL the sandbox can send to: it parses, names a host, any port is a number."""
-    try:
-        url = httpx.URL(value)
-    except httpx.InvalidURL as exc:
-        raise ValueError(f"not a valid URL: {exc}") from None
-    if not url.host:
-        raise ValueError("URL has no host")
-    return value
-
-
-Url = Annotated[
-    str,
-    Field(min_length=8, max_length=2048, pattern=r"^https?://[\x21-\x7e]+$"),
-    AfterValidator(_parsable_url),
-]
-Identifier = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]
-
-
-class StrictRequest(BaseModel):
-    """Base of every request body: strict types, unknown fields refused, no NUL characters."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _no_nul(cls, value: Any) -> Any:
-        if isinstance(value, str) and "\x00" in value:
-            raise ValueError("must not contain NUL characters")
-        return value
-
-
 _Request = StrictRequest
-
-
-class _Response(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class ErrorEnvelope(_Response):
-    """Every error: ``code``, ``message``, ``requestId``."""
-
-    code: str
-    message: str
-    requestId: str
+_Response = ResponseBody
 
 
 class Split(_Request):

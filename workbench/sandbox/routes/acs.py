@@ -13,15 +13,15 @@ from pydantic import BaseModel, Field
 from starlette.responses import HTMLResponse, Response
 
 from workbench.sandbox import acs, tables
+from workbench.sandbox.bodies import StrictRequest
 from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import FormError, parse_body
 from workbench.sandbox.checkout.rendering import render
 from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS
+from workbench.sandbox.routing import PUBLIC_ERRORS
 from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
-from workbench.sandbox.schemas import StrictRequest
 
 __all__ = ["ChallengeRequest", "ChallengeResponse", "router"]
 

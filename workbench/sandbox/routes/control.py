@@ -5,28 +5,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from workbench.sandbox import control, events, refunds, tables
+from workbench.sandbox.bodies import StrictRequest, Url
 from workbench.sandbox.clock import iso
-from workbench.sandbox.context import Caller, caller_of
+from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
-from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
-from workbench.sandbox.schemas import StrictRequest, Url
+from workbench.sandbox.routing import (
+    ERROR_RESPONSES,
+    SIGNED,
+    CallerDep,
+    IdemKey,
+    SandboxDep,
+    raw_path,
+)
+from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/sandbox", redirect_slashes=False, responses=ERROR_RESPONSES)
 _EXTRA: dict[str, Any] = {"openapi_extra": {"security": SIGNED}}
-
-SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
-CallerDep = Annotated[Caller, Depends(caller_of)]
-IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 
 
 _Strict = StrictRequest

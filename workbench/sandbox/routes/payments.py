@@ -4,22 +4,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Path, Request
+from fastapi import APIRouter, Path, Request
 from starlette.responses import Response
 
 from workbench.sandbox import payments, refunds
-from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import (
+from workbench.sandbox.routing import (
     CHARGE_ERRORS,
     ERROR_RESPONSES,
     PUBLIC_ERRORS,
     SIGNED,
+    CallerDep,
+    IdemKey,
+    SandboxDep,
     raw_path,
 )
-from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
+from workbench.sandbox.runtime import base_url
 from workbench.sandbox.schemas import (
     CaptureRequest,
     CaptureResponse,
@@ -39,9 +41,6 @@ __all__ = ["router"]
 
 router = APIRouter(redirect_slashes=False)
 
-SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
-CallerDep = Annotated[Caller, Depends(caller_of)]
-IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 PaymentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 

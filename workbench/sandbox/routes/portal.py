@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import PUBLIC_ERRORS, checkout_base
-from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
+from workbench.sandbox.routing import PUBLIC_ERRORS, IdemKey, SandboxDep, checkout_base
+from workbench.sandbox.runtime import SandboxRuntime, base_url
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.schemas import (
     EmptyRequest,
@@ -25,8 +23,6 @@ __all__ = ["router"]
 
 router = APIRouter(redirect_slashes=False)
 
-SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
-IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 _BASE = "/v1/public/subscriptions/{hash}"
 
 

@@ -10,7 +10,7 @@ from starlette.responses import Response
 from workbench.sandbox import sessions
 from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
+from workbench.sandbox.routing import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
 from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
 from workbench.sandbox.schemas import SessionRequest, SessionResponse
 

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routes._common import ERROR_RESPONSES, SIGNED, raw_path
-from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
+from workbench.sandbox.routing import (
+    ERROR_RESPONSES,
+    SIGNED,
+    CallerDep,
+    IdemKey,
+    SandboxDep,
+    raw_path,
+)
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.cursor import ensure_secret
 from workbench.sandbox.subscriptions.schemas import (
@@ -33,9 +38,6 @@ __all__ = ["router"]
 
 router = APIRouter(redirect_slashes=False)
 
-SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
-CallerDep = Annotated[Caller, Depends(caller_of)]
-IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 Status = Literal["trialing", "active", "past_due", "paused", "charging", "cancelled", "expired"]
 _ID = Annotated[str, Query(min_length=1, max_length=64)]
 _WHEN = Annotated[

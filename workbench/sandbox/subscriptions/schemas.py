@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from workbench.sandbox.schemas import StrictRequest
+from workbench.sandbox.bodies import StrictRequest
 from workbench.spec import limits
 
 __all__ = [

@@ -1,22 +1,36 @@
-"""What every router shares: documented error responses, the checkout base URL, the raw path."""
+"""What every router shares: its dependencies, documented errors, the checkout base, the raw path.
+
+Part of the edge (it reaches the `SandboxRuntime`): only route modules import it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Depends, Header, Request
 
-from workbench.sandbox.runtime import SandboxRuntime, base_url
-from workbench.sandbox.schemas import ErrorEnvelope
+from workbench.sandbox.bodies import ErrorEnvelope
+from workbench.sandbox.context import Caller, caller_of
+from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
 
 __all__ = [
     "CHARGE_ERRORS",
     "ERROR_RESPONSES",
     "PUBLIC_ERRORS",
     "SIGNED",
+    "CallerDep",
+    "IdemKey",
+    "SandboxDep",
     "checkout_base",
     "raw_path",
 ]
+
+#: The running sandbox (`runtime.sandbox_of`).
+SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
+#: Who signed the request (`context.caller_of`).
+CallerDep = Annotated[Caller, Depends(caller_of)]
+#: The ``Idempotency-Key`` header, if sent.
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 
 _ENVELOPE: dict[str, Any] = {"model": ErrorEnvelope}
 #: Error statuses any signed route may answer with, all in the envelope.
