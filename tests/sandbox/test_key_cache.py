@@ -22,12 +22,12 @@ from workbench.sandbox import (
     SandboxConfig,
     auth,
     control,
-    payments,
     tables,
 )
 from workbench.sandbox.context import Caller
+from workbench.sandbox.payments import service as payments
+from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.runtime import SandboxRuntime
-from workbench.sandbox.schemas import ChargeRequest
 
 Change = Callable[[sa.Connection], object]
 _K = tables.api_keys

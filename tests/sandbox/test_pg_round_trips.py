@@ -22,6 +22,7 @@ from tests.sandbox.clients import signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer, tables
 from workbench.sandbox import db as db_module
 from workbench.sandbox.db import Database, pool_settings
+from workbench.sandbox.payments.tables import payments as payments_table
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_a_signed_charge_takes_two_round_trips_on_postgres(
         # Everything a charge writes is there, once each.
         with server.sandbox.db.read() as conn:
             ids = [a["paymentId"] for a in answers]
-            p, e = tables.payments, tables.events
+            p, e = payments_table, tables.events
             stored = conn.execute(sa.select(sa.func.count()).where(p.c.id.in_(ids))).scalar()
             captured = sa.select(sa.func.count()).where(e.c.type == "payment.captured")
             emitted = conn.execute(captured).scalar()

@@ -14,8 +14,9 @@ from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox_subscriptions.api import charges, create, get
 from tests.sandbox_subscriptions.clock import parse, tick
-from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxRuntime, SandboxServer, tables
+from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxRuntime, SandboxServer
 from workbench.sandbox.clock import set_business_time
+from workbench.sandbox.payments.tables import payments as payments_table
 from workbench.sandbox.subscriptions import RenewalWork, subscription_charges
 
 
@@ -55,8 +56,8 @@ def test_an_unfinished_renewal_is_finished_exactly_once_after_restart(
         with second.sandbox.db.read() as conn:
             payments = conn.execute(
                 sa.select(sa.func.count())
-                .select_from(tables.payments)
-                .where(tables.payments.c.transaction_id.like(f"renewal {sub['id']} %"))
+                .select_from(payments_table)
+                .where(payments_table.c.transaction_id.like(f"renewal {sub['id']} %"))
             ).scalar_one()
             states = conn.execute(sa.select(subscription_charges.c.state)).scalars().all()
         renewed = client.get("/sandbox/events", params={"type": "subscription.renewed"}).json()

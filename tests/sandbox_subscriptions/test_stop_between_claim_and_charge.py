@@ -21,8 +21,9 @@ from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox_subscriptions.api import charges, create, get, post, sub_events
 from tests.sandbox_subscriptions.clock import parse
-from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxServer, tables
+from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxServer
 from workbench.sandbox.clock import set_business_time
+from workbench.sandbox.payments.tables import payments as payments_table
 from workbench.sandbox.subscriptions import RenewalWork, subscription_charges
 
 
@@ -59,8 +60,8 @@ def _renewal_payments(server: SandboxServer, sub_id: str) -> int:
         return int(
             conn.execute(
                 sa.select(sa.func.count())
-                .select_from(tables.payments)
-                .where(tables.payments.c.transaction_id.like(f"renewal {sub_id} %"))
+                .select_from(payments_table)
+                .where(payments_table.c.transaction_id.like(f"renewal {sub_id} %"))
             ).scalar_one()
         )
 

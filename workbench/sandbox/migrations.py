@@ -40,7 +40,7 @@ from sqlalchemy.engine import make_url
 
 from workbench.sandbox import tables
 from workbench.sandbox.db import Database, is_memory_url
-from workbench.sandbox.schema import metadata
+from workbench.sandbox.schema import TABLES, metadata
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -190,7 +190,7 @@ def open_schema(
     with _schema_transaction(db) as conn:
         found, recorded = _found_version(conn, set(sa.inspect(conn).get_table_names()))
         if found is None:
-            metadata.create_all(conn)
+            metadata.create_all(conn, tables=TABLES)
         elif found < 1:
             raise _refuse(
                 db,

@@ -18,7 +18,8 @@ from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.ids import new_id
-from workbench.sandbox.payments import load, refundable
+from workbench.sandbox.payments.service import load, refundable
+from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.schemas import RefundRequest
 from workbench.sandbox.transitions import require
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["RefundSettlementWork", "refund", "refund_reply"]
 
 _R = tables.refunds
-_P = tables.payments
+_P = payments
 
 
 def refund_reply(conn: sa.Connection, refund_id: str) -> Reply:

@@ -17,7 +17,6 @@ from pathlib import Path
 from fastapi import Request
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox.acs import ensure_acs_secret
 from workbench.sandbox.auth import KEY_TABLES, KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
@@ -28,7 +27,8 @@ from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keycache import KeyCache
 from workbench.sandbox.migrations import open_schema
-from workbench.sandbox.payments import ThreeDSExpiryWork
+from workbench.sandbox.payments.acs import ensure_acs_secret
+from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import DueWork, Reconciler

@@ -1,23 +1,61 @@
-"""The sandbox's schema: every table of every feature, registered on one `MetaData`.
+"""The sandbox's schema: every table of every feature, on one `MetaData`, in one list.
 
 Each feature package keeps its tables in its own ``tables`` module, on the shared
-`workbench.sandbox.tables.metadata`; importing this module imports every one of them,
-so `metadata` here is complete whatever else was imported. The migrations create it
-(`workbench.sandbox.migrations`), and a merchant's reset empties its tables
-(`workbench.sandbox.control`). A new table module is added to `TABLE_MODULES`.
+`workbench.sandbox.tables.metadata`; this module imports every one of them, so that
+`metadata` is complete whatever else was imported, and lists them in `TABLES`, in the
+order a new database creates them (the order they were always created in: a table's
+place among those it does not depend on is its place here). The migrations create
+them (`workbench.sandbox.migrations`) and a merchant's reset empties them
+(`workbench.sandbox.control`). A new table goes at the end of `TABLES`.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
+import sqlalchemy as sa
 
-from workbench.sandbox import replay, tables
-from workbench.sandbox.subscriptions import tables as subscription_tables
+from workbench.sandbox.payments.tables import payments
+from workbench.sandbox.replay import accepted_signatures
+from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
+from workbench.sandbox.tables import (
+    api_keys,
+    card_tokens,
+    customers,
+    event_deliveries,
+    events,
+    idempotency_records,
+    leases,
+    merchants,
+    meta,
+    metadata,
+    rate_buckets,
+    rate_limits,
+    refunds,
+    saved_cards,
+    sessions,
+    stores,
+)
 
-__all__ = ["TABLE_MODULES", "metadata"]
+__all__ = ["TABLES", "metadata"]
 
-#: The modules that define the sandbox's tables: the shared ones first, then each feature's.
-TABLE_MODULES: tuple[ModuleType, ...] = (tables, replay, subscription_tables)
-
-#: Every table of the sandbox (the same object as `workbench.sandbox.tables.metadata`).
-metadata = tables.metadata
+#: Every table of the sandbox, in creation order.
+TABLES: tuple[sa.Table, ...] = (
+    meta,
+    merchants,
+    stores,
+    api_keys,
+    customers,
+    card_tokens,
+    saved_cards,
+    sessions,
+    payments,
+    refunds,
+    idempotency_records,
+    events,
+    event_deliveries,
+    leases,
+    rate_limits,
+    rate_buckets,
+    accepted_signatures,
+    subscriptions,
+    subscription_charges,
+)

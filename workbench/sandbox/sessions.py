@@ -16,8 +16,8 @@ from workbench.sandbox import events, tables
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_uuid
-from workbench.sandbox.payments import fingerprint
 from workbench.sandbox.replies import Reply, dumps
 from workbench.sandbox.schemas import SessionRequest
 from workbench.sandbox.transitions import require

@@ -9,39 +9,23 @@ from typing import Annotated
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Depends, Path, Query, Request
-from pydantic import BaseModel, Field
 from starlette.responses import HTMLResponse, Response
 
-from workbench.sandbox import acs, tables
-from workbench.sandbox.bodies import StrictRequest
 from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import FormError, parse_body
 from workbench.sandbox.checkout.rendering import render
 from workbench.sandbox.errors import ServiceError, request_id_of
+from workbench.sandbox.payments import acs
+from workbench.sandbox.payments.models import ChallengeRequest, ChallengeResponse
+from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import PUBLIC_ERRORS
 from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
 
-__all__ = ["ChallengeRequest", "ChallengeResponse", "router"]
+__all__ = ["router"]
 
 router = APIRouter(redirect_slashes=False)
-
-
-class ChallengeRequest(StrictRequest):
-    """The buyer's answer to the challenge."""
-
-    correlationId: Annotated[str, Field(min_length=1, max_length=64)]
-    code: Annotated[str, Field(max_length=32)]
-
-
-class ChallengeResponse(BaseModel):
-    """The signed outcome to post to /v1/payments/{id}/3ds-callback."""
-
-    paymentId: str
-    correlationId: str
-    pares: str
-    result: str
 
 
 @router.get(
@@ -69,7 +53,7 @@ def challenge_page(
     The form posts to ``/sandbox/acs/{payment_id}/challenge``, which answers with a
     page that posts the signed ``pares`` back to the hosted checkout's 3DS return.
     """
-    p = tables.payments
+    p = payments
     with sandbox.db.read() as conn:
         row = conn.execute(
             sa.select(p.c.amount, p.c.card_mask, p.c.correlation_id).where(

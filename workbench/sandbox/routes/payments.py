@@ -7,9 +7,23 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Request
 from starlette.responses import Response
 
-from workbench.sandbox import payments, refunds
+from workbench.sandbox import refunds
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
+from workbench.sandbox.payments import service as payments
+from workbench.sandbox.payments import threeds
+from workbench.sandbox.payments.models import (
+    CaptureRequest,
+    CaptureResponse,
+    ChargeRequest,
+    ChargeResponse,
+    PaymentObject,
+    PublicStatus,
+    ThreeDSCallbackRequest,
+    ThreeDSCallbackResponse,
+    VoidRequest,
+    VoidResponse,
+)
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     CHARGE_ERRORS,
@@ -22,20 +36,7 @@ from workbench.sandbox.routing import (
     raw_path,
 )
 from workbench.sandbox.runtime import base_url
-from workbench.sandbox.schemas import (
-    CaptureRequest,
-    CaptureResponse,
-    ChargeRequest,
-    ChargeResponse,
-    PaymentObject,
-    PublicStatus,
-    RefundRequest,
-    RefundResponse,
-    ThreeDSCallbackRequest,
-    ThreeDSCallbackResponse,
-    VoidRequest,
-    VoidResponse,
-)
+from workbench.sandbox.schemas import RefundRequest, RefundResponse
 
 __all__ = ["router"]
 
@@ -101,7 +102,7 @@ async def threeds_callback(
         caller,
         raw_path(request),
         idempotency_key,
-        lambda conn: payments.threeds_callback(conn, sandbox.acs_secret, caller, id, body),
+        lambda conn: threeds.threeds_callback(conn, sandbox.acs_secret, caller, id, body),
         digest=fingerprint(body),
     )
     return reply.to_response(caller.request_id)

@@ -14,10 +14,10 @@ from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import run_idempotent
+from workbench.sandbox.payments.models import TokenRequest, TokenResponse
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import ERROR_RESPONSES, SIGNED, raw_path
 from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
-from workbench.sandbox.schemas import TokenRequest, TokenResponse
 
 __all__ = ["router"]
 

@@ -1,4 +1,4 @@
-"""The sandbox's 3-D Secure access control server: challenges and signed ``pares``.
+"""The sandbox's 3-D Secure access control server: the challenge's address, signed ``pares``.
 
 A ``pares`` is ``<base64url JSON claims>.<hex HMAC-SHA256 of that text>`` under a
 secret the sandbox generates once per database. Its claims name the payment, the
@@ -14,14 +14,27 @@ import hmac
 import json
 import secrets
 from typing import Any
+from urllib.parse import urlencode
 
 import sqlalchemy as sa
 
 from workbench.sandbox import tables
 from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.payments.tables import payments
 
-__all__ = ["challenge_result", "ensure_acs_secret", "make_pares", "read_pares"]
+__all__ = [
+    "challenge_result",
+    "challenge_url",
+    "ensure_acs_secret",
+    "make_pares",
+    "read_pares",
+]
+
+
+def challenge_url(base_url: str, payment_id: str, correlation_id: str) -> str:
+    """The address of the sandbox ACS page for a payment's 3-D Secure challenge."""
+    return f"{base_url}/sandbox/acs/{payment_id}?{urlencode({'correlationId': correlation_id})}"
 
 
 def ensure_acs_secret(conn: sa.Connection) -> str:
@@ -69,7 +82,7 @@ def challenge_result(
     Raises:
         ServiceError: SVC-GW-4004 when no challenge is pending for this payment and correlationId.
     """
-    p = tables.payments
+    p = payments
     row = conn.execute(
         sa.select(p.c.behaviour, p.c.status, p.c.correlation_id).where(p.c.id == payment_id)
     ).first()

@@ -1,7 +1,8 @@
-"""Payments: card charge, 3-D Secure completion, capture, void, retrieval, public status.
+"""Payments: card charge, capture, void, retrieval, public status, the TR QR payment.
 
 Each function runs inside the caller's write transaction, locks the payment row it
-changes, applies `workbench.spec.PAYMENT`, and records the events it causes.
+changes, applies `workbench.spec.PAYMENT` through `workbench.sandbox.transitions.require`,
+and records the events it causes. Completing a 3-D Secure challenge is `threeds`.
 
 Commission: 2.49 % of the amount for a single payment plus 0.75 percentage point per
 additional installment, rounded half up to whole kuruş; ``netAmount = amount -
@@ -13,49 +14,50 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
+from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import acs, cards, events, prepared, tables
+from workbench.sandbox import cards, events, prepared, tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_id, new_uuid
+from workbench.sandbox.payments import acs
+from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
+from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
-from workbench.sandbox.schemas import ChargeRequest, ThreeDSCallbackRequest, VoidRequest
 from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix
 
-if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
-
 __all__ = [
-    "ThreeDSExpiryWork",
+    "FAILED_3DS",
     "capture",
-    "challenge_url",
     "charge",
     "charge_reads",
     "commission_for",
+    "emit",
     "fence_answer",
     "fingerprint",
     "get_payment",
+    "load",
     "payment_object",
     "public_status",
     "record_qr_payment",
-    "threeds_callback",
+    "refundable",
+    "save_card",
     "void",
 ]
 
-_P = tables.payments
+_P = payments
 _TOKEN_RE = re.compile(r"^tok_[A-Za-z0-9_]{1,76}$")
 _DECLINES = cards.CHARGE_DECLINES
-_FAILED_3DS = "the buyer failed the 3-D Secure challenge"
+#: The refusal of a payment whose 3-D Secure challenge failed (SVC-PAY-3003).
+FAILED_3DS = "the buyer failed the 3-D Secure challenge"
 #: The message of each refusal a payment can end in, for the fence's answer.
-_REFUSALS = {code: message for code, message in _DECLINES.values()} | {"SVC-PAY-3003": _FAILED_3DS}
+_REFUSALS = {code: message for code, message in _DECLINES.values()} | {"SVC-PAY-3003": FAILED_3DS}
 Row = tables.AnyRow
 # The charge path's statements, built once (a charge is the sandbox's hottest request).
 _BY_TRANSACTION = (
@@ -102,11 +104,6 @@ _CHARGE_CONTEXT = sa.select(
 _INSERT = sa.insert(_P)
 #: The states a new charge may start in, from the spec's table.
 _CHARGE_OUTCOMES = frozenset(PAYMENT.targets(None, "charge"))
-
-
-def challenge_url(base_url: str, payment_id: str, correlation_id: str) -> str:
-    """The address of the sandbox ACS page for a payment's 3-D Secure challenge."""
-    return f"{base_url}/sandbox/acs/{payment_id}?{urlencode({'correlationId': correlation_id})}"
 
 
 def commission_for(amount: int, installments: int) -> int:
@@ -199,7 +196,7 @@ def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) ->
     return prepared.fetch_one(conn, _CUSTOMER, params) is not None
 
 
-def _emit(
+def emit(
     conn: sa.Connection,
     row: Row | dict[str, Any],
     type: str,
@@ -238,7 +235,7 @@ def _session_callback(conn: sa.Connection, merchant_id: str, transaction_id: str
     return row
 
 
-def _save_card(conn: sa.Connection, row: Row | dict[str, Any]) -> None:
+def save_card(conn: sa.Connection, row: Row | dict[str, Any]) -> None:
     """Attach the card to the customer if asked and the customer is the session's."""
     r = row if isinstance(row, dict) else row._asdict()
     if not r["save_card"] or not r["customer_id"]:
@@ -319,7 +316,7 @@ def fence_answer(row: Row, base_url: str, request_id: str) -> Reply:
         return error_reply(str(row.decline_code), _REFUSALS[str(row.decline_code)], request_id)
     acs_url = None
     if row.status == "pending_3ds":
-        acs_url = challenge_url(base_url, row.id, row.correlation_id)
+        acs_url = acs.challenge_url(base_url, row.id, row.correlation_id)
     return Reply.json(200, _charge_body(row, acs_url))
 
 
@@ -409,7 +406,7 @@ def charge(
         event = "payment.declined"
     elif card.behaviour in ("3ds_challenge", "3ds_fail") and req.threeDSecure:
         row.update(status="pending_3ds", correlation_id=new_uuid())
-        acs_url = challenge_url(base_url, payment_id, row["correlation_id"])
+        acs_url = acs.challenge_url(base_url, payment_id, row["correlation_id"])
         reply = Reply.json(201, _charge_body(row, acs_url))
         event = "payment.3ds_pending"
     else:
@@ -421,8 +418,8 @@ def charge(
     row.update(response_status=reply.status, response_body=reply.body)
     prepared.defer(conn, _INSERT, row)  # the fence's duplicate still raises, at COMMIT
     if row["status"] == "captured":
-        _save_card(conn, row)
-    _emit(conn, row, event, now, store_webhook=context.store_webhook, store_webhook_read=True)
+        save_card(conn, row)
+    emit(conn, row, event, now, store_webhook=context.store_webhook, store_webhook_read=True)
     return reply
 
 
@@ -481,70 +478,8 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
     reply = Reply.json(201, _charge_body(row))
     row.update(response_status=reply.status, response_body=reply.body)
     conn.execute(sa.insert(_P).values(**row))
-    _emit(conn, row, "payment.captured", now, method="tr_qr")
+    emit(conn, row, "payment.captured", now, method="tr_qr")
     return conn.execute(sa.select(_P).where(_P.c.id == row["id"])).one()
-
-
-def threeds_callback(
-    conn: sa.Connection,
-    acs_secret: str,
-    caller: Caller,
-    payment_id: str,
-    req: ThreeDSCallbackRequest,
-) -> Reply:
-    """POST /v1/payments/{id}/3ds-callback: verify the signed pares, finish the charge.
-
-    ``acs_secret`` is the key the simulated ACS signed the pares with.
-    """
-    row = load(conn, caller.merchant_id, payment_id)
-    claims = acs.read_pares(acs_secret, req.pares)
-    if claims is None:
-        raise ServiceError("SVC-PAY-4001", "pares: not a genuine ACS assertion")
-    if (
-        claims.get("paymentId") != payment_id
-        or claims.get("correlationId") != req.correlationId
-        or row.correlation_id != req.correlationId
-    ):
-        raise ServiceError("SVC-PAY-4001", "pares/correlationId: do not belong to this payment")
-    if row.threeds_body is not None:
-        return Reply(int(row.threeds_status), bytes(row.threeds_body))
-    # A repeat was answered above with the first result; here only a pending challenge goes on.
-    require(PAYMENT, row.status, "3ds_callback", repeats=False)
-    now = business_now(conn, caller.merchant_id)
-    values: dict[str, Any]
-    if claims.get("result") == "Y":
-        status = "captured" if row.capture else "authorized"
-        values = {
-            "status": status,
-            "auth_code": f"{secrets.randbelow(10**6):06d}",
-            "completed_at": now,
-        }
-        merged = {**row._asdict(), **values}
-        reply = Reply.json(
-            200,
-            {
-                "id": payment_id,
-                "status": status,
-                "amount": row.amount,
-                "currency": row.currency,
-                "commission": row.commission,
-                "netAmount": row.net_amount,
-                "authCode": values["auth_code"],
-                "completedAt": iso(now),
-            },
-        )
-        event = f"payment.{status}"
-    else:
-        values = {"status": "failed", "decline_code": "SVC-PAY-3003"}
-        merged = {**row._asdict(), **values}
-        reply = error_reply("SVC-PAY-3003", _FAILED_3DS, caller.request_id)
-        event = "payment.failed"
-    values.update(threeds_status=reply.status, threeds_body=reply.body)
-    conn.execute(sa.update(_P).where(_P.c.id == payment_id).values(**values))
-    if merged["status"] == "captured":
-        _save_card(conn, merged)
-    _emit(conn, merged, event, now)
-    return reply
 
 
 def _capture_body(row: Row) -> dict[str, Any]:
@@ -570,8 +505,8 @@ def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
             sa.update(_P).where(_P.c.id == payment_id).values(status="captured", completed_at=now)
         )
         row = load(conn, caller.merchant_id, payment_id)
-        _save_card(conn, row)
-        _emit(conn, row, "payment.captured", now)
+        save_card(conn, row)
+        emit(conn, row, "payment.captured", now)
     return Reply.json(200, _capture_body(row))
 
 
@@ -587,7 +522,7 @@ def void(conn: sa.Connection, caller: Caller, payment_id: str, req: VoidRequest)
             .values(status="voided", void_reason=req.reason)
         )
         row = load(conn, caller.merchant_id, payment_id)
-        _emit(conn, row, "payment.voided", now, reason=req.reason)
+        emit(conn, row, "payment.voided", now, reason=req.reason)
     body = {"id": row.id, "status": row.status, "amount": row.amount, "currency": row.currency}
     return Reply.json(200, body)
 
@@ -603,52 +538,3 @@ def public_status(conn: sa.Connection, payment_id: str) -> dict[str, Any]:
     if row is None:
         raise ServiceError("SVC-GW-4004", "no such payment")
     return {"paymentId": row.id, "status": row.status}
-
-
-class ThreeDSExpiryWork:
-    """Reconciler work: a challenge left unfinished past the timeout fails.
-
-    Args:
-        db: the sandbox database.
-        timeout_seconds: how long a challenge may wait for the buyer.
-    """
-
-    name = "threeds_expiry"
-
-    def __init__(self, db: Database, timeout_seconds: int) -> None:
-        self.db = db
-        self.timeout = timedelta(seconds=timeout_seconds)
-
-    def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
-        """Creation time of the oldest pending challenge plus the timeout."""
-        oldest = conn.execute(
-            sa.select(sa.func.min(_P.c.created_at)).where(
-                _P.c.merchant_id == merchant_id, _P.c.status == "pending_3ds"
-            )
-        ).scalar_one_or_none()
-        return None if oldest is None else oldest + self.timeout
-
-    def run(self, merchant_id: str, now: datetime) -> int:
-        """Fail every challenge older than the timeout."""
-        with self.db.write() as conn:
-            rows = conn.execute(
-                sa.select(_P).where(
-                    _P.c.merchant_id == merchant_id,
-                    _P.c.status == "pending_3ds",
-                    _P.c.created_at <= now - self.timeout,
-                )
-            ).all()
-            for row in rows:
-                conn.execute(
-                    sa.update(_P)
-                    .where(_P.c.id == row.id, _P.c.status == "pending_3ds")
-                    .values(status="failed", decline_code="SVC-PAY-3003")
-                )
-                _emit(
-                    conn,
-                    {**row._asdict(), "status": "failed"},
-                    "payment.failed",
-                    now,
-                    reason="3-D Secure challenge timed out",
-                )
-        return len(rows)
