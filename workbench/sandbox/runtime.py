@@ -32,7 +32,7 @@ from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import DueWork, Reconciler
-from workbench.sandbox.refunds import RefundSettlementWork
+from workbench.sandbox.refunds.service import RefundSettlementWork
 from workbench.sandbox.replay import ReplayPurgeWork
 from workbench.sandbox.sessions import SessionExpiryWork
 from workbench.sandbox.subscriptions import RenewalWork

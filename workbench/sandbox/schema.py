@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from workbench.sandbox.payments.tables import payments
+from workbench.sandbox.refunds.tables import refunds
 from workbench.sandbox.replay import accepted_signatures
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.tables import (
@@ -29,7 +30,6 @@ from workbench.sandbox.tables import (
     metadata,
     rate_buckets,
     rate_limits,
-    refunds,
     saved_cards,
     sessions,
     stores,

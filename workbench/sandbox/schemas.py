@@ -1,4 +1,4 @@
-"""Request and response bodies of the refund and session routes, as pydantic models.
+"""Request and response bodies of the session routes, as pydantic models.
 
 Requests are strict (an amount of ``"100"`` or ``100.0`` is a type error) and forbid
 unknown fields, so a typo such as ``amout`` is reported by name.
@@ -25,9 +25,6 @@ from workbench.spec import limits
 
 __all__ = [
     "ChargeRequest",
-    "LastRefund",
-    "RefundRequest",
-    "RefundResponse",
     "SessionRequest",
     "SessionResponse",
     "Split",
@@ -69,31 +66,3 @@ class SessionResponse(_Response):
     amount: int
     currency: str
     status: str
-
-
-class RefundRequest(_Request):
-    """POST /v1/payments/{id}/refund; a reason over 500 characters is truncated, not refused."""
-
-    amount: Annotated[int, Field(ge=1, le=limits.MAX_AMOUNT)] | None = None
-    reason: Annotated[str, Field(max_length=limits.MAX_BODY_BYTES)] | None = None
-
-
-class LastRefund(_Response):
-    """The refund a refund call created (or reports on)."""
-
-    refundId: str
-    status: str
-    amount: int
-    bankRefundId: str | None
-    createdAt: str
-    completedAt: str | None
-
-
-class RefundResponse(_Response):
-    """The refund fields."""
-
-    paymentId: str
-    status: str
-    refundAmount: int
-    refundableAmount: int
-    lastRefund: LastRefund

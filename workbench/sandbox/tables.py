@@ -35,7 +35,6 @@ __all__ = [
     "metadata",
     "rate_buckets",
     "rate_limits",
-    "refunds",
     "saved_cards",
     "sessions",
     "stores",
@@ -199,21 +198,6 @@ sessions = sa.Table(
     sa.Column("expires_at", UTCDateTime, nullable=False),
     sa.Column("completed_at", UTCDateTime),
     sa.UniqueConstraint("merchant_id", "transaction_id"),
-)
-
-refunds = sa.Table(
-    "refunds",
-    metadata,
-    id_column(),
-    merchant_column(),
-    sa.Column("payment_id", sa.String(64), sa.ForeignKey("payments.id"), nullable=False),
-    sa.Column("amount", sa.BigInteger, nullable=False),
-    sa.Column("reason", sa.String(500)),
-    sa.Column("status", sa.String(20), nullable=False),
-    sa.Column("bank_refund_id", sa.String(64)),
-    sa.Column("created_at", UTCDateTime, nullable=False),
-    sa.Column("settle_at", UTCDateTime),
-    sa.Column("completed_at", UTCDateTime),
 )
 
 idempotency_records = sa.Table(

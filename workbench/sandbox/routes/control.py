@@ -9,12 +9,13 @@ from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from workbench.sandbox import control, events, refunds, tables
+from workbench.sandbox import control, events, tables
 from workbench.sandbox.bodies import StrictRequest, Url
 from workbench.sandbox.clock import iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
+from workbench.sandbox.refunds import service as refunds
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     ERROR_RESPONSES,

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Request
 from starlette.responses import Response
 
-from workbench.sandbox import refunds
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
 from workbench.sandbox.payments import service as payments
@@ -24,6 +23,8 @@ from workbench.sandbox.payments.models import (
     VoidRequest,
     VoidResponse,
 )
+from workbench.sandbox.refunds import service as refunds
+from workbench.sandbox.refunds.models import RefundRequest, RefundResponse
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     CHARGE_ERRORS,
@@ -36,7 +37,6 @@ from workbench.sandbox.routing import (
     raw_path,
 )
 from workbench.sandbox.runtime import base_url
-from workbench.sandbox.schemas import RefundRequest, RefundResponse
 
 __all__ = ["router"]
 

@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import events, tables
+from workbench.sandbox import events
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.payments.service import load, refundable
 from workbench.sandbox.payments.tables import payments
+from workbench.sandbox.refunds.models import RefundRequest
+from workbench.sandbox.refunds.tables import refunds
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.schemas import RefundRequest
 from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix, limits
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RefundSettlementWork", "refund", "refund_reply"]
 
-_R = tables.refunds
+_R = refunds
 _P = payments
 
 
