@@ -9,7 +9,8 @@ import sqlalchemy as sa
 
 from tests.sandbox.envelope import assert_envelope
 from tests.sandbox_subscriptions.api import AYSE, create, get
-from workbench.sandbox import SandboxServer, tables
+from workbench.sandbox import SandboxServer
+from workbench.sandbox.sessions.tables import sessions as sessions_table
 
 PUBLIC_FIELDS = {
     "publicHash",
@@ -90,7 +91,7 @@ def test_update_card_session_is_card_update_only_bound_to_the_subscription(
     assert body["checkoutUrl"].endswith(f"/checkout/{body['sessionId']}")
     with server.sandbox.db.read() as conn:
         row = conn.execute(
-            sa.select(tables.sessions).where(tables.sessions.c.id == body["sessionId"])
+            sa.select(sessions_table).where(sessions_table.c.id == body["sessionId"])
         ).one()
     assert row.mode == "card_update_only"
     assert row.subscription_id == sub["id"]

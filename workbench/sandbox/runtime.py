@@ -34,7 +34,7 @@ from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds.service import RefundSettlementWork
 from workbench.sandbox.replay import ReplayPurgeWork
-from workbench.sandbox.sessions import SessionExpiryWork
+from workbench.sandbox.sessions.service import SessionExpiryWork
 from workbench.sandbox.subscriptions import RenewalWork
 
 __all__ = ["SandboxRuntime", "base_url", "sandbox_of"]

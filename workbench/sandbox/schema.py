@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.refunds.tables import refunds
 from workbench.sandbox.replay import accepted_signatures
+from workbench.sandbox.sessions.tables import sessions
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.tables import (
     api_keys,
@@ -31,7 +32,6 @@ from workbench.sandbox.tables import (
     rate_buckets,
     rate_limits,
     saved_cards,
-    sessions,
     stores,
 )
 

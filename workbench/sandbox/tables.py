@@ -36,7 +36,6 @@ __all__ = [
     "rate_buckets",
     "rate_limits",
     "saved_cards",
-    "sessions",
     "stores",
 ]
 
@@ -170,34 +169,6 @@ saved_cards = sa.Table(
     sa.Column("token", sa.String(80), nullable=False),
     sa.Column("is_default", sa.Boolean, nullable=False, default=False),
     sa.UniqueConstraint("customer_id", "token"),
-)
-
-sessions = sa.Table(
-    "sessions",
-    metadata,
-    id_column(),
-    merchant_column(),
-    sa.Column("store_id", sa.String(64), nullable=False),
-    sa.Column("transaction_id", sa.String(64)),
-    sa.Column("fingerprint", sa.String(64)),
-    sa.Column("mode", sa.String(20), nullable=False),
-    sa.Column("status", sa.String(20), nullable=False),
-    sa.Column("amount", sa.BigInteger, nullable=False),
-    sa.Column("currency", sa.String(3), nullable=False),
-    sa.Column("description", sa.Text),
-    sa.Column("return_url", sa.Text, nullable=False),
-    sa.Column("callback_url", sa.Text),
-    sa.Column("installment_enabled", sa.Boolean, nullable=False, default=False),
-    sa.Column("customer_id", sa.String(64)),
-    sa.Column("subscription_id", sa.String(64)),
-    sa.Column("splits", sa.JSON),
-    sa.Column("checkout_url", sa.Text, nullable=False),
-    sa.Column("payment_id", sa.String(64)),
-    sa.Column("response_body", sa.LargeBinary),
-    sa.Column("created_at", UTCDateTime, nullable=False),
-    sa.Column("expires_at", UTCDateTime, nullable=False),
-    sa.Column("completed_at", UTCDateTime),
-    sa.UniqueConstraint("merchant_id", "transaction_id"),
 )
 
 idempotency_records = sa.Table(

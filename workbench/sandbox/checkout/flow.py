@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import sqlalchemy as sa
 
 from workbench.emvco import QrFields, build_payload
-from workbench.sandbox import cards, sessions, tables
+from workbench.sandbox import cards, tables
 from workbench.sandbox.checkout.forms import CardForm
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.context import Caller
@@ -31,6 +31,8 @@ from workbench.sandbox.payments import acs, threeds
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments.models import ChargeRequest, ThreeDSCallbackRequest
 from workbench.sandbox.payments.tables import payments as payments_table
+from workbench.sandbox.sessions import service as sessions
+from workbench.sandbox.sessions.tables import sessions as sessions_table
 from workbench.sandbox.subscriptions import service as subscriptions
 
 if TYPE_CHECKING:
@@ -49,7 +51,7 @@ __all__ = [
 ]
 
 Row = tables.AnyRow
-_S = tables.sessions
+_S = sessions_table
 _P = payments_table
 
 

@@ -29,6 +29,7 @@ from workbench.sandbox.payments import acs
 from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
+from workbench.sandbox.sessions.tables import sessions
 from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix
 
@@ -74,19 +75,19 @@ _CUSTOMER = sa.select(tables.customers.c.id).where(
 )
 # The merchant's checkout session with the charge's transactionId, if any.
 _SESSION_OF_TRANSACTION = sa.and_(
-    tables.sessions.c.merchant_id == sa.bindparam("f_merchant"),
-    tables.sessions.c.transaction_id == sa.bindparam("f_transaction"),
+    sessions.c.merchant_id == sa.bindparam("f_merchant"),
+    sessions.c.transaction_id == sa.bindparam("f_transaction"),
 )
-_SESSION_CALLBACK = sa.select(tables.sessions.c.callback_url, tables.sessions.c.customer_id).where(
+_SESSION_CALLBACK = sa.select(sessions.c.callback_url, sessions.c.customer_id).where(
     _SESSION_OF_TRANSACTION
 )
 # The terms a charge under a session's transactionId must meet (issue 15, rule 1).
 _SESSION_TERMS = sa.select(
-    tables.sessions.c.mode,
-    tables.sessions.c.amount,
-    tables.sessions.c.currency,
-    tables.sessions.c.installment_enabled,
-    tables.sessions.c.callback_url,
+    sessions.c.mode,
+    sessions.c.amount,
+    sessions.c.currency,
+    sessions.c.installment_enabled,
+    sessions.c.callback_url,
 ).where(_SESSION_OF_TRANSACTION)
 #: Session modes a card charge can settle (``qr`` is paid by a bank app, and a
 #: ``card_update_only`` session has nothing to pay).

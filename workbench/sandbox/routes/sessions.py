@@ -7,12 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Request
 from starlette.responses import Response
 
-from workbench.sandbox import sessions
 from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.routing import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
 from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
-from workbench.sandbox.schemas import SessionRequest, SessionResponse
+from workbench.sandbox.sessions import service as sessions
+from workbench.sandbox.sessions.models import SessionRequest, SessionResponse
 
 __all__ = ["router"]
 

@@ -19,7 +19,8 @@ from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_uuid
 from workbench.sandbox.replies import Reply, dumps
-from workbench.sandbox.schemas import SessionRequest
+from workbench.sandbox.sessions.models import SessionRequest
+from workbench.sandbox.sessions.tables import sessions
 from workbench.sandbox.transitions import require
 from workbench.spec import SESSION, limits
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionExpiryWork", "complete_session", "create_session", "get_session", "session_body"]
 
-_S = tables.sessions
+_S = sessions
 Row = tables.AnyRow
 
 
