@@ -21,10 +21,10 @@ from workbench.sandbox import (
     DEMO_STORE_ID,
     SandboxConfig,
     auth,
-    control,
     tables,
 )
 from workbench.sandbox.context import Caller
+from workbench.sandbox.control import service as control
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.runtime import SandboxRuntime

@@ -14,6 +14,7 @@ from workbench.sandbox import shortcut as charge_shortcut
 from workbench.sandbox.auth import AuthMiddleware
 from workbench.sandbox.checkout import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
+from workbench.sandbox.control.routes import router as control_router
 from workbench.sandbox.errors import install_error_handlers
 from workbench.sandbox.front import router as front_router
 from workbench.sandbox.hosts import HostGuard, allowed_hosts
@@ -23,7 +24,6 @@ from workbench.sandbox.openapi import openapi_document
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.routes import (
     acs_router,
-    control_router,
     payments_router,
     portal_router,
     sessions_router,

@@ -17,7 +17,7 @@ from starlette.responses import HTMLResponse
 from workbench.config import mask_key, mask_secret
 from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
 from workbench.sandbox.checkout.rendering import PAGE_HEADERS
-from workbench.sandbox.control import fixtures_view
+from workbench.sandbox.control.service import fixtures_view
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
 

@@ -1,7 +1,6 @@
 """HTTP routes, one router per area; the app factory includes them."""
 
 from workbench.sandbox.routes.acs import router as acs_router
-from workbench.sandbox.routes.control import router as control_router
 from workbench.sandbox.routes.payments import router as payments_router
 from workbench.sandbox.routes.portal import router as portal_router
 from workbench.sandbox.routes.sessions import router as sessions_router
@@ -10,7 +9,6 @@ from workbench.sandbox.routes.tokens import router as tokens_router
 
 __all__ = [
     "acs_router",
-    "control_router",
     "payments_router",
     "portal_router",
     "sessions_router",

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from starlette.responses import Response
 
-from workbench.sandbox import control, events, tables
-from workbench.sandbox.bodies import StrictRequest, Url
+from workbench.sandbox import events
 from workbench.sandbox.clock import iso
 from workbench.sandbox.context import Caller
+from workbench.sandbox.control import service as control
+from workbench.sandbox.control.models import (
+    AdvanceRequest,
+    FailNextRequest,
+    LatencyRequest,
+    RateLimitRequest,
+    WebhookRequest,
+)
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
 from workbench.sandbox.refunds import service as refunds
@@ -31,41 +38,6 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/sandbox", redirect_slashes=False, responses=ERROR_RESPONSES)
 _EXTRA: dict[str, Any] = {"openapi_extra": {"security": SIGNED}}
-
-
-_Strict = StrictRequest
-
-
-class AdvanceRequest(_Strict):
-    """How far to move the business clock."""
-
-    seconds: Annotated[int, Field(ge=0, le=10 * 366 * 24 * 3600)]
-
-
-class FailNextRequest(_Strict):
-    """How the next request of this merchant should fail."""
-
-    mode: Literal["429", "500", "timeout"]
-    seconds: Annotated[int, Field(ge=1, le=120)] = 10
-
-
-class LatencyRequest(_Strict):
-    """Simulated latency added to every response of this merchant."""
-
-    milliseconds: Annotated[int, Field(ge=0, le=30_000)]
-
-
-class RateLimitRequest(_Strict):
-    """This merchant's rate limit (``perSecond`` null: back to the default)."""
-
-    perSecond: Annotated[float, Field(ge=0, le=100_000)] | None
-    burst: Annotated[int, Field(ge=1, le=100_000)] = 1
-
-
-class WebhookRequest(_Strict):
-    """The store's webhook URL (null to remove)."""
-
-    url: Url | None
 
 
 def _ok(caller: Caller, payload: Any) -> Response:
@@ -254,9 +226,5 @@ def rate_limit(
 def webhook(body: WebhookRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
     """Events created from now on go there."""
     with sandbox.db.write() as conn:
-        conn.execute(
-            tables.stores.update()
-            .where(tables.stores.c.id == caller.store_id)
-            .values(webhook_url=body.url)
-        )
+        control.set_webhook(conn, caller.store_id, body.url)
     return _ok(caller, {"url": body.url})

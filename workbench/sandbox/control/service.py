@@ -19,6 +19,7 @@ __all__ = [
     "set_fail_next",
     "set_latency",
     "set_rate_limit",
+    "set_webhook",
 ]
 
 #: Tables a reset leaves alone (the merchant's identity and keys).
@@ -116,3 +117,9 @@ def set_rate_limit(
         conn.execute(
             sa.insert(limits).values(merchant_id=merchant_id, per_second=per_second, burst=burst)
         )
+
+
+def set_webhook(conn: sa.Connection, store_id: str, url: str | None) -> None:
+    """Send the store's events from now on to ``url`` (``None``: to no webhook)."""
+    stores = tables.stores
+    conn.execute(stores.update().where(stores.c.id == store_id).values(webhook_url=url))
