@@ -95,6 +95,11 @@ def test_operation_ids_are_the_spec_tables_unique_and_readable(document: dict[st
     assert all(not op.path.startswith("/sandbox/") for op in OPERATIONS if op.origin == "spec")
 
 
+def test_the_document_lists_the_operations_in_the_tables_order(document: dict[str, Any]) -> None:
+    listed = [(method.upper(), path) for path, item in document["paths"].items() for method in item]
+    assert listed == [(op.method, op.path) for op in OPERATIONS]
+
+
 def test_every_operation_has_one_described_tag(document: dict[str, Any]) -> None:
     declared = {tag["name"]: tag.get("description") for tag in document["tags"]}
     assert declared == TAGS

@@ -21,16 +21,12 @@ from workbench.sandbox.hosts import HostGuard, allowed_hosts
 from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
 from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.openapi import openapi_document
+from workbench.sandbox.payments.routes import router as payments_router
+from workbench.sandbox.refunds.routes import router as refunds_router
 from workbench.sandbox.requestid import RequestIdMiddleware
-from workbench.sandbox.routes import (
-    acs_router,
-    payments_router,
-    portal_router,
-    sessions_router,
-    subscriptions_router,
-    tokens_router,
-)
+from workbench.sandbox.routes import acs_router, portal_router, subscriptions_router
 from workbench.sandbox.runtime import SandboxRuntime
+from workbench.sandbox.sessions.routes import router as sessions_router
 from workbench.sandbox.shortcut import ChargeShortcut
 
 __all__ = ["DOCS_ASSETS", "create_app"]
@@ -102,7 +98,7 @@ def create_app(
         front_router,
         sessions_router,
         payments_router,
-        tokens_router,
+        refunds_router,
         control_router,
         acs_router,
         subscriptions_router,

@@ -1,17 +1,23 @@
-"""What every router shares: its dependencies, documented errors, the checkout base, the raw path.
+"""What every router shares: the running sandbox, its dependencies, documented errors, paths.
 
-Part of the edge (it reaches the `SandboxRuntime`): only route modules import it.
+The routes reach the running sandbox (the app's `workbench.sandbox.runtime.SandboxRuntime`)
+through `sandbox_of`, typed by `Running`, the parts of it they use; no route imports the
+composition root that builds it.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Path, Request
 
 from workbench.sandbox.bodies import ErrorEnvelope
-from workbench.sandbox.context import Caller, caller_of
-from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
+from workbench.sandbox.config import SandboxConfig
+from workbench.sandbox.context import Caller, base_url_of, caller_of
+from workbench.sandbox.db import Database
+from workbench.sandbox.ratelimit import RateLimiter
+from workbench.sandbox.ratelimit_shared import SharedRateLimiter
+from workbench.sandbox.reconciler import Reconciler
 
 __all__ = [
     "CHARGE_ERRORS",
@@ -20,17 +26,70 @@ __all__ = [
     "SIGNED",
     "CallerDep",
     "IdemKey",
+    "PaymentId",
+    "Running",
     "SandboxDep",
+    "base_url",
     "checkout_base",
     "raw_path",
+    "sandbox_of",
 ]
 
-#: The running sandbox (`runtime.sandbox_of`).
-SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
+
+class Running(Protocol):
+    """What the routes use of the running sandbox.
+
+    They exist once the app has started (its startup opens the database); a route reads
+    them per request.
+    """
+
+    @property
+    def config(self) -> SandboxConfig:
+        """How the sandbox runs."""
+        ...
+
+    @property
+    def db(self) -> Database:
+        """The sandbox database."""
+        ...
+
+    @property
+    def acs_secret(self) -> str:
+        """The key the simulated ACS signs its assertions with."""
+        ...
+
+    @property
+    def reconciler(self) -> Reconciler:
+        """The background work's runner (clock advances, ticks)."""
+        ...
+
+    @property
+    def limiter(self) -> RateLimiter | SharedRateLimiter:
+        """The per-key rate limiter."""
+        ...
+
+
+# ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
+# thread, two thread switches per dependency per request.
+async def sandbox_of(request: Request) -> Running:
+    """The running sandbox serving this app (a FastAPI dependency)."""
+    sandbox: Running = request.app.state.sandbox
+    return sandbox
+
+
+def base_url(request: Request, sandbox: Running) -> str:
+    """The address clients reach this sandbox at (the configured one, else the Host's)."""
+    return base_url_of(request.scope, sandbox.config.public_base_url)
+
+
+#: The running sandbox (`sandbox_of`).
+SandboxDep = Annotated[Running, Depends(sandbox_of)]
 #: Who signed the request (`context.caller_of`).
 CallerDep = Annotated[Caller, Depends(caller_of)]
 #: The ``Idempotency-Key`` header, if sent.
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
+#: A payment's id in a path.
+PaymentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 _ENVELOPE: dict[str, Any] = {"model": ErrorEnvelope}
 #: Error statuses any signed route may answer with, all in the envelope.
@@ -59,7 +118,7 @@ CHARGE_ERRORS: dict[int | str, dict[str, Any]] = {
 SIGNED: list[dict[str, list[str]]] = [{"ApiKey": [], "Signature": [], "Timestamp": []}]
 
 
-def checkout_base(request: Request, sandbox: SandboxRuntime) -> str:
+def checkout_base(request: Request, sandbox: Running) -> str:
     """Where hosted checkout pages live."""
     return (sandbox.config.checkout_base_url or base_url(request, sandbox)).rstrip("/")
 

@@ -27,13 +27,13 @@ from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
 from workbench.sandbox.checkout.rendering import qr_svg, render, script, stylesheet
 from workbench.sandbox.clock import iso
 from workbench.sandbox.errors import ServiceError, request_id_of
-from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
+from workbench.sandbox.routing import Running, base_url, sandbox_of
 
 __all__ = ["ended_page", "router"]
 
 router = APIRouter(tags=["hosted-checkout"], redirect_slashes=False, include_in_schema=False)
 
-SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
+SandboxDep = Annotated[Running, Depends(sandbox_of)]
 _SESSION_ID = re.compile(r"^[0-9a-fA-F-]{36}$")
 
 _ENDED = {
@@ -82,7 +82,7 @@ def _answer(request: Request, result: flow.Redirect | flow.Ended) -> Response:
 
 def _page(
     request: Request,
-    sandbox: SandboxRuntime,
+    sandbox: Running,
     session_id: str,
     *,
     status: int = 200,
@@ -201,7 +201,7 @@ async def threeds_return(session_id: str, request: Request, sandbox: SandboxDep)
 
 def _refused(
     request: Request,
-    sandbox: SandboxRuntime,
+    sandbox: Running,
     session_id: str,
     exc: ServiceError,
     data: dict[str, str],

@@ -29,10 +29,10 @@ from workbench.sandbox.routing import (
     SIGNED,
     CallerDep,
     IdemKey,
+    Running,
     SandboxDep,
     raw_path,
 )
-from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = ["router"]
 
@@ -46,7 +46,7 @@ def _ok(caller: Caller, payload: Any) -> Response:
 
 def _once(
     request: Request,
-    sandbox: SandboxRuntime,
+    sandbox: Running,
     caller: Caller,
     key: str | None,
     body: BaseModel | None,

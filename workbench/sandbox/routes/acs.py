@@ -20,8 +20,7 @@ from workbench.sandbox.payments import acs
 from workbench.sandbox.payments.models import ChallengeRequest, ChallengeResponse
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routing import PUBLIC_ERRORS
-from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
+from workbench.sandbox.routing import PUBLIC_ERRORS, Running, base_url, sandbox_of
 
 __all__ = ["router"]
 
@@ -46,7 +45,7 @@ def challenge_page(
         str, Query(alias="correlationId", max_length=64, pattern=r"^[\x20-\x7e]*$")
     ],
     request: Request,
-    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
+    sandbox: Annotated[Running, Depends(sandbox_of)],
 ) -> Response:
     """The buyer's challenge: a one-time code field; the documented code passes.
 
@@ -77,7 +76,7 @@ def challenge_page(
     )
 
 
-def _no_challenge(request: Request, sandbox: SandboxRuntime) -> Response:
+def _no_challenge(request: Request, sandbox: Running) -> Response:
     return render(
         "ended.html",
         404,
@@ -97,7 +96,7 @@ def _no_challenge(request: Request, sandbox: SandboxRuntime) -> Response:
 async def challenge_form(
     payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
     request: Request,
-    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
+    sandbox: Annotated[Running, Depends(sandbox_of)],
 ) -> Response:
     """The challenge form's submit: sign the outcome, send it back to the checkout page."""
     try:
@@ -133,7 +132,7 @@ def answer_challenge(
     payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
     body: ChallengeRequest,
     request: Request,
-    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
+    sandbox: Annotated[Running, Depends(sandbox_of)],
 ) -> Response:
     """``Y`` for the challenge card with the right code, ``N`` otherwise; signed either way."""
     with sandbox.db.read() as conn:

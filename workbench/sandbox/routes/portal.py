@@ -8,8 +8,14 @@ from starlette.responses import Response
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routing import PUBLIC_ERRORS, IdemKey, SandboxDep, checkout_base
-from workbench.sandbox.runtime import SandboxRuntime, base_url
+from workbench.sandbox.routing import (
+    PUBLIC_ERRORS,
+    IdemKey,
+    Running,
+    SandboxDep,
+    base_url,
+    checkout_base,
+)
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.schemas import (
     EmptyRequest,
@@ -28,7 +34,7 @@ _BASE = "/v1/public/subscriptions/{hash}"
 
 def _idempotent(
     request: Request,
-    sandbox: SandboxRuntime,
+    sandbox: Running,
     public_hash: str,
     tail: str,
     key: str | None,

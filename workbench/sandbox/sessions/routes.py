@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from workbench.sandbox.context import Caller, caller_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent
-from workbench.sandbox.routing import ERROR_RESPONSES, SIGNED, checkout_base, raw_path
-from workbench.sandbox.runtime import SandboxRuntime, sandbox_of
+from workbench.sandbox.routing import (
+    ERROR_RESPONSES,
+    SIGNED,
+    CallerDep,
+    IdemKey,
+    SandboxDep,
+    checkout_base,
+    raw_path,
+)
 from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.models import SessionRequest, SessionResponse
 
@@ -33,9 +37,9 @@ router = APIRouter(redirect_slashes=False)
 def create_session(
     body: SessionRequest,
     request: Request,
-    sandbox: Annotated[SandboxRuntime, Depends(sandbox_of)],
-    caller: Annotated[Caller, Depends(caller_of)],
-    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)] = None,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
 ) -> Response:
     """201 with the session; the same transactionId and payload again answers 200 with it."""
     base = checkout_base(request, sandbox)

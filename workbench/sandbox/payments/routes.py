@@ -1,14 +1,19 @@
-"""Routes: card charge, 3DS callback, capture, void, refund, payment retrieval, public status."""
+"""Routes: card charge, 3DS callback, capture, void, retrieval, public status, card tokens."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import hashlib
+import json
+from typing import Any
 
-from fastapi import APIRouter, Path, Request
+import sqlalchemy as sa
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from workbench.sandbox import cards
+from workbench.sandbox.clock import business_now
 from workbench.sandbox.errors import request_id_of
-from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
+from workbench.sandbox.idempotency import fingerprint, run_idempotent, run_idempotent_async
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments import threeds
 from workbench.sandbox.payments.models import (
@@ -20,11 +25,11 @@ from workbench.sandbox.payments.models import (
     PublicStatus,
     ThreeDSCallbackRequest,
     ThreeDSCallbackResponse,
+    TokenRequest,
+    TokenResponse,
     VoidRequest,
     VoidResponse,
 )
-from workbench.sandbox.refunds import service as refunds
-from workbench.sandbox.refunds.models import RefundRequest, RefundResponse
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     CHARGE_ERRORS,
@@ -33,16 +38,15 @@ from workbench.sandbox.routing import (
     SIGNED,
     CallerDep,
     IdemKey,
+    PaymentId,
     SandboxDep,
+    base_url,
     raw_path,
 )
-from workbench.sandbox.runtime import base_url
 
 __all__ = ["router"]
 
 router = APIRouter(redirect_slashes=False)
-
-PaymentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
 def _signed(**extra: Any) -> dict[str, Any]:
@@ -159,40 +163,6 @@ async def void(
     return reply.to_response(caller.request_id)
 
 
-@router.post(
-    "/v1/payments/{id}/refund",
-    response_model=RefundResponse,
-    responses={
-        **ERROR_RESPONSES,
-        202: {"model": RefundResponse, "description": "Refund in flight"},
-    },
-    openapi_extra={"security": SIGNED},
-    summary="Refund a captured payment",
-)
-async def refund(
-    id: PaymentId,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    body: RefundRequest | None = None,
-    idempotency_key: IdemKey = None,
-) -> Response:
-    """200 when settled at once, 202 while in flight (retry with the same Idempotency-Key)."""
-    req = body or RefundRequest()
-    reply = await run_idempotent_async(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: refunds.refund(
-            conn, caller, id, req, settle_seconds=sandbox.config.refund_settle_seconds
-        ),
-        digest=fingerprint(req),
-        refresh=refunds.refund_reply,
-    )
-    return reply.to_response(caller.request_id)
-
-
 @router.get(
     "/v1/payments/{id}", response_model=PaymentObject, **_signed(summary="Retrieve a payment")
 )
@@ -214,3 +184,52 @@ def public_status(id: PaymentId, request: Request, sandbox: SandboxDep) -> Respo
     with sandbox.db.read() as conn:
         payload = payments.public_status(conn, id)
     return Reply.json(200, payload).to_response(request_id_of(request.scope))
+
+
+@router.post(
+    "/v1/cards/tokens",
+    status_code=201,
+    response_model=TokenResponse,
+    responses=ERROR_RESPONSES,
+    openapi_extra={"security": SIGNED},
+    summary="Exchange a card number for a tok_ vault token",
+)
+def create_token(
+    body: TokenRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """The number is checked (digits, Luhn, expiry) and never stored or echoed."""
+
+    def work(conn: sa.Connection) -> Reply:
+        now = business_now(conn, caller.merchant_id)
+        payload = cards.tokenize_checked(
+            conn, caller.merchant_id, body.cardNumber, body.expiryMonth, body.expiryYear, now
+        )
+        return Reply.json(201, payload)
+
+    digest = _shown_card_digest(body)
+    reply = run_idempotent(
+        sandbox.db, caller, "POST", raw_path(request), idempotency_key, work, digest=digest
+    )
+    return reply.to_response(caller.request_id)
+
+
+def _shown_card_digest(body: TokenRequest) -> str:
+    """ "The same payload" for a tokenisation, from what the token's answer shows anyway.
+
+    Only the card mask's digits (first six, last four), the length, the expiry and the
+    name: a hash of the whole body would be a hash of card number and CVC, kept for
+    24 hours, from which the number is recovered in seconds given the mask.
+    """
+    digits = body.cardNumber.replace(" ", "").replace("-", "")
+    shown = {
+        "bin": digits[:6],
+        "last4": digits[-4:],
+        "length": len(digits),
+        "expiry": [body.expiryMonth, body.expiryYear],
+        "name": body.cardholderName,
+    }
+    return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
