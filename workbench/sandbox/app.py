@@ -24,10 +24,12 @@ from workbench.sandbox.openapi import openapi_document
 from workbench.sandbox.payments.routes import router as payments_router
 from workbench.sandbox.refunds.routes import router as refunds_router
 from workbench.sandbox.requestid import RequestIdMiddleware
-from workbench.sandbox.routes import acs_router, portal_router, subscriptions_router
+from workbench.sandbox.routes import acs_router
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.sessions.routes import router as sessions_router
 from workbench.sandbox.shortcut import ChargeShortcut
+from workbench.sandbox.subscriptions.routes.merchant import router as subscriptions_router
+from workbench.sandbox.subscriptions.routes.portal import router as portal_router
 
 __all__ = ["DOCS_ASSETS", "create_app"]
 

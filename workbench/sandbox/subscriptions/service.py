@@ -28,12 +28,12 @@ from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.models import SessionRequest
 from workbench.sandbox.subscriptions import cursor as cursors
 from workbench.sandbox.subscriptions import views
-from workbench.sandbox.subscriptions.schedule import after
-from workbench.sandbox.subscriptions.schemas import (
+from workbench.sandbox.subscriptions.models import (
     CancelRequest,
     PublicCancelRequest,
     SubscriptionRequest,
 )
+from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.transitions import require
 from workbench.spec import SUBSCRIPTION, IdPrefix

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from workbench.sandbox.bodies import StrictRequest
+from workbench.sandbox.bodies import Identifier, StrictRequest
 from workbench.spec import limits
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "UpdateCardSession",
 ]
 
-Identifier = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]
 #: The interval count's bounds: 1 up to 366 units.
 MAX_INTERVAL_COUNT = 366
 

@@ -1,4 +1,4 @@
-"""Routes: the signed /v1/subscriptions endpoints."""
+"""Routes: the signed /v1/subscriptions endpoints a merchant calls."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from workbench.sandbox.routing import (
 )
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.cursor import ensure_secret
-from workbench.sandbox.subscriptions.schemas import (
+from workbench.sandbox.subscriptions.models import (
     CancelRequest,
     CancelResponse,
     ChargeList,

@@ -17,7 +17,7 @@ from workbench.sandbox.routing import (
     checkout_base,
 )
 from workbench.sandbox.subscriptions import service
-from workbench.sandbox.subscriptions.schemas import (
+from workbench.sandbox.subscriptions.models import (
     EmptyRequest,
     PublicCancelRequest,
     PublicCancelResponse,
