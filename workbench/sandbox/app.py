@@ -12,7 +12,8 @@ from fastapi_offline import FastAPIOffline
 from workbench._version import __version__
 from workbench.sandbox import shortcut as charge_shortcut
 from workbench.sandbox.auth import AuthMiddleware
-from workbench.sandbox.checkout import router as checkout_router
+from workbench.sandbox.checkout.routes.challenge import router as acs_router
+from workbench.sandbox.checkout.routes.pages import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.control.routes import router as control_router
 from workbench.sandbox.errors import install_error_handlers
@@ -24,7 +25,6 @@ from workbench.sandbox.openapi import openapi_document
 from workbench.sandbox.payments.routes import router as payments_router
 from workbench.sandbox.refunds.routes import router as refunds_router
 from workbench.sandbox.requestid import RequestIdMiddleware
-from workbench.sandbox.routes import acs_router
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.sessions.routes import router as sessions_router
 from workbench.sandbox.shortcut import ChargeShortcut

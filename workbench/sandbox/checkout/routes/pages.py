@@ -17,9 +17,8 @@ stack trace. Paths (see docs/sandbox/decisions.md, "Hosted checkout"):
 from __future__ import annotations
 
 import re
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from workbench.sandbox.checkout import flow
@@ -27,13 +26,12 @@ from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
 from workbench.sandbox.checkout.rendering import qr_svg, render, script, stylesheet
 from workbench.sandbox.clock import iso
 from workbench.sandbox.errors import ServiceError, request_id_of
-from workbench.sandbox.routing import Running, base_url, sandbox_of
+from workbench.sandbox.routing import Running, SandboxDep, base_url
 
 __all__ = ["ended_page", "router"]
 
 router = APIRouter(tags=["hosted-checkout"], redirect_slashes=False, include_in_schema=False)
 
-SandboxDep = Annotated[Running, Depends(sandbox_of)]
 _SESSION_ID = re.compile(r"^[0-9a-fA-F-]{36}$")
 
 _ENDED = {

@@ -1,5 +1,8 @@
 """Routes: the sandbox's 3-D Secure challenge (ACS): the buyer's page and the API answer.
 
+The signing of the answer is `workbench.sandbox.payments.acs`; the pages are here with
+the other hosted pages, whose templates, forms and 3DS return they share.
+
 No signature: these are the buyer's (and the bank's) side of the challenge."""
 
 from __future__ import annotations
@@ -8,7 +11,7 @@ import hmac
 from typing import Annotated
 
 import sqlalchemy as sa
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import HTMLResponse, Response
 
 from workbench.sandbox.cards import CHALLENGE_CODE
@@ -20,7 +23,13 @@ from workbench.sandbox.payments import acs
 from workbench.sandbox.payments.models import ChallengeRequest, ChallengeResponse
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.routing import PUBLIC_ERRORS, Running, base_url, sandbox_of
+from workbench.sandbox.routing import (
+    PUBLIC_ERRORS,
+    PaymentId,
+    Running,
+    SandboxDep,
+    base_url,
+)
 
 __all__ = ["router"]
 
@@ -40,12 +49,12 @@ router = APIRouter(redirect_slashes=False)
     summary="The challenge page",
 )
 def challenge_page(
-    payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
+    payment_id: PaymentId,
     correlation_id: Annotated[
         str, Query(alias="correlationId", max_length=64, pattern=r"^[\x20-\x7e]*$")
     ],
     request: Request,
-    sandbox: Annotated[Running, Depends(sandbox_of)],
+    sandbox: SandboxDep,
 ) -> Response:
     """The buyer's challenge: a one-time code field; the documented code passes.
 
@@ -94,9 +103,9 @@ def _no_challenge(request: Request, sandbox: Running) -> Response:
     include_in_schema=False,
 )
 async def challenge_form(
-    payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
+    payment_id: PaymentId,
     request: Request,
-    sandbox: Annotated[Running, Depends(sandbox_of)],
+    sandbox: SandboxDep,
 ) -> Response:
     """The challenge form's submit: sign the outcome, send it back to the checkout page."""
     try:
@@ -129,10 +138,10 @@ async def challenge_form(
     summary="Answer the challenge, get a signed pares",
 )
 def answer_challenge(
-    payment_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
+    payment_id: PaymentId,
     body: ChallengeRequest,
     request: Request,
-    sandbox: Annotated[Running, Depends(sandbox_of)],
+    sandbox: SandboxDep,
 ) -> Response:
     """``Y`` for the challenge card with the right code, ``N`` otherwise; signed either way."""
     with sandbox.db.read() as conn:
