@@ -103,8 +103,6 @@ _CHARGE_CONTEXT = sa.select(
     .label("store_webhook"),
 ).where(tables.merchants.c.id == sa.bindparam("f_merchant"))
 _INSERT = sa.insert(_P)
-#: The states a new charge may start in, from the spec's table.
-_CHARGE_OUTCOMES = frozenset(PAYMENT.targets(None, "charge"))
 
 
 def commission_for(amount: int, installments: int) -> int:
@@ -415,7 +413,7 @@ def charge(
         row.update(status=status, auth_code=f"{secrets.randbelow(10**6):06d}", completed_at=now)
         reply = Reply.json(201, _charge_body(row))
         event = f"payment.{status}"
-    assert row["status"] in _CHARGE_OUTCOMES
+    require(PAYMENT, None, "charge", to=row["status"])
     row.update(response_status=reply.status, response_body=reply.body)
     prepared.defer(conn, _INSERT, row)  # the fence's duplicate still raises, at COMMIT
     if row["status"] == "captured":
@@ -475,7 +473,7 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
         "created_at": now,
         "completed_at": now,
     }
-    assert row["status"] in _CHARGE_OUTCOMES
+    require(PAYMENT, None, "charge", to=row["status"])
     reply = Reply.json(201, _charge_body(row))
     row.update(response_status=reply.status, response_body=reply.body)
     conn.execute(sa.insert(_P).values(**row))
@@ -499,11 +497,11 @@ def _capture_body(row: Row) -> dict[str, Any]:
 def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
     """POST /v1/payments/{id}/capture: full amount; a repeat on a captured payment is a no-op."""
     row = load(conn, caller.merchant_id, payment_id)
-    require(PAYMENT, row.status, "capture")
-    if row.status == "authorized":
+    step = require(PAYMENT, row.status, "capture")
+    if not step.idempotent:
         now = business_now(conn, caller.merchant_id)
         conn.execute(
-            sa.update(_P).where(_P.c.id == payment_id).values(status="captured", completed_at=now)
+            sa.update(_P).where(_P.c.id == payment_id).values(status=step.target, completed_at=now)
         )
         row = load(conn, caller.merchant_id, payment_id)
         save_card(conn, row)
@@ -514,13 +512,13 @@ def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
 def void(conn: sa.Connection, caller: Caller, payment_id: str, req: VoidRequest) -> Reply:
     """POST /v1/payments/{id}/void: release an authorization; a repeat is a no-op."""
     row = load(conn, caller.merchant_id, payment_id)
-    require(PAYMENT, row.status, "void")
-    if row.status == "authorized":
+    step = require(PAYMENT, row.status, "void")
+    if not step.idempotent:
         now = business_now(conn, caller.merchant_id)
         conn.execute(
             sa.update(_P)
             .where(_P.c.id == payment_id)
-            .values(status="voided", void_reason=req.reason)
+            .values(status=step.target, void_reason=req.reason)
         )
         row = load(conn, caller.merchant_id, payment_id)
         emit(conn, row, "payment.voided", now, reason=req.reason)

@@ -116,7 +116,7 @@ def create_session(
         "created_at": now,
         "expires_at": now + timedelta(seconds=limits.SESSION_LIFETIME_SECONDS),
     }
-    assert row["status"] in SESSION.targets(None, "create")
+    require(SESSION, None, "create", to=row["status"])
     body = dumps(session_body(row))
     conn.execute(sa.insert(_S).values(**row, response_body=body))
     return Reply(201, body)
@@ -137,13 +137,13 @@ def complete_session(conn: sa.Connection, session_id: str, *, payment_id: str | 
     if row is None:
         raise ServiceError("SVC-GW-4004", "no such checkout session")
     now = business_now(conn, row.merchant_id)
-    require(SESSION, row.status, "complete")
+    step = require(SESSION, row.status, "complete")
     if row.expires_at <= now:  # expired by the clock, before the reconciler marked it
         raise ServiceError("SVC-SES-4090", "checkout session is expired")
     conn.execute(
         sa.update(_S)
         .where(_S.c.id == session_id)
-        .values(status="completed", completed_at=now, payment_id=payment_id)
+        .values(status=step.target, completed_at=now, payment_id=payment_id)
     )
     events.emit(
         conn,
