@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from tests.sandbox_subscriptions.api import charges, create, get
-from tests.sandbox_subscriptions.clock import advance_to, now, parse
+from tests.sandbox.subscriptions.api import charges, create, get
+from tests.sandbox.subscriptions.clock import advance_to, now, parse
 from workbench.sandbox.subscriptions import add_months, after
 
 

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import httpx
 
-from tests.sandbox_subscriptions.api import AYSE, MEHMET, charges, create, get, post, sub_events
-from tests.sandbox_subscriptions.clock import advance, advance_to, now, parse, tick
+from tests.sandbox.subscriptions.api import AYSE, MEHMET, charges, create, get, post, sub_events
+from tests.sandbox.subscriptions.clock import advance, advance_to, now, parse, tick
 from workbench.sandbox import SandboxServer
 from workbench.sandbox.subscriptions import RETRY_OFFSETS, after, replace_card
 

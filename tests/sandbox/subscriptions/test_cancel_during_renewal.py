@@ -27,7 +27,7 @@ import pytest
 
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
-from tests.sandbox_subscriptions.api import sub_body
+from tests.sandbox.subscriptions.api import sub_body
 
 #: Subscriptions per run: enough that cancels land in every step of the renewal.
 SUBSCRIPTIONS = 200

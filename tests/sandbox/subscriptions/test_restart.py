@@ -12,8 +12,8 @@ import sqlalchemy as sa
 
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
-from tests.sandbox_subscriptions.api import charges, create, get
-from tests.sandbox_subscriptions.clock import parse, tick
+from tests.sandbox.subscriptions.api import charges, create, get
+from tests.sandbox.subscriptions.clock import parse, tick
 from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxRuntime, SandboxServer
 from workbench.sandbox.clock import set_business_time
 from workbench.sandbox.payments.tables import payments as payments_table

@@ -13,7 +13,7 @@ import uuid
 import httpx
 
 from tests.sandbox.envelope import assert_envelope
-from tests.sandbox_subscriptions.api import create
+from tests.sandbox.subscriptions.api import create
 
 _PUB = "/v1/public/subscriptions"
 

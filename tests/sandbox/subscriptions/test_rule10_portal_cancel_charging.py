@@ -8,16 +8,15 @@ cancel is accepted.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 
+from tests.paths import ROOT
 from tests.sandbox.envelope import assert_envelope
-from tests.sandbox_subscriptions.api import create, get, post
-from tests.sandbox_subscriptions.clock import tick
+from tests.sandbox.subscriptions.api import create, get, post
+from tests.sandbox.subscriptions.clock import tick
 
 _PUB = "/v1/public/subscriptions"
-DECISIONS = Path(__file__).resolve().parents[2] / "docs/sandbox/decisions.md"
+DECISIONS = ROOT / "docs/sandbox/decisions.md"
 
 
 def _charging(client: httpx.Client) -> dict[str, object]:

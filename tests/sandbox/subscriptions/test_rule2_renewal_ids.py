@@ -11,8 +11,8 @@ from __future__ import annotations
 import httpx
 
 from tests.sandbox.envelope import assert_envelope
-from tests.sandbox_subscriptions.api import charges, create
-from tests.sandbox_subscriptions.clock import advance
+from tests.sandbox.subscriptions.api import charges, create
+from tests.sandbox.subscriptions.clock import advance
 
 DAY = 86_400
 

@@ -8,7 +8,7 @@ import httpx
 import sqlalchemy as sa
 
 from tests.sandbox.envelope import assert_envelope
-from tests.sandbox_subscriptions.api import AYSE, create, get
+from tests.sandbox.subscriptions.api import AYSE, create, get
 from workbench.sandbox import SandboxServer
 from workbench.sandbox.sessions.tables import sessions as sessions_table
 

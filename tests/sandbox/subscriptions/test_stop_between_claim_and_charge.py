@@ -19,8 +19,8 @@ import sqlalchemy as sa
 
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
-from tests.sandbox_subscriptions.api import charges, create, get, post, sub_events
-from tests.sandbox_subscriptions.clock import parse
+from tests.sandbox.subscriptions.api import charges, create, get, post, sub_events
+from tests.sandbox.subscriptions.clock import parse
 from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxServer
 from workbench.sandbox.clock import set_business_time
 from workbench.sandbox.payments.tables import payments as payments_table

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from tests.sandbox.envelope import assert_envelope
-from tests.sandbox_subscriptions.api import AYSE, create, post, sub_body
-from tests.sandbox_subscriptions.clock import now
+from tests.sandbox.subscriptions.api import AYSE, create, post, sub_body
+from tests.sandbox.subscriptions.clock import now
 
 CASES: list[tuple[dict[str, Any], str, str]] = [
     ({"amout": 100}, "SVC-VAL-4001", "amout"),

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from tests.sandbox.envelope import assert_envelope
-from tests.sandbox_subscriptions.api import AYSE, MEHMET, charges, create, get, post, sub_events
-from tests.sandbox_subscriptions.clock import advance, now, parse, tick
+from tests.sandbox.subscriptions.api import AYSE, MEHMET, charges, create, get, post, sub_events
+from tests.sandbox.subscriptions.clock import advance, now, parse, tick
 from workbench.sandbox.subscriptions import after
 from workbench.spec import SUBSCRIPTION
 

@@ -12,8 +12,8 @@ import pytest
 
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
-from tests.sandbox_subscriptions.api import AYSE, MEHMET, ZEYNEP, create, post, sub_body
-from tests.sandbox_subscriptions.clock import advance, parse
+from tests.sandbox.subscriptions.api import AYSE, MEHMET, ZEYNEP, create, post, sub_body
+from tests.sandbox.subscriptions.clock import advance, parse
 from workbench.sandbox import DEMO_STORE_ID, SandboxServer
 from workbench.spec import limits
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import httpx
 
-from tests.sandbox_subscriptions.api import charges, create, get, post
-from tests.sandbox_subscriptions.clock import tick
+from tests.sandbox.subscriptions.api import charges, create, get, post
+from tests.sandbox.subscriptions.clock import tick
 
 
 def _paused_then_resumed(client: httpx.Client) -> str:
