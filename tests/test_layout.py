@@ -1,10 +1,19 @@
-"""The test suite's layout: conftests hold fixtures and hooks, and no module imports one.
+"""The test suite's layout: conftests hold fixtures and hooks, and the folders mirror the code.
 
 pytest loads each ``conftest.py`` itself, for the folder it sits in; it is where fixtures
 and hooks go, not a module to import. A helper that several tests use lives in an
 ordinary module named for what it holds (``tests/paths.py``, ``tests/sandbox/clients.py``,
 ``tests/client/script.py``...), beside the conftest or in ``tests/`` when several folders
 use it, and the conftest imports it too.
+
+A fixture is defined once: a conftest does not define again a fixture that a conftest
+above it defines (a test would get the nearer one, and two copies drift apart); a folder
+that needs something more adds a fixture of another name.
+
+The sandbox's tests mirror its packages: each package of ``workbench/sandbox`` (a
+feature: payments, refunds, sessions...) has a folder of ``tests/sandbox`` of the same
+name holding its tests, every such folder names a package, and no test module left
+directly in ``tests/sandbox`` is named after one.
 
 The scan is of the source (``ast``), so a test module that is skipped or never collected
 is checked as well. The repository's root ``conftest.py`` (session hooks and their
@@ -21,6 +30,15 @@ import pytest
 from tests.paths import ROOT
 
 TESTS = ROOT / "tests"
+SANDBOX = ROOT / "workbench" / "sandbox"
+
+#: Packages of the sandbox whose tests need something ``tests/sandbox`` does not have,
+#: and the module that tests them.
+_TESTED_ELSEWHERE = {"front": "tests/browser/test_front_door.py"}
+#: Fixtures a conftest defines again on purpose, and why.
+_OVERRIDES = {
+    ("tests/client/live/conftest.py", "client"): "the live tests' client talks to a sandbox",
+}
 
 #: Module-level names a conftest may set besides its fixtures and hooks (pytest reads them).
 _CONFTEST_NAMES = {"__all__", "pytest_plugins", "pytestmark", "collect_ignore",
@@ -146,3 +164,70 @@ def txn() -> str: ...
 class Shots: ...
 '''
     assert not_fixtures_or_hooks(source) == ["7: ROOT = '.'", "13: txn", "14: Shots"]
+
+
+def fixture_names(source: str) -> set[str]:
+    """The fixtures a conftest's ``source`` defines at its top level."""
+    return {
+        node.name
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _is_fixture(node)
+    }
+
+
+def redefined_fixtures(conftests: dict[Path, set[str]]) -> dict[Path, set[str]]:
+    """For each conftest's folder, the fixtures it defines that a conftest above also does."""
+    found: dict[Path, set[str]] = {}
+    for folder, names in conftests.items():
+        above = set().union(*(conftests.get(parent, set()) for parent in folder.parents))
+        if names & above:
+            found[folder] = names & above
+    return found
+
+
+def test_no_conftest_defines_again_a_fixture_from_a_conftest_above_it() -> None:
+    conftests = {
+        path.parent: fixture_names(path.read_text("utf-8"))
+        for path in [ROOT / "conftest.py", *TESTS.rglob("conftest.py")]
+    }
+    found = {
+        str((folder / "conftest.py").relative_to(ROOT)): names
+        for folder, names in redefined_fixtures(conftests).items()
+    }
+    for (where, name), _why in _OVERRIDES.items():
+        found.get(where, set()).discard(name)
+    assert {where: names for where, names in found.items() if names} == {}, (
+        "give the folder's fixture a name of its own, or use the one above"
+    )
+
+
+def test_the_redefinition_scan_sees_a_fixture_defined_again_below_only() -> None:
+    top, below, beside = Path("/t"), Path("/t/sandbox/payments"), Path("/t/client")
+    conftests = {top: {"server", "client"}, below: {"client", "card"}, beside: {"card"}}
+    assert redefined_fixtures(conftests) == {below: {"client"}}
+    source = "import pytest\n@pytest.fixture\ndef server(): ...\ndef helper(): ...\n"
+    assert fixture_names(source) == {"server"}
+
+
+def _sandbox_packages() -> set[str]:
+    return {path.parent.name for path in SANDBOX.glob("*/__init__.py")}
+
+
+def test_the_sandbox_tests_have_a_folder_per_package_of_the_sandbox() -> None:
+    packages = _sandbox_packages()
+    folders = {path.parent.name for path in (TESTS / "sandbox").glob("*/test_*.py")}
+    assert len(packages) >= 6  # the scan sees the feature packages
+    assert folders - packages == set(), "a folder of tests/sandbox names no package"
+    assert packages - folders - set(_TESTED_ELSEWHERE) == set(), "a package has no test folder"
+    for module in _TESTED_ELSEWHERE.values():
+        assert (ROOT / module).is_file(), module
+
+
+def test_no_test_left_beside_the_folders_is_named_after_a_package() -> None:
+    packages = _sandbox_packages()
+    misplaced = sorted(
+        path.name
+        for path in (TESTS / "sandbox").glob("test_*.py")
+        if any(path.stem == f"test_{p}" or path.stem.startswith(f"test_{p}_") for p in packages)
+    )
+    assert misplaced == [], "move it to the package's folder"

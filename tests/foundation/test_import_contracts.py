@@ -1,4 +1,5 @@
-"""The module-level cycle contract (`tools.import_contracts`) sees what acyclic_siblings cannot.
+"""The import contracts: the module-level cycle contract (`tools.import_contracts`) sees what
+acyclic_siblings cannot, and the edge contract covers every module that declares routes.
 
 Each case is a package of its own, written to a temporary folder: the ring through a
 package's ``__init__`` is the one ``acyclic_siblings`` lets through, and an import under
@@ -7,12 +8,18 @@ package's ``__init__`` is the one ``acyclic_siblings`` lets through, and an impo
 
 from __future__ import annotations
 
+import importlib.util
 import textwrap
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import grimp
 import pytest
+from importlinter.domain import helpers
+from importlinter.domain.imports import ModuleExpression
 
+from tests.paths import ROOT
 from tools.import_contracts import cycles
 
 
@@ -85,3 +92,38 @@ def test_a_tree_of_imports_has_no_cycle(root: Path) -> None:
 
 def test_workbench_has_no_cycle() -> None:
     assert cycles(grimp.build_graph("workbench", cache_dir=None), ["workbench"]) == []
+
+
+def _edge_contract() -> dict[str, Any]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    return next(c for c in contracts if c["id"] == "edge-only")
+
+
+def _modules(graph: grimp.ImportGraph, expressions: list[str]) -> set[str]:
+    return {
+        module.name
+        for expression in expressions
+        for module in helpers.module_expression_to_modules(
+            graph, ModuleExpression(expression), as_packages=False
+        )
+    }
+
+
+def test_every_module_that_declares_routes_is_protected_by_the_edge_contract() -> None:
+    graph = grimp.build_graph("workbench", cache_dir=None)
+    protected = _modules(graph, _edge_contract()["protected_modules"])
+    routers = {
+        module
+        for module in graph.modules
+        if module.startswith("workbench.sandbox.") and "APIRouter(" in (_source(module) or "")
+    }
+    assert len(routers) >= 8  # the scan sees every feature's routes
+    assert routers - protected == set(), "name the routes module `routes` (or put it in routes/)"
+
+
+def _source(module: str) -> str | None:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin).read_text("utf-8")

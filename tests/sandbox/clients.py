@@ -1,7 +1,8 @@
 """httpx clients for the sandbox that sign every request with `workbench.signing`.
 
-Shared by the sandbox tests (``tests/sandbox``) and the subscription tests
-(``tests/sandbox_subscriptions``); their conftests build the ``client`` fixtures on them.
+Shared by the sandbox tests (``tests/sandbox`` and its feature folders); its conftest
+builds the ``client`` fixtures on them, and tests that start a sandbox of their own sign
+with them too.
 """
 
 from __future__ import annotations

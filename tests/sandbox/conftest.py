@@ -2,8 +2,10 @@
 
 Every test talks HTTP to a `SandboxServer`. The suite runs on SQLite (a WAL file in a
 temporary directory) and, when PostgreSQL answers on 127.0.0.1:5432, again on a
-database of its own that is dropped afterwards. What the tests import (signed clients,
-request bodies, the envelope check) is in the modules beside this one.
+database of its own that is dropped afterwards. The folders below this one (one per
+feature package of `workbench.sandbox`) use the same fixtures; a folder's own conftest
+adds what only its tests need. What the tests import (signed clients, request bodies,
+the envelope check) is in the modules beside this one.
 """
 
 from __future__ import annotations

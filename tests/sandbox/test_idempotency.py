@@ -14,11 +14,10 @@ from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY
-from workbench.sandbox import SandboxServer
-from workbench.sandbox import db as tables
+from workbench.sandbox import SandboxServer, tables
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 from workbench.sandbox.idempotency import fingerprint
-from workbench.sandbox.schemas import ChargeRequest
+from workbench.sandbox.payments.models import ChargeRequest
 
 
 def test_same_key_same_payload_returns_original_status_body_and_request_id(

@@ -21,13 +21,13 @@ from workbench.sandbox import (
     DEMO_STORE_ID,
     SandboxConfig,
     auth,
-    control,
-    payments,
+    tables,
 )
-from workbench.sandbox import db as tables
 from workbench.sandbox.context import Caller
+from workbench.sandbox.control import service as control
+from workbench.sandbox.payments import service as payments
+from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.runtime import SandboxRuntime
-from workbench.sandbox.schemas import ChargeRequest
 
 Change = Callable[[sa.Connection], object]
 _K = tables.api_keys

@@ -22,8 +22,8 @@ from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
-from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxConfig, SandboxServer
-from workbench.sandbox import db as tables
+from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxConfig, SandboxServer, tables
+from workbench.sandbox.payments.tables import payments as payments_table
 
 CHARGE = "/v1/payments/card"
 Pair = tuple[SandboxServer, SandboxServer]
@@ -45,7 +45,7 @@ def _charge(client: httpx.Client) -> tuple[httpx.Response, str]:
 
 
 def _payments(server: SandboxServer, transaction_id: str) -> int:
-    p = tables.payments
+    p = payments_table
     with server.sandbox.db.read() as conn:
         query = sa.select(sa.func.count()).where(p.c.transaction_id == transaction_id)
         return int(conn.execute(query).scalar_one())
@@ -133,7 +133,7 @@ def test_a_key_moved_to_another_merchant_charges_for_that_merchant(pair: Pair) -
     with signed_client(a.base_url, OTHER_API_KEY, OTHER_SECRET_KEY) as client:
         response, transaction_id = _charge(client)
     assert response.status_code == 201, response.text
-    p = tables.payments
+    p = payments_table
     with a.sandbox.db.read() as conn:
         owner = conn.execute(
             sa.select(p.c.merchant_id).where(p.c.transaction_id == transaction_id)

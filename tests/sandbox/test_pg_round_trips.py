@@ -19,9 +19,10 @@ from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.pgtrace import Trace
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox import SandboxConfig, SandboxServer, tables
 from workbench.sandbox import db as db_module
 from workbench.sandbox.db import Database, pool_settings
+from workbench.sandbox.payments.tables import payments as payments_table
 
 
 @pytest.fixture
@@ -60,12 +61,12 @@ def test_a_signed_charge_takes_two_round_trips_on_postgres(
         # Everything a charge writes is there, once each.
         with server.sandbox.db.read() as conn:
             ids = [a["paymentId"] for a in answers]
-            p, e = db_module.payments, db_module.events
+            p, e = payments_table, tables.events
             stored = conn.execute(sa.select(sa.func.count()).where(p.c.id.in_(ids))).scalar()
             captured = sa.select(sa.func.count()).where(e.c.type == "payment.captured")
             emitted = conn.execute(captured).scalar()
             records = conn.execute(
-                sa.select(sa.func.count()).select_from(db_module.idempotency_records)
+                sa.select(sa.func.count()).select_from(tables.idempotency_records)
             ).scalar()
     assert stored == 20
     assert emitted == 23

@@ -11,7 +11,8 @@ import sqlalchemy as sa
 
 from tests.postgres import database_url
 from workbench.sandbox import prepared
-from workbench.sandbox.db import Database, UTCDateTime
+from workbench.sandbox.db import Database
+from workbench.sandbox.tables import UTCDateTime
 
 _META = sa.MetaData()
 _T = sa.Table(

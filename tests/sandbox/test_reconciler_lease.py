@@ -13,8 +13,7 @@ import sqlalchemy as sa
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
-from workbench.sandbox import SandboxConfig, SandboxServer
-from workbench.sandbox import db as tables
+from workbench.sandbox import SandboxConfig, SandboxServer, tables
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 from workbench.sandbox.reconciler import lease_name
 from workbench.sandbox.runtime import SandboxRuntime

@@ -16,8 +16,7 @@ import httpx
 import sqlalchemy as sa
 
 from tests.sandbox.envelope import assert_envelope
-from workbench.sandbox import SandboxServer
-from workbench.sandbox import db as tables
+from workbench.sandbox import SandboxServer, tables
 
 CARD = {"cardNumber": "4543600000000003", "expiryMonth": 12, "expiryYear": 2031, "cvc": "739"}
 

@@ -30,6 +30,7 @@ from workbench.sandbox.migrations import (
     open_schema,
     schema_version,
 )
+from workbench.sandbox.schema import TABLES, metadata
 
 FROZEN = Path(__file__).parents[1] / "data" / "sandbox-schema"
 ROWS = json.loads((FROZEN / "v1-rows.json").read_text(encoding="utf-8"))
@@ -206,6 +207,13 @@ def test_version_1_brought_up_by_the_steps_is_the_schema_created_afresh(
         assert _schema(url) == _schema(fresh), (
             "the tables changed without a step in workbench.sandbox.migrations.STEPS"
         )
+
+
+def test_the_schema_lists_every_table_once() -> None:
+    assert len(set(TABLES)) == len(TABLES)
+    assert {t.name for t in TABLES} == set(metadata.tables), (
+        "list the table in workbench.sandbox.schema.TABLES (new ones go at the end)"
+    )
 
 
 def _add_column(conn: sa.Connection) -> None:

@@ -25,7 +25,7 @@ from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxConfig, SandboxServer
-from workbench.sandbox import db as tables
+from workbench.sandbox.refunds.tables import refunds as refunds_table
 from workbench.sandbox.replay import ReplayPurgeWork, accepted_signatures
 from workbench.signing import sign_request
 
@@ -89,8 +89,8 @@ def _refund_rows(db_url: str, payment_id: str) -> int:
         with engine.connect() as conn:
             count = conn.execute(
                 sa.select(sa.func.count())
-                .select_from(tables.refunds)
-                .where(tables.refunds.c.payment_id == payment_id)
+                .select_from(refunds_table)
+                .where(refunds_table.c.payment_id == payment_id)
             ).scalar_one()
     finally:
         engine.dispose()

@@ -34,3 +34,22 @@ def test_repeats_count_unless_the_caller_answers_them_itself() -> None:
     require(PAYMENT, "captured", "3ds_callback")
     with pytest.raises(ServiceError):
         require(PAYMENT, "captured", "3ds_callback", repeats=False)
+
+
+def test_the_allowed_row_says_where_the_action_leads_and_whether_it_is_a_repeat() -> None:
+    first = require(PAYMENT, "authorized", "capture")
+    assert (first.target, first.idempotent) == ("captured", False)
+    again = require(PAYMENT, "captured", "capture")
+    assert (again.target, again.idempotent) == ("captured", True)
+    assert require(PAYMENT, "authorized", "void").target == "voided"
+
+
+def test_an_outcome_the_caller_chooses_must_be_one_of_the_tables() -> None:
+    assert require(PAYMENT, None, "charge", to="pending_3ds").target == "pending_3ds"
+    assert require(SESSION, None, "create", to="active").target == "active"
+    with pytest.raises(ServiceError) as caught:
+        require(PAYMENT, None, "charge", to="voided")
+    assert caught.value.code == "SVC-PAY-4090"
+    assert caught.value.message == (
+        "payment is new; charge to voided is not allowed (allowed: charge)"
+    )

@@ -26,7 +26,8 @@ from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
+from workbench.sandbox.payments.tables import payments as payments_table
 
 
 def _children(pid: int) -> list[int]:
@@ -130,8 +131,8 @@ def test_concurrent_duplicates_on_both_workers_make_one_payment(
         with engine.connect() as conn:
             count = conn.execute(
                 sa.select(sa.func.count())
-                .select_from(tables.payments)
-                .where(tables.payments.c.transaction_id == body["transactionId"])
+                .select_from(payments_table)
+                .where(payments_table.c.transaction_id == body["transactionId"])
             ).scalar_one()
     finally:
         engine.dispose()
@@ -162,7 +163,7 @@ def test_concurrent_distinct_charges_on_both_workers_are_all_stored(
         with engine.connect() as conn:
             stored = set(
                 conn.execute(
-                    sa.select(tables.payments.c.id).where(tables.payments.c.id.in_(ids))
+                    sa.select(payments_table.c.id).where(payments_table.c.id.in_(ids))
                 ).scalars()
             )
             records = conn.execute(

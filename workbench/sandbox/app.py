@@ -12,26 +12,24 @@ from fastapi_offline import FastAPIOffline
 from workbench._version import __version__
 from workbench.sandbox import shortcut as charge_shortcut
 from workbench.sandbox.auth import AuthMiddleware
-from workbench.sandbox.checkout import router as checkout_router
+from workbench.sandbox.checkout.routes.challenge import router as acs_router
+from workbench.sandbox.checkout.routes.pages import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
+from workbench.sandbox.control.routes import router as control_router
 from workbench.sandbox.errors import install_error_handlers
 from workbench.sandbox.front import router as front_router
 from workbench.sandbox.hosts import HostGuard, allowed_hosts
 from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
 from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.openapi import openapi_document
+from workbench.sandbox.payments.routes import router as payments_router
+from workbench.sandbox.refunds.routes import router as refunds_router
 from workbench.sandbox.requestid import RequestIdMiddleware
-from workbench.sandbox.routes import (
-    acs_router,
-    control_router,
-    payments_router,
-    portal_router,
-    sessions_router,
-    subscriptions_router,
-    tokens_router,
-)
 from workbench.sandbox.runtime import SandboxRuntime
+from workbench.sandbox.sessions.routes import router as sessions_router
 from workbench.sandbox.shortcut import ChargeShortcut
+from workbench.sandbox.subscriptions.routes.merchant import router as subscriptions_router
+from workbench.sandbox.subscriptions.routes.portal import router as portal_router
 
 __all__ = ["DOCS_ASSETS", "create_app"]
 
@@ -102,7 +100,7 @@ def create_app(
         front_router,
         sessions_router,
         payments_router,
-        tokens_router,
+        refunds_router,
         control_router,
         acs_router,
         subscriptions_router,

@@ -34,8 +34,7 @@ import sqlalchemy as sa
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from workbench.sandbox import db as tables
-from workbench.sandbox import jsonbody, prepared, replay
+from workbench.sandbox import jsonbody, prepared, replay, tables
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.ratelimit import Limit

@@ -22,8 +22,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
-from workbench.sandbox import prepared
+from workbench.sandbox import prepared, tables
 from workbench.sandbox.errors import ServiceError
 
 __all__ = [

@@ -11,8 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
-from workbench.sandbox import prepared
+from workbench.sandbox import prepared, tables
 
 __all__ = ["business_now", "business_time", "iso", "set_business_time", "wall_now"]
 

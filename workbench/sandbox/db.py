@@ -1,4 +1,7 @@
-"""Storage: the tables and the engine (SQLite in WAL mode, or PostgreSQL).
+"""Storage: the engine (SQLite in WAL mode, or PostgreSQL) and its transactions.
+
+The tables are `workbench.sandbox.tables` (shared) and each feature's ``tables``
+module; `workbench.sandbox.schema` gathers them.
 
 Every write runs in one transaction through `Database.write`. On SQLite that
 transaction starts with ``BEGIN IMMEDIATE`` (a deferred transaction that later
@@ -25,12 +28,10 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import anyio.to_thread
 import sqlalchemy as sa
-from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
@@ -38,40 +39,20 @@ from workbench.sandbox import prepared
 from workbench.sandbox.commits import TransactionGroup
 from workbench.sandbox.loopbatches import LoopBatches
 from workbench.sandbox.loopwrites import LoopWrites
+from workbench.sandbox.tables import meta
 from workbench.sandbox.writelock import WriteLock
 
 __all__ = [
     "PING_AFTER_IDLE_SECONDS",
-    "AnyRow",
     "Database",
-    "UTCDateTime",
-    "api_keys",
-    "card_tokens",
-    "customers",
-    "event_deliveries",
-    "events",
-    "idempotency_records",
     "is_memory_url",
-    "leases",
-    "merchants",
-    "meta",
-    "metadata",
-    "payments",
     "pool_settings",
-    "rate_buckets",
-    "rate_limits",
-    "refunds",
-    "saved_cards",
-    "sessions",
-    "stores",
 ]
 
 T = TypeVar("T")
 #: WAL pages after which a commit checkpoints by itself; the background checkpointer
 #: normally runs long before, off the request path.
 _AUTOCHECKPOINT_PAGES = 20_000
-#: A result row of any shape.
-AnyRow = sa.Row[*tuple[Any, ...]]
 #: A pooled PostgreSQL connection idle for longer than this is pinged before it is
 #: handed out (and replaced if the server went away meanwhile, a restart say); one in
 #: steady use is not, which saves a round trip per transaction.
@@ -136,294 +117,6 @@ def _server_max_connections(url: str) -> int:
         return 100
     finally:
         probe.dispose()
-
-
-class _SQLiteDateTimeText(sqlite.DATETIME):
-    """``DATETIME`` in SQLite's DDL, bound and read as text by `UTCDateTime` itself."""
-
-    def bind_processor(self, dialect: sa.Dialect) -> None:
-        return None
-
-    def result_processor(self, dialect: sa.Dialect, coltype: object) -> None:
-        return None
-
-
-class UTCDateTime(sa.TypeDecorator[datetime]):
-    """Aware UTC datetimes, stored naive in UTC so SQLite and PostgreSQL agree.
-
-    On SQLite the text is written and read here, in the format SQLAlchemy's own
-    ``DATETIME`` uses (``2026-11-23 16:07:44.000000``), by ``isoformat`` and
-    ``fromisoformat``: the same bytes, at a fraction of the cost of its formatter.
-    """
-
-    impl = sa.DateTime
-    cache_ok = True
-
-    def load_dialect_impl(self, dialect: sa.Dialect) -> sa.types.TypeEngine[Any]:
-        if dialect.name == "sqlite":
-            return _SQLiteDateTimeText()  # type: ignore[no-untyped-call]
-        return dialect.type_descriptor(sa.DateTime())
-
-    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> Any:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetime given to a UTC column")
-        if value.tzinfo is not UTC:
-            value = value.astimezone(UTC)
-        if dialect.name == "sqlite":
-            # An aware UTC time's isoformat ends in "+00:00": cut it (cheaper than replace()).
-            return value.isoformat(" ", "microseconds")[:-6]
-        return value.replace(tzinfo=None)
-
-    def process_result_value(self, value: Any, dialect: sa.Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return datetime.fromisoformat(value + "+00:00")
-        return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
-
-
-metadata = sa.MetaData()
-
-
-def _id(name: str = "id") -> sa.Column[str]:
-    return sa.Column(name, sa.String(64), primary_key=True)
-
-
-def _merchant() -> sa.Column[str]:
-    return sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id"), nullable=False)
-
-
-meta = sa.Table(
-    "meta", metadata, sa.Column("key", sa.String(64), primary_key=True), sa.Column("value", sa.Text)
-)
-
-merchants = sa.Table(
-    "merchants",
-    metadata,
-    _id(),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("clock_offset_us", sa.BigInteger, nullable=False, default=0),
-    sa.Column("fail_next", sa.String(32)),
-    sa.Column("latency_ms", sa.Integer, nullable=False, default=0),
-)
-
-stores = sa.Table(
-    "stores",
-    metadata,
-    _id(),
-    _merchant(),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("webhook_url", sa.Text),
-    sa.Column("webhook_secret", sa.String(128), nullable=False),
-)
-
-api_keys = sa.Table(
-    "api_keys",
-    metadata,
-    sa.Column("api_key", sa.String(128), primary_key=True),
-    sa.Column("secret_key", sa.String(256), nullable=False),
-    _merchant(),
-    sa.Column("store_id", sa.String(64), sa.ForeignKey("stores.id"), nullable=False),
-    sa.Column("revoked", sa.Boolean, nullable=False, default=False),
-)
-
-customers = sa.Table(
-    "customers",
-    metadata,
-    _id(),
-    _merchant(),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("email", sa.String(200)),
-)
-
-card_tokens = sa.Table(
-    "card_tokens",
-    metadata,
-    sa.Column("token", sa.String(80), primary_key=True),
-    # NULL for the built-in test tokens, which every merchant may use.
-    sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id")),
-    sa.Column("behaviour", sa.String(40), nullable=False),
-    sa.Column("brand", sa.String(40), nullable=False),
-    sa.Column("card_type", sa.String(40), nullable=False),
-    sa.Column("bin", sa.String(6), nullable=False),
-    sa.Column("last4", sa.String(4), nullable=False),
-    sa.Column("created_at", UTCDateTime, nullable=False),
-)
-
-saved_cards = sa.Table(
-    "saved_cards",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    _merchant(),
-    sa.Column("customer_id", sa.String(64), sa.ForeignKey("customers.id"), nullable=False),
-    sa.Column("token", sa.String(80), nullable=False),
-    sa.Column("is_default", sa.Boolean, nullable=False, default=False),
-    sa.UniqueConstraint("customer_id", "token"),
-)
-
-sessions = sa.Table(
-    "sessions",
-    metadata,
-    _id(),
-    _merchant(),
-    sa.Column("store_id", sa.String(64), nullable=False),
-    sa.Column("transaction_id", sa.String(64)),
-    sa.Column("fingerprint", sa.String(64)),
-    sa.Column("mode", sa.String(20), nullable=False),
-    sa.Column("status", sa.String(20), nullable=False),
-    sa.Column("amount", sa.BigInteger, nullable=False),
-    sa.Column("currency", sa.String(3), nullable=False),
-    sa.Column("description", sa.Text),
-    sa.Column("return_url", sa.Text, nullable=False),
-    sa.Column("callback_url", sa.Text),
-    sa.Column("installment_enabled", sa.Boolean, nullable=False, default=False),
-    sa.Column("customer_id", sa.String(64)),
-    sa.Column("subscription_id", sa.String(64)),
-    sa.Column("splits", sa.JSON),
-    sa.Column("checkout_url", sa.Text, nullable=False),
-    sa.Column("payment_id", sa.String(64)),
-    sa.Column("response_body", sa.LargeBinary),
-    sa.Column("created_at", UTCDateTime, nullable=False),
-    sa.Column("expires_at", UTCDateTime, nullable=False),
-    sa.Column("completed_at", UTCDateTime),
-    sa.UniqueConstraint("merchant_id", "transaction_id"),
-)
-
-payments = sa.Table(
-    "payments",
-    metadata,
-    _id(),
-    _merchant(),
-    sa.Column("store_id", sa.String(64), nullable=False),
-    sa.Column("transaction_id", sa.String(64), nullable=False),
-    sa.Column("fingerprint", sa.String(64), nullable=False),
-    sa.Column("status", sa.String(20), nullable=False),
-    sa.Column("amount", sa.BigInteger, nullable=False),
-    sa.Column("currency", sa.String(3), nullable=False),
-    sa.Column("commission", sa.BigInteger, nullable=False),
-    sa.Column("net_amount", sa.BigInteger, nullable=False),
-    sa.Column("card_token", sa.String(80), nullable=False),
-    sa.Column("behaviour", sa.String(40), nullable=False),
-    sa.Column("card_mask", sa.String(19), nullable=False),
-    sa.Column("card_brand", sa.String(40), nullable=False),
-    sa.Column("card_type", sa.String(40), nullable=False),
-    sa.Column("bin", sa.String(6), nullable=False),
-    sa.Column("installment_count", sa.Integer, nullable=False),
-    sa.Column("three_d_secure", sa.Boolean, nullable=False),
-    sa.Column("capture", sa.Boolean, nullable=False),
-    sa.Column("auth_code", sa.String(12)),
-    sa.Column("correlation_id", sa.String(64)),
-    sa.Column("customer_id", sa.String(64)),
-    sa.Column("save_card", sa.Boolean, nullable=False, default=False),
-    sa.Column("callback_url", sa.Text),
-    sa.Column("refunded_amount", sa.BigInteger, nullable=False, default=0),
-    sa.Column("pending_refund_amount", sa.BigInteger, nullable=False, default=0),
-    sa.Column("void_reason", sa.String(500)),
-    sa.Column("decline_code", sa.String(20)),
-    sa.Column("response_status", sa.Integer, nullable=False),
-    sa.Column("response_body", sa.LargeBinary, nullable=False),
-    sa.Column("threeds_status", sa.Integer),
-    sa.Column("threeds_body", sa.LargeBinary),
-    sa.Column("created_at", UTCDateTime, nullable=False),
-    sa.Column("completed_at", UTCDateTime),
-    sa.UniqueConstraint("merchant_id", "transaction_id"),
-)
-
-refunds = sa.Table(
-    "refunds",
-    metadata,
-    _id(),
-    _merchant(),
-    sa.Column("payment_id", sa.String(64), sa.ForeignKey("payments.id"), nullable=False),
-    sa.Column("amount", sa.BigInteger, nullable=False),
-    sa.Column("reason", sa.String(500)),
-    sa.Column("status", sa.String(20), nullable=False),
-    sa.Column("bank_refund_id", sa.String(64)),
-    sa.Column("created_at", UTCDateTime, nullable=False),
-    sa.Column("settle_at", UTCDateTime),
-    sa.Column("completed_at", UTCDateTime),
-)
-
-idempotency_records = sa.Table(
-    "idempotency_records",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("api_key", sa.String(128), nullable=False),
-    sa.Column("endpoint", sa.Text, nullable=False),
-    sa.Column("key", sa.String(255), nullable=False),
-    _merchant(),
-    sa.Column("fingerprint", sa.String(64), nullable=False),
-    sa.Column("state", sa.String(12), nullable=False),
-    sa.Column("locked_until", UTCDateTime, nullable=False),
-    sa.Column("status_code", sa.Integer),
-    sa.Column("body", sa.LargeBinary),
-    sa.Column("request_id", sa.String(64)),
-    # A provisional (202) answer: the kind and id of the object whose state to report.
-    sa.Column("provisional_kind", sa.String(20)),
-    sa.Column("provisional_id", sa.String(64)),
-    sa.Column("created_at", UTCDateTime, nullable=False),
-    sa.Column("expires_at", UTCDateTime, nullable=False),
-    sa.UniqueConstraint("api_key", "endpoint", "key"),
-)
-
-events = sa.Table(
-    "events",
-    metadata,
-    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("id", sa.String(64), nullable=False, unique=True),
-    _merchant(),
-    sa.Column("store_id", sa.String(64), nullable=False),
-    sa.Column("type", sa.String(60), nullable=False),
-    sa.Column("payload", sa.LargeBinary, nullable=False),
-    sa.Column("target_url", sa.Text),
-    sa.Column("delivery_state", sa.String(20), nullable=False),
-    sa.Column("attempts", sa.Integer, nullable=False, default=0),
-    sa.Column("next_attempt_at", UTCDateTime),
-    sa.Column("last_error", sa.String(300)),
-    sa.Column("created_at", UTCDateTime, nullable=False),
-    sa.Column("delivered_at", UTCDateTime),
-)
-
-event_deliveries = sa.Table(
-    "event_deliveries",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("event_id", sa.String(64), sa.ForeignKey("events.id"), nullable=False),
-    _merchant(),
-    sa.Column("attempt", sa.Integer, nullable=False),
-    sa.Column("attempted_at", UTCDateTime, nullable=False),
-    sa.Column("status_code", sa.Integer),
-    sa.Column("error", sa.String(300)),
-)
-
-leases = sa.Table(
-    "leases",
-    metadata,
-    sa.Column("name", sa.String(64), primary_key=True),
-    sa.Column("holder", sa.String(64), nullable=False),
-    sa.Column("expires_at", UTCDateTime, nullable=False),
-)
-
-# A merchant's own rate limit (set by a control route), shared by every worker.
-rate_limits = sa.Table(
-    "rate_limits",
-    metadata,
-    sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id"), primary_key=True),
-    sa.Column("per_second", sa.Float, nullable=False),
-    sa.Column("burst", sa.Integer, nullable=False),
-)
-
-# Token buckets of a PostgreSQL sandbox, whose workers count one limit together.
-rate_buckets = sa.Table(
-    "rate_buckets",
-    metadata,
-    sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id"), primary_key=True),
-    sa.Column("api_key", sa.String(128), primary_key=True),
-    sa.Column("tokens", sa.Float, nullable=False),
-    sa.Column("updated_at", UTCDateTime, nullable=False),
-)
 
 
 def is_memory_url(url: str) -> bool:

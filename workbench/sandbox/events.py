@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
-from workbench.sandbox import prepared
+from workbench.sandbox import prepared, tables
 from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import dumps

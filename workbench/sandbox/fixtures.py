@@ -18,7 +18,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
 from workbench.sandbox.cards import seed_test_tokens
 
 __all__ = [

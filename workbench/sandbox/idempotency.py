@@ -41,8 +41,7 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from pydantic import BaseModel
 
-from workbench.sandbox import db as tables
-from workbench.sandbox import prepared
+from workbench.sandbox import prepared, tables
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError

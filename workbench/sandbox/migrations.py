@@ -38,8 +38,9 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
 from workbench.sandbox.db import Database, is_memory_url
+from workbench.sandbox.schema import TABLES, metadata
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -122,7 +123,7 @@ def _refuse(db: Database, why: str, default_url: str | None) -> SchemaVersionErr
 
 def _found_version(conn: sa.Connection, present: set[str]) -> tuple[int | None, bool]:
     """The version the database is at (``None``: none of our tables) and whether it says so."""
-    ours = present & (V1_TABLES | set(tables.metadata.tables))
+    ours = present & (V1_TABLES | set(metadata.tables))
     if not ours:
         return None, False
     if "meta" in present:
@@ -189,7 +190,7 @@ def open_schema(
     with _schema_transaction(db) as conn:
         found, recorded = _found_version(conn, set(sa.inspect(conn).get_table_names()))
         if found is None:
-            tables.metadata.create_all(conn)
+            metadata.create_all(conn, tables=TABLES)
         elif found < 1:
             raise _refuse(
                 db,
@@ -235,7 +236,7 @@ def _present_tables(url: str) -> list[str]:
             present = set(sa.inspect(conn).get_table_names())
     finally:
         engine.dispose()
-    return sorted(present & (V1_TABLES | set(tables.metadata.tables)))
+    return sorted(present & (V1_TABLES | set(metadata.tables)))
 
 
 def reset_targets(url: str) -> list[str]:

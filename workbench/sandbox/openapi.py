@@ -1,7 +1,8 @@
 """The sandbox's OpenAPI document, made to be handed to tools.
 
 FastAPI writes the paths and schemas from the routes; this module gives each operation
-its stable ``operationId`` and its area's tag (`workbench.spec.operations`), examples
+its stable ``operationId`` and its area's tag (`workbench.spec.operations`), lists the
+operations in that table's order (whichever feature's router serves them), examples
 made of the fixtures (`workbench.sandbox.openapi_examples`), the signing headers as
 security schemes, and drops FastAPI's 422 answers, which the sandbox never gives
 (validation failures are 400 in the error envelope). ``workbench openapi`` prints it;
@@ -20,7 +21,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
-from workbench.spec.operations import TAGS, operation
+from workbench.spec.operations import OPERATIONS, TAGS, operation
 
 __all__ = ["SECURITY_SCHEMES", "openapi_document", "openapi_json"]
 
@@ -80,6 +81,23 @@ def _add_examples(operation_id: str, item: dict[str, Any]) -> None:
             fence["examples"] = content["examples"]
 
 
+#: Where each operation comes in the document: its row in `OPERATIONS`.
+_PLACE = {(op.method.lower(), op.path): place for place, op in enumerate(OPERATIONS)}
+
+
+def _in_table_order(paths: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``paths`` with the operations in `OPERATIONS`'s order (any other last, as found)."""
+
+    def place(path: str, method: str) -> int:
+        return _PLACE.get((method, path), len(_PLACE))
+
+    ordered = {
+        path: dict(sorted(methods.items(), key=lambda item: place(path, item[0])))
+        for path, methods in paths.items()
+    }
+    return dict(sorted(ordered.items(), key=lambda item: min(place(item[0], m) for m in item[1])))
+
+
 def openapi_document(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI document of ``app``, a sandbox app built by `create_app`.
 
@@ -93,6 +111,7 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
         routes=app.routes,
         tags=[{"name": name, "description": text} for name, text in TAGS.items()],
     )
+    document["paths"] = _in_table_order(document.get("paths", {}))
     components = document.setdefault("components", {})
     components["securitySchemes"] = SECURITY_SCHEMES
     for path, methods in document.get("paths", {}).items():

@@ -12,11 +12,11 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-from workbench.sandbox import db as tables
-from workbench.sandbox import prepared
+from workbench.sandbox import prepared, tables
 from workbench.sandbox.clock import wall_now
-from workbench.sandbox.db import Database, UTCDateTime
+from workbench.sandbox.db import Database
 from workbench.sandbox.ratelimit import Limit, RateLimiter
+from workbench.sandbox.tables import UTCDateTime
 
 __all__ = ["SharedRateLimiter"]
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
 from workbench.sandbox.clock import business_now, set_business_time, wall_now
 
 if TYPE_CHECKING:

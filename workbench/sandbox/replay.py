@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
 from workbench.signing import parse_timestamp
 from workbench.spec.limits import TIMESTAMP_SKEW_SECONDS

@@ -4,9 +4,10 @@ It holds the configuration, database, key cache, rate limiter, and the reconcile
 its work.
 
 With `workbench.sandbox.app` this is the composition root: the background work is built
-here with what it needs and registered in one list (`_background_work`). Only the edge
-(routes, the app, the server, the command line) imports this module; the routes reach
-the `SandboxRuntime` through `sandbox_of`.
+here with what it needs and registered in one list (`_background_work`). Only the app,
+the server and the command line import this module; the routes reach the
+`SandboxRuntime` through `workbench.sandbox.routing.sandbox_of`, typed by the parts they
+use.
 """
 
 from __future__ import annotations
@@ -14,30 +15,28 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from fastapi import Request
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox.acs import ensure_acs_secret
 from workbench.sandbox.auth import KEY_TABLES, KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
-from workbench.sandbox.context import base_url_of
 from workbench.sandbox.db import Database, is_memory_url
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keycache import KeyCache
 from workbench.sandbox.migrations import open_schema
-from workbench.sandbox.payments import ThreeDSExpiryWork
+from workbench.sandbox.payments.acs import ensure_acs_secret
+from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import DueWork, Reconciler
-from workbench.sandbox.refunds import RefundSettlementWork
+from workbench.sandbox.refunds.service import RefundSettlementWork
 from workbench.sandbox.replay import ReplayPurgeWork
-from workbench.sandbox.sessions import SessionExpiryWork
+from workbench.sandbox.sessions.service import SessionExpiryWork
 from workbench.sandbox.subscriptions import RenewalWork
 
-__all__ = ["SandboxRuntime", "base_url", "sandbox_of"]
+__all__ = ["SandboxRuntime"]
 
 _NOT_OPEN = "the sandbox is not open yet: call open() or start() (the app does on startup)"
 
@@ -197,16 +196,3 @@ class SandboxRuntime:
     def tick(self, merchant_id: str | None = None) -> dict[str, int]:
         """One reconciler pass now (one merchant or all)."""
         return self.reconciler.tick(merchant_id)
-
-
-# ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
-# thread, two thread switches per dependency per request.
-async def sandbox_of(request: Request) -> SandboxRuntime:
-    """The `SandboxRuntime` serving this app (a FastAPI dependency)."""
-    sandbox: SandboxRuntime = request.app.state.sandbox
-    return sandbox
-
-
-def base_url(request: Request, sandbox: SandboxRuntime) -> str:
-    """The address clients reach this sandbox at (the configured one, else the Host's)."""
-    return base_url_of(request.scope, sandbox.config.public_base_url)

@@ -49,6 +49,7 @@ _PAY = "/v1/payments/{id}"
 _SUB = "/v1/subscriptions/{id}"
 _PUB = "/v1/public/subscriptions/{hash}"
 
+#: Every operation, in the order the OpenAPI document lists them.
 OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", "/v1/payments/sessions", "createCheckoutSession", _SESSIONS),
     Operation("POST", "/v1/payments/card", "chargeCard", _PAYMENTS),
@@ -59,18 +60,6 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", _PAY, "getPayment", _PAYMENTS),
     Operation("GET", f"{_PAY}/public-status", "getPaymentPublicStatus", _PAYMENTS),
     Operation("POST", "/v1/cards/tokens", "createCardToken", _CARDS),
-    Operation("POST", "/v1/subscriptions", "createSubscription", _SUBS),
-    Operation("GET", "/v1/subscriptions", "listSubscriptions", _SUBS),
-    Operation("GET", _SUB, "getSubscription", _SUBS),
-    Operation("GET", f"{_SUB}/charges", "listSubscriptionCharges", _SUBS),
-    Operation("POST", f"{_SUB}/cancel", "cancelSubscription", _SUBS),
-    Operation("POST", f"{_SUB}/pause", "pauseSubscription", _SUBS),
-    Operation("POST", f"{_SUB}/resume", "resumeSubscription", _SUBS),
-    Operation("POST", f"{_SUB}/retry", "retrySubscription", _SUBS),
-    Operation("POST", f"{_SUB}/charge-now", "chargeSubscriptionNow", _SUBS),
-    Operation("GET", _PUB, "getPortalSubscription", _PORTAL),
-    Operation("POST", f"{_PUB}/cancel", "cancelPortalSubscription", _PORTAL),
-    Operation("POST", f"{_PUB}/update-card-session", "createPortalCardUpdateSession", _PORTAL),
     Operation("GET", "/sandbox/fixtures", "getSandboxFixtures", _CONTROL, "sandbox"),
     Operation("POST", "/sandbox/clock/advance", "advanceSandboxClock", _CONTROL, "sandbox"),
     Operation("POST", "/sandbox/reconciler/tick", "runSandboxReconciler", _CONTROL, "sandbox"),
@@ -90,6 +79,18 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("PUT", "/sandbox/webhook", "setSandboxWebhook", _CONTROL, "sandbox"),
     Operation("GET", "/sandbox/acs/{payment_id}", "getSandboxChallengePage", _ACS, "sandbox"),
     Operation("POST", "/sandbox/acs/{payment_id}", "answerSandboxChallenge", _ACS, "sandbox"),
+    Operation("POST", "/v1/subscriptions", "createSubscription", _SUBS),
+    Operation("GET", "/v1/subscriptions", "listSubscriptions", _SUBS),
+    Operation("GET", _SUB, "getSubscription", _SUBS),
+    Operation("GET", f"{_SUB}/charges", "listSubscriptionCharges", _SUBS),
+    Operation("POST", f"{_SUB}/cancel", "cancelSubscription", _SUBS),
+    Operation("POST", f"{_SUB}/pause", "pauseSubscription", _SUBS),
+    Operation("POST", f"{_SUB}/resume", "resumeSubscription", _SUBS),
+    Operation("POST", f"{_SUB}/retry", "retrySubscription", _SUBS),
+    Operation("POST", f"{_SUB}/charge-now", "chargeSubscriptionNow", _SUBS),
+    Operation("GET", _PUB, "getPortalSubscription", _PORTAL),
+    Operation("POST", f"{_PUB}/cancel", "cancelPortalSubscription", _PORTAL),
+    Operation("POST", f"{_PUB}/update-card-session", "createPortalCardUpdateSession", _PORTAL),
 )
 
 _BY_ROUTE: dict[tuple[str, str], Operation] = {(op.method, op.path): op for op in OPERATIONS}

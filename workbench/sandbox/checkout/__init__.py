@@ -1,11 +1,11 @@
-"""The hosted pages of the sandbox: checkout (card or TR QR), card update, 3DS return.
+"""The hosted pages of the sandbox: checkout (card or TR QR), card update, 3-D Secure challenge.
 
-Modules: `routes` (HTTP), `flow` (what a submit does to sessions and payments),
-`forms` (reading what the buyer typed), `rendering` (Jinja2 templates and the QR
-image). The TR QR payload itself is `workbench.emvco`. Templates and the stylesheet
-ship in the package.
+Modules: `flow` (what a submit does to sessions, payments and subscriptions), `forms`
+(reading what the buyer typed), `rendering` (Jinja2 templates and the QR image) and
+`routes`: `routes.pages` (the checkout page, its submits, the 3DS return) and
+`routes.challenge` (the simulated ACS's challenge page and answer). The TR QR payload
+itself is `workbench.emvco`. Templates and the stylesheet ship in the package.
+
+The pages sit above the features they use (`payments`, `sessions`, `subscriptions`),
+none of which imports them.
 """
-
-from workbench.sandbox.checkout.routes import router
-
-__all__ = ["router"]

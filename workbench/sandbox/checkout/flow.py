@@ -22,13 +22,17 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import sqlalchemy as sa
 
 from workbench.emvco import QrFields, build_payload
-from workbench.sandbox import cards, payments, sessions
-from workbench.sandbox import db as tables
+from workbench.sandbox import cards, tables
 from workbench.sandbox.checkout.forms import CardForm
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
-from workbench.sandbox.schemas import ChargeRequest, ThreeDSCallbackRequest
+from workbench.sandbox.payments import acs, threeds
+from workbench.sandbox.payments import service as payments
+from workbench.sandbox.payments.models import ChargeRequest, ThreeDSCallbackRequest
+from workbench.sandbox.payments.tables import payments as payments_table
+from workbench.sandbox.sessions import service as sessions
+from workbench.sandbox.sessions.tables import sessions as sessions_table
 from workbench.sandbox.subscriptions import service as subscriptions
 
 if TYPE_CHECKING:
@@ -47,8 +51,8 @@ __all__ = [
 ]
 
 Row = tables.AnyRow
-_S = tables.sessions
-_P = tables.payments
+_S = sessions_table
+_P = payments_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +208,7 @@ def _replay(conn: sa.Connection, session: Row, base_url: str) -> Redirect | None
         return None
     if payment.status == "pending_3ds":
         return Redirect(
-            payments.challenge_url(base_url, payment.id, payment.correlation_id), final=False
+            acs.challenge_url(base_url, payment.id, payment.correlation_id), final=False
         )
     return _finish(conn, session, payment)
 
@@ -257,7 +261,7 @@ def pay_by_card(
         assert payment is not None
         if payment.status == "pending_3ds":
             return Redirect(
-                payments.challenge_url(base_url, payment.id, payment.correlation_id), final=False
+                acs.challenge_url(base_url, payment.id, payment.correlation_id), final=False
             )
         return _finish(conn, session, payment)
 
@@ -320,7 +324,7 @@ def finish_challenge(
             callback = ThreeDSCallbackRequest.model_validate(
                 {"pares": pares, "correlationId": correlation_id}
             )
-            payments.threeds_callback(
+            threeds.threeds_callback(
                 conn, acs_secret, _caller(session, request_id), payment.id, callback
             )
             payment = _payment_of(conn, session)

@@ -8,18 +8,18 @@ shows it (in full when it is the built-in demo key).
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated, Any
+from typing import Any
 
 import jinja2
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse
 
 from workbench.config import mask_key, mask_secret
 from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
 from workbench.sandbox.checkout.rendering import PAGE_HEADERS
-from workbench.sandbox.control import fixtures_view
+from workbench.sandbox.control.service import fixtures_view
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
-from workbench.sandbox.runtime import SandboxRuntime, base_url, sandbox_of
+from workbench.sandbox.routing import Running, SandboxDep, base_url
 
 __all__ = ["GUIDE_URL", "router"]
 
@@ -27,8 +27,6 @@ __all__ = ["GUIDE_URL", "router"]
 GUIDE_URL = "http://127.0.0.1:8000/"
 
 router = APIRouter(redirect_slashes=False, include_in_schema=False)
-
-SandboxDep = Annotated[SandboxRuntime, Depends(sandbox_of)]
 
 
 @cache
@@ -52,7 +50,7 @@ def _grouped(number: str) -> str:
     return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
 
 
-def _fixtures(sandbox: SandboxRuntime) -> dict[str, Any]:
+def _fixtures(sandbox: Running) -> dict[str, Any]:
     with sandbox.db.read() as conn:
         view = fixtures_view(conn, DEMO_MERCHANT_ID)
     # The webhook secret stays behind the signed GET /sandbox/fixtures.

@@ -1,8 +1,10 @@
 """Subscriptions: tables, the state machine's actions, the reconciler's renewals, the portal.
 
 `service` holds what callers do, `renewals.RenewalWork` what the reconciler does,
-`schedule` the interval arithmetic and `cursor` the list's opaque cursors. The
-hosted ``card_update_only`` page calls `replace_card` when the buyer is done.
+`schedule` the interval arithmetic, `cursor` the list's opaque cursors, `views` the JSON
+shapes, `models` the request and response bodies, `tables` the two tables and `routes`
+the HTTP routes (the merchant's and the buyer portal's). The hosted
+``card_update_only`` page calls `replace_card` when the buyer is done.
 """
 
 from workbench.sandbox.subscriptions.renewals import RETRY_OFFSETS, RenewalWork, charge_saved_card

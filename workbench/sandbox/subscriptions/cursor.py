@@ -16,7 +16,7 @@ import secrets
 
 import sqlalchemy as sa
 
-from workbench.sandbox import db as tables
+from workbench.sandbox import tables
 from workbench.sandbox.db import Database
 from workbench.sandbox.errors import ServiceError
 

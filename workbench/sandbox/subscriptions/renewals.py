@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, events
-from workbench.sandbox import db as tables
+from workbench.sandbox import cards, events, tables
 from workbench.sandbox.clock import iso
 from workbench.sandbox.ids import new_id
-from workbench.sandbox.payments import commission_for
+from workbench.sandbox.payments.service import commission_for
+from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import dumps
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.service import emit
@@ -55,7 +55,7 @@ __all__ = ["RETRY_OFFSETS", "RenewalWork", "charge_saved_card", "renewal_transac
 
 _S = subscriptions
 _C = subscription_charges
-_P = tables.payments
+_P = payments
 Row = tables.AnyRow
 #: When a past_due subscription is retried, counted from its first failed charge.
 RETRY_OFFSETS = (timedelta(days=1), timedelta(days=3), timedelta(days=5))

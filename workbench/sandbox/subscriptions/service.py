@@ -18,22 +18,22 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, events, sessions
-from workbench.sandbox import db as tables
+from workbench.sandbox import cards, events, tables
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.schemas import SessionRequest
+from workbench.sandbox.sessions import service as sessions
+from workbench.sandbox.sessions.models import SessionRequest
 from workbench.sandbox.subscriptions import cursor as cursors
 from workbench.sandbox.subscriptions import views
-from workbench.sandbox.subscriptions.schedule import after
-from workbench.sandbox.subscriptions.schemas import (
+from workbench.sandbox.subscriptions.models import (
     CancelRequest,
     PublicCancelRequest,
     SubscriptionRequest,
 )
+from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.transitions import require
 from workbench.spec import SUBSCRIPTION, IdPrefix

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from workbench.sandbox.db import UTCDateTime, metadata
+from workbench.sandbox.tables import UTCDateTime, metadata
 
 __all__ = ["subscription_charges", "subscriptions"]
 

@@ -1,0 +1,125 @@
+"""The sandbox-only controls behind ``/sandbox/*``, acting on one merchant's data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from workbench.sandbox import tables
+from workbench.sandbox.cards import TEST_CARDS
+from workbench.sandbox.clock import business_now, iso
+from workbench.sandbox.fixtures import reseed_customers
+from workbench.sandbox.schema import metadata
+
+__all__ = [
+    "KEEP_ON_RESET",
+    "fixtures_view",
+    "reset_merchant",
+    "set_fail_next",
+    "set_latency",
+    "set_rate_limit",
+    "set_webhook",
+]
+
+#: Tables a reset leaves alone (the merchant's identity and keys).
+KEEP_ON_RESET = frozenset({"merchants", "stores", "api_keys", "meta", "leases"})
+
+
+def fixtures_view(conn: sa.Connection, merchant_id: str) -> dict[str, Any]:
+    """Merchant, stores, customers with their saved cards, and the test card tokens."""
+    m = conn.execute(sa.select(tables.merchants).where(tables.merchants.c.id == merchant_id)).one()
+    stores = conn.execute(
+        sa.select(tables.stores).where(tables.stores.c.merchant_id == merchant_id)
+    ).all()
+    customers = []
+    c, sc = tables.customers, tables.saved_cards
+    for cust in conn.execute(sa.select(c).where(c.c.merchant_id == merchant_id).order_by(c.c.id)):
+        saved = conn.execute(sa.select(sc).where(sc.c.customer_id == cust.id).order_by(sc.c.id))
+        customers.append(
+            {
+                "id": cust.id,
+                "name": cust.name,
+                "email": cust.email,
+                "savedCards": [{"token": s.token, "default": s.is_default} for s in saved],
+            }
+        )
+    return {
+        "merchant": {"id": m.id, "name": m.name},
+        "merchantId": m.id,
+        "storeId": stores[0].id,
+        "stores": [
+            {
+                "id": s.id,
+                "name": s.name,
+                "webhookUrl": s.webhook_url,
+                "webhookSecret": s.webhook_secret,
+            }
+            for s in stores
+        ],
+        "customers": customers,
+        "testCards": [
+            {
+                "token": t.token,
+                "behaviour": t.behaviour,
+                "brand": t.brand,
+                "cardType": t.card_type,
+                "number": t.number,
+                "description": t.description,
+            }
+            for t in TEST_CARDS
+        ],
+        "businessTime": iso(business_now(conn, merchant_id)),
+    }
+
+
+def reset_merchant(conn: sa.Connection, merchant_id: str) -> dict[str, int]:
+    """Delete the merchant's objects (every table with a ``merchant_id`` column but the
+    identity tables), re-create its built-in customers, and reset its clock and switches.
+    """
+    deleted: dict[str, int] = {}
+    for table in reversed(metadata.sorted_tables):
+        if table.name in KEEP_ON_RESET or "merchant_id" not in table.c:
+            continue
+        result = conn.execute(sa.delete(table).where(table.c.merchant_id == merchant_id))
+        deleted[table.name] = result.rowcount
+    conn.execute(
+        sa.update(tables.merchants)
+        .where(tables.merchants.c.id == merchant_id)
+        .values(clock_offset_us=0, fail_next=None, latency_ms=0)
+    )
+    reseed_customers(conn, merchant_id)
+    return deleted
+
+
+def set_fail_next(conn: sa.Connection, merchant_id: str, mode: str) -> None:
+    """Make the merchant's next gated request fail (``429``, ``500`` or ``timeout:<s>``)."""
+    m = tables.merchants
+    conn.execute(sa.update(m).where(m.c.id == merchant_id).values(fail_next=mode))
+
+
+def set_latency(conn: sa.Connection, merchant_id: str, milliseconds: int) -> None:
+    """Add simulated latency to every gated request of the merchant (0: none)."""
+    m = tables.merchants
+    conn.execute(sa.update(m).where(m.c.id == merchant_id).values(latency_ms=milliseconds))
+
+
+def set_rate_limit(
+    conn: sa.Connection, merchant_id: str, per_second: float | None, burst: int
+) -> None:
+    """Give the merchant its own rate limit, or (``per_second`` ``None``) the default again.
+
+    Kept in the database, so every worker of a shared sandbox applies it.
+    """
+    limits = tables.rate_limits
+    conn.execute(sa.delete(limits).where(limits.c.merchant_id == merchant_id))
+    if per_second is not None:
+        conn.execute(
+            sa.insert(limits).values(merchant_id=merchant_id, per_second=per_second, burst=burst)
+        )
+
+
+def set_webhook(conn: sa.Connection, store_id: str, url: str | None) -> None:
+    """Send the store's events from now on to ``url`` (``None``: to no webhook)."""
+    stores = tables.stores
+    conn.execute(stores.update().where(stores.c.id == store_id).values(webhook_url=url))

@@ -1,0 +1,235 @@
+"""Routes: card charge, 3DS callback, capture, void, retrieval, public status, card tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import sqlalchemy as sa
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from workbench.sandbox import cards
+from workbench.sandbox.clock import business_now
+from workbench.sandbox.errors import request_id_of
+from workbench.sandbox.idempotency import fingerprint, run_idempotent, run_idempotent_async
+from workbench.sandbox.payments import service as payments
+from workbench.sandbox.payments import threeds
+from workbench.sandbox.payments.models import (
+    CaptureRequest,
+    CaptureResponse,
+    ChargeRequest,
+    ChargeResponse,
+    PaymentObject,
+    PublicStatus,
+    ThreeDSCallbackRequest,
+    ThreeDSCallbackResponse,
+    TokenRequest,
+    TokenResponse,
+    VoidRequest,
+    VoidResponse,
+)
+from workbench.sandbox.replies import Reply
+from workbench.sandbox.routing import (
+    CHARGE_ERRORS,
+    ERROR_RESPONSES,
+    PUBLIC_ERRORS,
+    SIGNED,
+    CallerDep,
+    IdemKey,
+    PaymentId,
+    SandboxDep,
+    base_url,
+    raw_path,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(redirect_slashes=False)
+
+
+def _signed(**extra: Any) -> dict[str, Any]:
+    return {"responses": ERROR_RESPONSES, "openapi_extra": {"security": SIGNED}} | extra
+
+
+@router.post(
+    "/v1/payments/card",
+    status_code=201,
+    response_model=ChargeResponse,
+    **_signed(
+        summary="Charge a card by vault token",
+        responses={
+            **CHARGE_ERRORS,
+            200: {"model": ChargeResponse, "description": "The transactionId fence's answer"},
+        },
+    ),
+)
+async def charge_card(
+    body: ChargeRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """201 with the new payment (pending_3ds with correlationId and acsUrl on a challenge);
+    200 with the payment as it is now when the transactionId fence finds the same charge."""
+    base = base_url(request, sandbox)
+    digest = payments.fingerprint(body)  # here, not under the write lock
+    reply = await run_idempotent_async(
+        sandbox.db,
+        caller,
+        raw_path(request),
+        idempotency_key,
+        lambda conn: payments.charge(conn, caller, body, base, digest),
+        digest=digest,
+    )
+    return reply.to_response(caller.request_id)
+
+
+@router.post(
+    "/v1/payments/{id}/3ds-callback",
+    response_model=ThreeDSCallbackResponse,
+    **_signed(summary="Complete a 3-D Secure challenge"),
+)
+async def threeds_callback(
+    id: PaymentId,
+    body: ThreeDSCallbackRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """Verify the signed pares; a duplicate returns the first result unchanged."""
+    reply = await run_idempotent_async(
+        sandbox.db,
+        caller,
+        raw_path(request),
+        idempotency_key,
+        lambda conn: threeds.threeds_callback(conn, sandbox.acs_secret, caller, id, body),
+        digest=fingerprint(body),
+    )
+    return reply.to_response(caller.request_id)
+
+
+@router.post(
+    "/v1/payments/{id}/capture",
+    response_model=CaptureResponse,
+    **_signed(summary="Capture a preauthorization (full amount)"),
+)
+async def capture(
+    id: PaymentId,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    body: CaptureRequest | None = None,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """Captured; a repeat on a captured payment answers the same."""
+    reply = await run_idempotent_async(
+        sandbox.db,
+        caller,
+        raw_path(request),
+        idempotency_key,
+        lambda conn: payments.capture(conn, caller, id),
+        digest=fingerprint(body),
+    )
+    return reply.to_response(caller.request_id)
+
+
+@router.post(
+    "/v1/payments/{id}/void",
+    response_model=VoidResponse,
+    **_signed(summary="Void an authorization"),
+)
+async def void(
+    id: PaymentId,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    body: VoidRequest | None = None,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """Voided; the reason travels on the payment.voided event."""
+    req = body or VoidRequest()
+    reply = await run_idempotent_async(
+        sandbox.db,
+        caller,
+        raw_path(request),
+        idempotency_key,
+        lambda conn: payments.void(conn, caller, id, req),
+        digest=fingerprint(req),
+    )
+    return reply.to_response(caller.request_id)
+
+
+@router.get(
+    "/v1/payments/{id}", response_model=PaymentObject, **_signed(summary="Retrieve a payment")
+)
+def get_payment(id: PaymentId, sandbox: SandboxDep, caller: CallerDep) -> Response:
+    """The payment object (404 for another merchant's payment)."""
+    with sandbox.db.read() as conn:
+        payload = payments.get_payment(conn, caller, id)
+    return Reply.json(200, payload).to_response(caller.request_id)
+
+
+@router.get(
+    "/v1/payments/{id}/public-status",
+    response_model=PublicStatus,
+    responses=PUBLIC_ERRORS,
+    summary="Buyer-safe status (no signature)",
+)
+def public_status(id: PaymentId, request: Request, sandbox: SandboxDep) -> Response:
+    """Only paymentId and status; the payment id is the bearer."""
+    with sandbox.db.read() as conn:
+        payload = payments.public_status(conn, id)
+    return Reply.json(200, payload).to_response(request_id_of(request.scope))
+
+
+@router.post(
+    "/v1/cards/tokens",
+    status_code=201,
+    response_model=TokenResponse,
+    responses=ERROR_RESPONSES,
+    openapi_extra={"security": SIGNED},
+    summary="Exchange a card number for a tok_ vault token",
+)
+def create_token(
+    body: TokenRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """The number is checked (digits, Luhn, expiry) and never stored or echoed."""
+
+    def work(conn: sa.Connection) -> Reply:
+        now = business_now(conn, caller.merchant_id)
+        payload = cards.tokenize_checked(
+            conn, caller.merchant_id, body.cardNumber, body.expiryMonth, body.expiryYear, now
+        )
+        return Reply.json(201, payload)
+
+    digest = _shown_card_digest(body)
+    reply = run_idempotent(
+        sandbox.db, caller, "POST", raw_path(request), idempotency_key, work, digest=digest
+    )
+    return reply.to_response(caller.request_id)
+
+
+def _shown_card_digest(body: TokenRequest) -> str:
+    """ "The same payload" for a tokenisation, from what the token's answer shows anyway.
+
+    Only the card mask's digits (first six, last four), the length, the expiry and the
+    name: a hash of the whole body would be a hash of card number and CVC, kept for
+    24 hours, from which the number is recovered in seconds given the mask.
+    """
+    digits = body.cardNumber.replace(" ", "").replace("-", "")
+    shown = {
+        "bin": digits[:6],
+        "last4": digits[-4:],
+        "length": len(digits),
+        "expiry": [body.expiryMonth, body.expiryYear],
+        "name": body.cardholderName,
+    }
+    return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()

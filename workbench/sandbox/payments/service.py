@@ -1,0 +1,539 @@
+"""Payments: card charge, capture, void, retrieval, public status, the TR QR payment.
+
+Each function runs inside the caller's write transaction, locks the payment row it
+changes, applies `workbench.spec.PAYMENT` through `workbench.sandbox.transitions.require`,
+and records the events it causes. Completing a 3-D Secure challenge is `threeds`.
+
+Commission: 2.49 % of the amount for a single payment plus 0.75 percentage point per
+additional installment, rounded half up to whole kuruş; ``netAmount = amount -
+commission``. It is fixed when the payment is created (integer arithmetic only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from workbench.sandbox import cards, events, prepared, tables
+from workbench.sandbox.clock import business_now, business_time, iso
+from workbench.sandbox.context import Caller
+from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.idempotency import fingerprint
+from workbench.sandbox.ids import new_id, new_uuid
+from workbench.sandbox.payments import acs
+from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
+from workbench.sandbox.payments.tables import payments
+from workbench.sandbox.replies import Reply, error_reply
+from workbench.sandbox.sessions.tables import sessions
+from workbench.sandbox.transitions import require
+from workbench.spec import PAYMENT, IdPrefix
+
+__all__ = [
+    "FAILED_3DS",
+    "capture",
+    "charge",
+    "charge_reads",
+    "commission_for",
+    "emit",
+    "fence_answer",
+    "fingerprint",
+    "get_payment",
+    "load",
+    "payment_object",
+    "public_status",
+    "record_qr_payment",
+    "refundable",
+    "save_card",
+    "void",
+]
+
+_P = payments
+_TOKEN_RE = re.compile(r"^tok_[A-Za-z0-9_]{1,76}$")
+_DECLINES = cards.CHARGE_DECLINES
+#: The refusal of a payment whose 3-D Secure challenge failed (SVC-PAY-3003).
+FAILED_3DS = "the buyer failed the 3-D Secure challenge"
+#: The message of each refusal a payment can end in, for the fence's answer.
+_REFUSALS = {code: message for code, message in _DECLINES.values()} | {"SVC-PAY-3003": FAILED_3DS}
+Row = tables.AnyRow
+# The charge path's statements, built once (a charge is the sandbox's hottest request).
+_BY_TRANSACTION = (
+    sa.select(_P)
+    .where(
+        _P.c.merchant_id == sa.bindparam("f_merchant"),
+        _P.c.transaction_id == sa.bindparam("f_transaction"),
+    )
+    .with_for_update()
+)
+_CUSTOMER = sa.select(tables.customers.c.id).where(
+    tables.customers.c.id == sa.bindparam("f_customer"),
+    tables.customers.c.merchant_id == sa.bindparam("f_merchant"),
+)
+# The merchant's checkout session with the charge's transactionId, if any.
+_SESSION_OF_TRANSACTION = sa.and_(
+    sessions.c.merchant_id == sa.bindparam("f_merchant"),
+    sessions.c.transaction_id == sa.bindparam("f_transaction"),
+)
+_SESSION_CALLBACK = sa.select(sessions.c.callback_url, sessions.c.customer_id).where(
+    _SESSION_OF_TRANSACTION
+)
+# The terms a charge under a session's transactionId must meet (issue 15, rule 1).
+_SESSION_TERMS = sa.select(
+    sessions.c.mode,
+    sessions.c.amount,
+    sessions.c.currency,
+    sessions.c.installment_enabled,
+    sessions.c.callback_url,
+).where(_SESSION_OF_TRANSACTION)
+#: Session modes a card charge can settle (``qr`` is paid by a bank app, and a
+#: ``card_update_only`` session has nothing to pay).
+_CARD_MODES = frozenset({"payment"})
+# What a new charge reads besides the fence and the session, in one statement: the
+# merchant's clock offset and the store's webhook (where the event goes when there is
+# no session callback).
+_CHARGE_CONTEXT = sa.select(
+    tables.merchants.c.clock_offset_us,
+    sa.select(tables.stores.c.webhook_url)
+    .where(tables.stores.c.id == sa.bindparam("f_store"))
+    .scalar_subquery()
+    .label("store_webhook"),
+).where(tables.merchants.c.id == sa.bindparam("f_merchant"))
+_INSERT = sa.insert(_P)
+
+
+def commission_for(amount: int, installments: int) -> int:
+    """The commission in kuruş (see the module docstring)."""
+    basis_points = 249 + 75 * (installments - 1)
+    return (amount * basis_points + 5_000) // 10_000
+
+
+def load(conn: sa.Connection, merchant_id: str, payment_id: str) -> Row:
+    """The merchant's payment, locked for update.
+
+    Raises:
+        ServiceError: SVC-GW-4004 when it does not exist *for this merchant* (never 403).
+    """
+    query = sa.select(_P).where(_P.c.id == payment_id, _P.c.merchant_id == merchant_id)
+    row = conn.execute(query.with_for_update()).first()
+    if row is None:
+        raise ServiceError("SVC-GW-4004", "no such payment for this merchant")
+    return row
+
+
+def _charge_body(row: Row | dict[str, Any], acs_url: str | None = None) -> dict[str, Any]:
+    r = row if isinstance(row, dict) else row._asdict()
+    body: dict[str, Any] = {
+        "paymentId": r["id"],
+        "status": r["status"],
+        "amount": r["amount"],
+        "currency": r["currency"],
+        "commission": r["commission"],
+        "netAmount": r["net_amount"],
+        "cardMask": r["card_mask"],
+        "cardBrand": r["card_brand"],
+        "cardType": r["card_type"],
+        "installmentCount": r["installment_count"],
+        "threeDSecure": r["three_d_secure"],
+        "authCode": r["auth_code"],
+        "createdAt": iso(r["created_at"]),
+        "completedAt": iso(r["completed_at"]),
+    }
+    if r["status"] == "pending_3ds":
+        body["correlationId"] = r["correlation_id"]
+        body["acsUrl"] = acs_url
+    return body
+
+
+def refundable(row: Row) -> int:
+    """What may still be refunded: captured amount minus completed *and* in-flight refunds."""
+    if row.status != "captured":
+        return 0
+    return int(row.amount - row.refunded_amount - row.pending_refund_amount)
+
+
+def payment_object(row: Row) -> dict[str, Any]:
+    """The spec's payment object."""
+    return {
+        "id": row.id,
+        "merchantId": row.merchant_id,
+        "transactionId": row.transaction_id,
+        "status": row.status,
+        "amount": row.amount,
+        "currency": row.currency,
+        "commission": row.commission,
+        "netAmount": row.net_amount,
+        "cardMask": row.card_mask,
+        "cardBrand": row.card_brand,
+        "cardType": row.card_type,
+        "bin": row.bin,
+        "installmentCount": row.installment_count,
+        "threeDSecure": row.three_d_secure,
+        "refundAmount": row.refunded_amount,
+        "refundableAmount": refundable(row),
+        "createdAt": iso(row.created_at),
+        "completedAt": iso(row.completed_at),
+    }
+
+
+def _check_token(token: str) -> None:
+    if cards.looks_like_pan(token):
+        raise ServiceError(
+            "SVC-VAL-4002",
+            "cardToken: raw card numbers are never accepted; tokenize the card first "
+            "(POST /v1/cards/tokens) and send the tok_ token",
+        )
+    if not _TOKEN_RE.match(token):
+        raise ServiceError("SVC-VAL-4001", "cardToken: must be a vault token starting with tok_")
+
+
+def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) -> bool:
+    params = {"f_customer": customer_id, "f_merchant": merchant_id}
+    return prepared.fetch_one(conn, _CUSTOMER, params) is not None
+
+
+def emit(
+    conn: sa.Connection,
+    row: Row | dict[str, Any],
+    type: str,
+    now: datetime,
+    *,
+    store_webhook: str | None = None,
+    store_webhook_read: bool = False,
+    **extra: Any,
+) -> None:
+    """Record a payment event for the session's callback, else the store's webhook
+    (``store_webhook`` when the caller has read it already, looked up otherwise)."""
+    r = row if isinstance(row, dict) else row._asdict()
+    data = {
+        "paymentId": r["id"],
+        "transactionId": r["transaction_id"],
+        "status": r["status"],
+        "amount": r["amount"],
+        "currency": r["currency"],
+        **extra,
+    }
+    events.emit(
+        conn,
+        merchant_id=r["merchant_id"],
+        store_id=r["store_id"],
+        type=type,
+        data=data,
+        now=now,
+        target_url=r["callback_url"] or store_webhook,
+        look_up_webhook=not store_webhook_read,
+    )
+
+
+def _session_callback(conn: sa.Connection, merchant_id: str, transaction_id: str) -> Row | None:
+    params = {"f_merchant": merchant_id, "f_transaction": transaction_id}
+    row: Row | None = prepared.fetch_one(conn, _SESSION_CALLBACK, params)
+    return row
+
+
+def save_card(conn: sa.Connection, row: Row | dict[str, Any]) -> None:
+    """Attach the card to the customer if asked and the customer is the session's."""
+    r = row if isinstance(row, dict) else row._asdict()
+    if not r["save_card"] or not r["customer_id"]:
+        return
+    session = _session_callback(conn, r["merchant_id"], r["transaction_id"])
+    if session is None or session.customer_id != r["customer_id"]:
+        return
+    saved = tables.saved_cards
+    exists = conn.execute(
+        sa.select(saved.c.id).where(
+            saved.c.customer_id == r["customer_id"], saved.c.token == r["card_token"]
+        )
+    ).first()
+    if exists is None:
+        conn.execute(
+            sa.insert(saved).values(
+                merchant_id=r["merchant_id"],
+                customer_id=r["customer_id"],
+                token=r["card_token"],
+                is_default=False,
+            )
+        )
+
+
+def _check_session_terms(session: Row, req: ChargeRequest) -> None:
+    """A charge under a checkout session's ``transactionId`` pays that session, as is.
+
+    Raises:
+        ServiceError: SVC-VAL-4001 naming the field that differs from the session.
+    """
+    if session.mode not in _CARD_MODES:
+        raise ServiceError(
+            "SVC-VAL-4001",
+            f"transactionId: names a checkout session in mode {session.mode}, "
+            "which a card charge cannot pay",
+        )
+    if req.amount != session.amount:
+        raise ServiceError(
+            "SVC-VAL-4001",
+            f"amount: must equal the checkout session's amount ({session.amount}) "
+            "for this transactionId",
+        )
+    if req.currency != session.currency:
+        raise ServiceError(
+            "SVC-VAL-4001",
+            f"currency: must equal the checkout session's currency ({session.currency})",
+        )
+    if req.installmentCount > 1 and not session.installment_enabled:
+        raise ServiceError(
+            "SVC-VAL-4001",
+            "installmentCount: the checkout session for this transactionId offers no installments",
+        )
+
+
+def charge_reads(
+    caller: Caller, req: ChargeRequest
+) -> tuple[tuple[prepared.Statement, dict[str, str]], ...]:
+    """The reads `charge` makes for a new payment, in its order, for `prepared.reading_ahead`.
+
+    On PostgreSQL they then go to the server with the transaction's first statement.
+    """
+    params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
+    return (
+        (_SESSION_TERMS, params),
+        (_BY_TRANSACTION, params),
+        (_CHARGE_CONTEXT, {"f_merchant": caller.merchant_id, "f_store": caller.store_id}),
+    )
+
+
+def fence_answer(row: Row, base_url: str, request_id: str) -> Reply:
+    """The ``transactionId`` fence's answer: the payment as it is now (issue 15, rule 3).
+
+    The charge-response shape with the current status (what ``GET /v1/payments/{id}``
+    would report), ``acsUrl`` only while the challenge is still pending; a payment
+    that ended refused answers its refusal, with this request's ``requestId``.
+    """
+    if row.status in ("declined", "failed") and row.decline_code in _REFUSALS:
+        return error_reply(str(row.decline_code), _REFUSALS[str(row.decline_code)], request_id)
+    acs_url = None
+    if row.status == "pending_3ds":
+        acs_url = acs.challenge_url(base_url, row.id, row.correlation_id)
+    return Reply.json(200, _charge_body(row, acs_url))
+
+
+def charge(
+    conn: sa.Connection,
+    caller: Caller,
+    req: ChargeRequest,
+    base_url: str,
+    digest: str | None = None,
+) -> Reply:
+    """POST /v1/payments/card: 201 with the new payment, or the fence's answer.
+
+    ``digest`` is ``fingerprint(req)`` when the caller computed it before the
+    transaction (it needs no lock); computed here otherwise.
+    """
+    _check_token(req.cardToken)
+    digest = digest or fingerprint(req)
+    params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
+    # The session's terms first: a charge that does not match its session gets the
+    # same answer whether or not the session was paid meanwhile.
+    session = prepared.fetch_one(conn, _SESSION_TERMS, params)
+    if session is not None:
+        _check_session_terms(session, req)
+    existing = prepared.fetch_one(conn, _BY_TRANSACTION, params)
+    if existing is not None:
+        if existing.fingerprint != digest:
+            raise ServiceError(
+                "SVC-GW-2001",
+                "transactionId was already used for a charge with a different payload",
+            )
+        return fence_answer(existing, base_url, caller.request_id)
+    card = cards.find_token(conn, caller.merchant_id, req.cardToken)
+    if card is None:
+        raise ServiceError("SVC-VAL-4001", "cardToken: no such token for this merchant")
+    if req.customerId is not None and not _customer_exists(
+        conn, caller.merchant_id, req.customerId
+    ):
+        raise ServiceError("SVC-VAL-4001", "customerId: no such customer for this merchant")
+    if card.card_type == "debit" and req.installmentCount > 1:
+        raise ServiceError(
+            "SVC-VAL-4001", "installmentCount: debit cards take a single installment"
+        )
+    context = prepared.fetch_one(
+        conn,
+        _CHARGE_CONTEXT,
+        {"f_merchant": caller.merchant_id, "f_store": caller.store_id},
+    )
+    if context is None:
+        raise LookupError(f"no merchant {caller.merchant_id!r}")
+    now = business_time(int(context.clock_offset_us))
+    payment_id = new_id(IdPrefix.PAYMENT)
+    commission = commission_for(req.amount, req.installmentCount)
+    row: dict[str, Any] = {
+        "id": payment_id,
+        "merchant_id": caller.merchant_id,
+        "store_id": caller.store_id,
+        "transaction_id": req.transactionId,
+        "fingerprint": digest,
+        "amount": req.amount,
+        "currency": req.currency,
+        "commission": commission,
+        "net_amount": req.amount - commission,
+        "card_token": card.token,
+        "behaviour": card.behaviour,
+        "card_mask": cards.mask(card.bin, card.last4),
+        "card_brand": card.brand,
+        "card_type": card.card_type,
+        "bin": card.bin,
+        "installment_count": req.installmentCount,
+        "three_d_secure": req.threeDSecure,
+        "capture": req.capture,
+        "auth_code": None,
+        "correlation_id": None,
+        "customer_id": req.customerId,
+        "save_card": req.saveCard,
+        "callback_url": session.callback_url if session is not None else None,
+        "refunded_amount": 0,
+        "pending_refund_amount": 0,
+        "created_at": now,
+        "completed_at": None,
+    }
+    acs_url = None
+    if card.behaviour in _DECLINES:
+        code, message = _DECLINES[card.behaviour]
+        row.update(status="declined", decline_code=code)
+        reply = error_reply(code, message, caller.request_id)
+        event = "payment.declined"
+    elif card.behaviour in ("3ds_challenge", "3ds_fail") and req.threeDSecure:
+        row.update(status="pending_3ds", correlation_id=new_uuid())
+        acs_url = acs.challenge_url(base_url, payment_id, row["correlation_id"])
+        reply = Reply.json(201, _charge_body(row, acs_url))
+        event = "payment.3ds_pending"
+    else:
+        status = "captured" if req.capture else "authorized"
+        row.update(status=status, auth_code=f"{secrets.randbelow(10**6):06d}", completed_at=now)
+        reply = Reply.json(201, _charge_body(row))
+        event = f"payment.{status}"
+    require(PAYMENT, None, "charge", to=row["status"])
+    row.update(response_status=reply.status, response_body=reply.body)
+    prepared.defer(conn, _INSERT, row)  # the fence's duplicate still raises, at COMMIT
+    if row["status"] == "captured":
+        save_card(conn, row)
+    emit(conn, row, event, now, store_webhook=context.store_webhook, store_webhook_read=True)
+    return reply
+
+
+def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
+    """A TR QR payment for a checkout session, captured at once (the buyer's bank app paid).
+
+    No card is involved: the card fields hold ``tr_qr`` (brand and type) and empty
+    mask, bin and token. The session's ``transactionId`` is the payment's, so the
+    fence still holds one payment per session. Emits ``payment.captured`` to the
+    session's ``callbackUrl`` (or the store webhook).
+
+    Args:
+        conn: the caller's write transaction, which has locked the session row.
+        session: the ``qr`` mode session being paid.
+
+    Returns:
+        The payment row (an existing one when this session was already paid).
+    """
+    existing = conn.execute(
+        sa.select(_P).where(
+            _P.c.merchant_id == session.merchant_id,
+            _P.c.transaction_id == session.transaction_id,
+        )
+    ).first()
+    if existing is not None:
+        return existing
+    now = business_now(conn, session.merchant_id)
+    commission = commission_for(int(session.amount), 1)
+    row: dict[str, Any] = {
+        "id": new_id(IdPrefix.PAYMENT),
+        "merchant_id": session.merchant_id,
+        "store_id": session.store_id,
+        "transaction_id": session.transaction_id,
+        "fingerprint": hashlib.sha256(f"qr:{session.id}".encode()).hexdigest(),
+        "amount": session.amount,
+        "currency": session.currency,
+        "commission": commission,
+        "net_amount": session.amount - commission,
+        "behaviour": "qr",
+        **cards.QR_CARD_FIELDS,
+        "installment_count": 1,
+        "three_d_secure": False,
+        "capture": True,
+        "status": "captured",
+        "auth_code": f"{secrets.randbelow(10**6):06d}",
+        "correlation_id": None,
+        "customer_id": session.customer_id,
+        "save_card": False,
+        "callback_url": session.callback_url,
+        "refunded_amount": 0,
+        "pending_refund_amount": 0,
+        "created_at": now,
+        "completed_at": now,
+    }
+    require(PAYMENT, None, "charge", to=row["status"])
+    reply = Reply.json(201, _charge_body(row))
+    row.update(response_status=reply.status, response_body=reply.body)
+    conn.execute(sa.insert(_P).values(**row))
+    emit(conn, row, "payment.captured", now, method="tr_qr")
+    return conn.execute(sa.select(_P).where(_P.c.id == row["id"])).one()
+
+
+def _capture_body(row: Row) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "status": row.status,
+        "amount": row.amount,
+        "currency": row.currency,
+        "commission": row.commission,
+        "netAmount": row.net_amount,
+        "refundableAmount": refundable(row),
+        "completedAt": iso(row.completed_at),
+    }
+
+
+def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
+    """POST /v1/payments/{id}/capture: full amount; a repeat on a captured payment is a no-op."""
+    row = load(conn, caller.merchant_id, payment_id)
+    step = require(PAYMENT, row.status, "capture")
+    if not step.idempotent:
+        now = business_now(conn, caller.merchant_id)
+        conn.execute(
+            sa.update(_P).where(_P.c.id == payment_id).values(status=step.target, completed_at=now)
+        )
+        row = load(conn, caller.merchant_id, payment_id)
+        save_card(conn, row)
+        emit(conn, row, "payment.captured", now)
+    return Reply.json(200, _capture_body(row))
+
+
+def void(conn: sa.Connection, caller: Caller, payment_id: str, req: VoidRequest) -> Reply:
+    """POST /v1/payments/{id}/void: release an authorization; a repeat is a no-op."""
+    row = load(conn, caller.merchant_id, payment_id)
+    step = require(PAYMENT, row.status, "void")
+    if not step.idempotent:
+        now = business_now(conn, caller.merchant_id)
+        conn.execute(
+            sa.update(_P)
+            .where(_P.c.id == payment_id)
+            .values(status=step.target, void_reason=req.reason)
+        )
+        row = load(conn, caller.merchant_id, payment_id)
+        emit(conn, row, "payment.voided", now, reason=req.reason)
+    body = {"id": row.id, "status": row.status, "amount": row.amount, "currency": row.currency}
+    return Reply.json(200, body)
+
+
+def get_payment(conn: sa.Connection, caller: Caller, payment_id: str) -> dict[str, Any]:
+    """GET /v1/payments/{id}."""
+    return payment_object(load(conn, caller.merchant_id, payment_id))
+
+
+def public_status(conn: sa.Connection, payment_id: str) -> dict[str, Any]:
+    """GET /v1/payments/{id}/public-status: the id is the bearer; only id and status."""
+    row = conn.execute(sa.select(_P.c.id, _P.c.status).where(_P.c.id == payment_id)).first()
+    if row is None:
+        raise ServiceError("SVC-GW-4004", "no such payment")
+    return {"paymentId": row.id, "status": row.status}

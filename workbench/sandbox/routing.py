@@ -1,0 +1,129 @@
+"""What every router shares: the running sandbox, its dependencies, documented errors, paths.
+
+The routes reach the running sandbox (the app's `workbench.sandbox.runtime.SandboxRuntime`)
+through `sandbox_of`, typed by `Running`, the parts of it they use; no route imports the
+composition root that builds it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Protocol
+
+from fastapi import Depends, Header, Path, Request
+
+from workbench.sandbox.bodies import ErrorEnvelope
+from workbench.sandbox.config import SandboxConfig
+from workbench.sandbox.context import Caller, base_url_of, caller_of
+from workbench.sandbox.db import Database
+from workbench.sandbox.ratelimit import RateLimiter
+from workbench.sandbox.ratelimit_shared import SharedRateLimiter
+from workbench.sandbox.reconciler import Reconciler
+
+__all__ = [
+    "CHARGE_ERRORS",
+    "ERROR_RESPONSES",
+    "PUBLIC_ERRORS",
+    "SIGNED",
+    "CallerDep",
+    "IdemKey",
+    "PaymentId",
+    "Running",
+    "SandboxDep",
+    "base_url",
+    "checkout_base",
+    "raw_path",
+    "sandbox_of",
+]
+
+
+class Running(Protocol):
+    """What the routes use of the running sandbox.
+
+    They exist once the app has started (its startup opens the database); a route reads
+    them per request.
+    """
+
+    @property
+    def config(self) -> SandboxConfig:
+        """How the sandbox runs."""
+        ...
+
+    @property
+    def db(self) -> Database:
+        """The sandbox database."""
+        ...
+
+    @property
+    def acs_secret(self) -> str:
+        """The key the simulated ACS signs its assertions with."""
+        ...
+
+    @property
+    def reconciler(self) -> Reconciler:
+        """The background work's runner (clock advances, ticks)."""
+        ...
+
+    @property
+    def limiter(self) -> RateLimiter | SharedRateLimiter:
+        """The per-key rate limiter."""
+        ...
+
+
+# ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
+# thread, two thread switches per dependency per request.
+async def sandbox_of(request: Request) -> Running:
+    """The running sandbox serving this app (a FastAPI dependency)."""
+    sandbox: Running = request.app.state.sandbox
+    return sandbox
+
+
+def base_url(request: Request, sandbox: Running) -> str:
+    """The address clients reach this sandbox at (the configured one, else the Host's)."""
+    return base_url_of(request.scope, sandbox.config.public_base_url)
+
+
+#: The running sandbox (`sandbox_of`).
+SandboxDep = Annotated[Running, Depends(sandbox_of)]
+#: Who signed the request (`context.caller_of`).
+CallerDep = Annotated[Caller, Depends(caller_of)]
+#: The ``Idempotency-Key`` header, if sent.
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
+#: A payment's id in a path.
+PaymentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+_ENVELOPE: dict[str, Any] = {"model": ErrorEnvelope}
+#: Error statuses any signed route may answer with, all in the envelope.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {**_ENVELOPE, "description": text}
+    for status, text in (
+        (400, "Validation failed, malformed or too large, or declined (SVC-PAY-3xxx)"),
+        (401, "Authentication failed (SVC-GW-1001/1002/1003)"),
+        (404, "Not found for this merchant"),
+        (405, "Method not allowed"),
+        (409, "Idempotency or state conflict"),
+        (429, "Rate limited (Retry-After)"),
+        (500, "Internal error"),
+        (503, "Unavailable"),
+    )
+}
+PUBLIC_ERRORS: dict[int | str, dict[str, Any]] = {
+    k: v for k, v in ERROR_RESPONSES.items() if k in (400, 404, 405, 409, 500)
+}
+#: The card charge's error statuses: exactly the spec's list (409 from its idempotency rules).
+CHARGE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **{k: v for k, v in ERROR_RESPONSES.items() if k in (400, 401, 404, 429)},
+    409: {**_ENVELOPE, "description": "Idempotency conflict (SVC-GW-2001, SVC-GW-2002)"},
+}
+#: OpenAPI security requirement of signed routes.
+SIGNED: list[dict[str, list[str]]] = [{"ApiKey": [], "Signature": [], "Timestamp": []}]
+
+
+def checkout_base(request: Request, sandbox: Running) -> str:
+    """Where hosted checkout pages live."""
+    return (sandbox.config.checkout_base_url or base_url(request, sandbox)).rstrip("/")
+
+
+def raw_path(request: Request) -> str:
+    """The path exactly as sent (the signature covered it)."""
+    raw = request.scope.get("raw_path")
+    return raw.decode("latin-1") if raw else request.url.path

@@ -1,0 +1,61 @@
+"""The sandbox's schema: every table of every feature, on one `MetaData`, in one list.
+
+Each feature package keeps its tables in its own ``tables`` module, on the shared
+`workbench.sandbox.tables.metadata`; this module imports every one of them, so that
+`metadata` is complete whatever else was imported, and lists them in `TABLES`, in the
+order a new database creates them (the order they were always created in: a table's
+place among those it does not depend on is its place here). The migrations create
+them (`workbench.sandbox.migrations`) and a merchant's reset empties them
+(`workbench.sandbox.control`). A new table goes at the end of `TABLES`.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from workbench.sandbox.payments.tables import payments
+from workbench.sandbox.refunds.tables import refunds
+from workbench.sandbox.replay import accepted_signatures
+from workbench.sandbox.sessions.tables import sessions
+from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
+from workbench.sandbox.tables import (
+    api_keys,
+    card_tokens,
+    customers,
+    event_deliveries,
+    events,
+    idempotency_records,
+    leases,
+    merchants,
+    meta,
+    metadata,
+    rate_buckets,
+    rate_limits,
+    saved_cards,
+    stores,
+)
+
+__all__ = ["TABLES", "metadata"]
+
+#: Every table of the sandbox, in creation order.
+TABLES: tuple[sa.Table, ...] = (
+    meta,
+    merchants,
+    stores,
+    api_keys,
+    customers,
+    card_tokens,
+    saved_cards,
+    sessions,
+    payments,
+    refunds,
+    idempotency_records,
+    events,
+    event_deliveries,
+    leases,
+    rate_limits,
+    rate_buckets,
+    accepted_signatures,
+    subscriptions,
+    subscription_charges,
+)

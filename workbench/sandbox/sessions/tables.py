@@ -1,0 +1,41 @@
+"""The ``sessions`` table: hosted-checkout sessions, their terms, state and first answer.
+
+A session's ``transactionId`` is also the card charge's that pays it, which is how a
+charge finds the session's terms and callback (`workbench.sandbox.payments.service`).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from workbench.sandbox.tables import UTCDateTime, id_column, merchant_column, metadata
+
+__all__ = ["sessions"]
+
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    id_column(),
+    merchant_column(),
+    sa.Column("store_id", sa.String(64), nullable=False),
+    sa.Column("transaction_id", sa.String(64)),
+    sa.Column("fingerprint", sa.String(64)),
+    sa.Column("mode", sa.String(20), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("currency", sa.String(3), nullable=False),
+    sa.Column("description", sa.Text),
+    sa.Column("return_url", sa.Text, nullable=False),
+    sa.Column("callback_url", sa.Text),
+    sa.Column("installment_enabled", sa.Boolean, nullable=False, default=False),
+    sa.Column("customer_id", sa.String(64)),
+    sa.Column("subscription_id", sa.String(64)),
+    sa.Column("splits", sa.JSON),
+    sa.Column("checkout_url", sa.Text, nullable=False),
+    sa.Column("payment_id", sa.String(64)),
+    sa.Column("response_body", sa.LargeBinary),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
+    sa.Column("completed_at", UTCDateTime),
+    sa.UniqueConstraint("merchant_id", "transaction_id"),
+)

@@ -1,0 +1,121 @@
+"""Routes: the buyer portal under /v1/public/subscriptions/{hash}; the hash is the bearer."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from workbench.sandbox.errors import request_id_of
+from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
+from workbench.sandbox.replies import Reply
+from workbench.sandbox.routing import (
+    PUBLIC_ERRORS,
+    IdemKey,
+    Running,
+    SandboxDep,
+    base_url,
+    checkout_base,
+)
+from workbench.sandbox.subscriptions import service
+from workbench.sandbox.subscriptions.models import (
+    EmptyRequest,
+    PublicCancelRequest,
+    PublicCancelResponse,
+    PublicView,
+    UpdateCardSession,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(redirect_slashes=False)
+
+_BASE = "/v1/public/subscriptions/{hash}"
+
+
+def _idempotent(
+    request: Request,
+    sandbox: Running,
+    public_hash: str,
+    tail: str,
+    key: str | None,
+    digest: str,
+    work: Work,
+) -> Response:
+    """Run a portal POST under its Idempotency-Key, keyed on (public hash, endpoint, key).
+
+    The endpoint is recorded as its template, so the hash (the buyer's bearer) is kept
+    only as the SHA-256 in the caller's key.
+    """
+    request_id = request_id_of(request.scope)
+    with sandbox.db.read() as conn:
+        caller = service.portal_caller(conn, public_hash, request_id)
+    reply = run_idempotent(sandbox.db, caller, "POST", _BASE + tail, key, work, digest=digest)
+    return reply.to_response(request_id)
+
+
+@router.get(
+    "/v1/public/subscriptions/{hash}",
+    response_model=PublicView,
+    responses=PUBLIC_ERRORS,
+    summary="Buyer portal: the public view (no signature)",
+)
+def view(hash: str, request: Request, sandbox: SandboxDep) -> Response:
+    """Only the public fields; 404 for an unknown hash."""
+    with sandbox.db.read() as conn:
+        payload = service.public_get(conn, hash)
+    return Reply.json(200, payload).to_response(request_id_of(request.scope))
+
+
+@router.post(
+    "/v1/public/subscriptions/{hash}/cancel",
+    response_model=PublicCancelResponse,
+    responses=PUBLIC_ERRORS,
+    summary="Buyer portal: cancel (atPeriodEnd defaults to true)",
+)
+def cancel(
+    hash: str,
+    request: Request,
+    sandbox: SandboxDep,
+    body: PublicCancelRequest | None = None,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """publicHash, status, cancelAtPeriodEnd."""
+    req = body or PublicCancelRequest()
+    return _idempotent(
+        request,
+        sandbox,
+        hash,
+        "/cancel",
+        idempotency_key,
+        fingerprint(req),
+        lambda conn: service.public_cancel(conn, hash, req),
+    )
+
+
+@router.post(
+    "/v1/public/subscriptions/{hash}/update-card-session",
+    status_code=201,
+    response_model=UpdateCardSession,
+    responses=PUBLIC_ERRORS,
+    summary="Buyer portal: a card_update_only checkout session",
+)
+def update_card_session(
+    hash: str,
+    request: Request,
+    sandbox: SandboxDep,
+    body: EmptyRequest | None = None,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """sessionId, checkoutUrl, expiresAt only; a retry with the same Idempotency-Key
+    answers the same session instead of making a second one."""
+    checkout = checkout_base(request, sandbox)
+    portal = base_url(request, sandbox)
+    return _idempotent(
+        request,
+        sandbox,
+        hash,
+        "/update-card-session",
+        idempotency_key,
+        fingerprint(body),
+        lambda conn: service.update_card_session(conn, hash, checkout, portal),
+    )
