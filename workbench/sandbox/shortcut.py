@@ -4,8 +4,7 @@ The card charge is the sandbox's hottest route, and FastAPI's routing, dependenc
 solving and body handling cost about a quarter of it. This pure ASGI layer sits inside
 the authentication middleware and answers ``POST /v1/payments/card`` itself when the
 request is well formed: the same `ChargeRequest` model validates the same parsed JSON,
-the same `workbench.sandbox.payments.charge` runs under the same
-`workbench.sandbox.idempotency.idempotent`, and the reply is built by the same `Reply`.
+and the answer is the route's own (`workbench.sandbox.payments.charging.answer_charge`).
 Anything it is not sure of (a body that does not validate, an odd Content-Type or
 Idempotency-Key) goes on to the FastAPI route, which gives the error exactly as before;
 the route also keeps the OpenAPI document.
@@ -20,24 +19,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-import sqlalchemy as sa
 from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.sandbox import auth, idempotency, payments, prepared
+from workbench.sandbox import auth
 from workbench.sandbox.context import Caller, base_url_of
 from workbench.sandbox.errors import ServiceError, error_response
-from workbench.sandbox.replies import Reply
-from workbench.sandbox.schemas import ChargeRequest
+from workbench.sandbox.payments.charging import METHOD, PATH, answer_charge
+from workbench.sandbox.payments.models import ChargeRequest
 
 if TYPE_CHECKING:
     from workbench.sandbox.db import Database
 
 __all__ = ["METHOD", "PATH", "ChargeShortcut", "Running"]
-
-METHOD = "POST"
-PATH = "/v1/payments/card"
 
 
 class Running(Protocol):
@@ -74,32 +69,10 @@ class ChargeShortcut:
             await self.app(scope, receive, send)
             return
         caller, body, key, base = request
-        sandbox = self.sandbox
-        guess = auth.guessed_key(scope)
-        digest = payments.fingerprint(body)  # here, not under the write lock
-
-        def transaction(conn: sa.Connection) -> Reply:
-            if guess is not None:
-                auth.confirm_key(conn, guess)
-            return idempotency.idempotent(
-                conn,
-                caller,
-                METHOD,
-                PATH,
-                key,
-                lambda conn: payments.charge(conn, caller, body, base, digest),
-                digest=digest,
-            )
-
-        reads = (
-            *((auth.key_read(guess.api_key),) if guess is not None else ()),
-            *idempotency.claim_reads(caller, METHOD, PATH, key),
-            *payments.charge_reads(caller, body),
-        )
         try:
-            # PostgreSQL: the charge's reads go with the transaction's first statement.
-            with prepared.reading_ahead(*reads):
-                reply = await sandbox.db.atransact(transaction)
+            reply = await answer_charge(
+                self.sandbox.db, caller, body, key, base, guess=auth.guessed_key(scope)
+            )
         except ServiceError as exc:
             response = error_response(exc.code, exc.message, caller.request_id, exc.headers)
         else:

@@ -16,6 +16,7 @@ from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint, run_idempotent, run_idempotent_async
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments import threeds
+from workbench.sandbox.payments.charging import answer_charge
 from workbench.sandbox.payments.models import (
     CaptureRequest,
     CaptureResponse,
@@ -75,14 +76,8 @@ async def charge_card(
     """201 with the new payment (pending_3ds with correlationId and acsUrl on a challenge);
     200 with the payment as it is now when the transactionId fence finds the same charge."""
     base = base_url(request, sandbox)
-    digest = payments.fingerprint(body)  # here, not under the write lock
-    reply = await run_idempotent_async(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: payments.charge(conn, caller, body, base, digest),
-        digest=digest,
+    reply = await answer_charge(
+        sandbox.db, caller, body, idempotency_key, base, path=raw_path(request)
     )
     return reply.to_response(caller.request_id)
 
