@@ -111,6 +111,7 @@ def bench_config() -> SandboxConfig:
         rate_limit_per_second=0,
         run_reconciler_in_background=False,
         workers=int(os.environ.get("BENCH_SANDBOX_WORKERS", "1")),
+        owns_process=True,  # as `workbench sandbox` runs it
     )
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -60,3 +62,38 @@ def test_openapi_document_needs_no_database(data_dir: Path, tmp_path: Path) -> N
 
     assert document["paths"]
     assert _files(tmp_path) == []
+
+
+_FROZEN_AFTER_STARTUP = """
+import gc, sys
+from fastapi.testclient import TestClient
+from workbench.sandbox import SandboxConfig, create_app
+config = SandboxConfig(db_url=sys.argv[1], owns_process=sys.argv[2] == "own",
+                       run_reconciler_in_background=False)
+with TestClient(create_app(config)):
+    print(gc.get_freeze_count())
+"""
+
+
+@pytest.mark.parametrize("owns", ["own", "shared"])
+def test_a_sandbox_that_owns_its_process_freezes_what_startup_allocated(
+    tmp_path: Path, owns: str
+) -> None:
+    # In a process of its own: freezing is process-wide, and the test's must stay as it is.
+    url = f"sqlite:///{tmp_path / 'sandbox.db'}"
+    result = subprocess.run(
+        [sys.executable, "-c", _FROZEN_AFTER_STARTUP, url, owns],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    frozen = int(result.stdout.split()[-1])
+    # The app, its tables and every module imported: well over ten thousand objects.
+    assert frozen > 10_000 if owns == "own" else frozen == 0
+
+
+def test_the_sandbox_commands_workers_own_their_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workbench.cli.sandbox import ENV_DB, config_from_environment
+
+    monkeypatch.setenv(ENV_DB, f"sqlite:///{tmp_path / 'sandbox.db'}")
+    assert config_from_environment().owns_process

@@ -64,6 +64,7 @@ def _config(
         public_base_url=public_url,
         allowed_hosts=hosts,
         strict_replay=strict_replay,
+        owns_process=True,  # the command's processes serve the sandbox and nothing else
     )
     if db_url:
         config.db_url = db_url

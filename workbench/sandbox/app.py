@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -79,6 +80,9 @@ def create_app(
         except Exception as exc:
             app.state.startup_error = exc
             raise
+        if sandbox.config.owns_process:
+            gc.collect()
+            gc.freeze()
         try:
             yield
         finally:
