@@ -7,7 +7,7 @@ thread together: `prepared.together` reads for all of them in one statement and 
 all their INSERTs in another, committed together. Only then are their callers answered,
 so nothing is acknowledged before it is durable. A transaction that needs locks, or
 whose batch lost an insert race, runs again on its own, as `Database.transact` runs
-it (unlocked if it can, locked otherwise); one alone in its batch runs that way at once.
+it (unlocked if it can, locked otherwise).
 
 SQLite's counterpart is `workbench.sandbox.loopwrites.LoopWrites`.
 """
@@ -77,8 +77,6 @@ class LoopBatches:
 
     def _run(self, batch: list[_Waiting]) -> list[tuple[Any, BaseException | None]]:
         """In a thread: the batch's transactions, and what each came to."""
-        if len(batch) == 1:
-            return [self._alone(batch[0])]
         with self._engine.connect() as conn:
             outcomes = prepared.together(conn, [(work, context) for work, context, _ in batch])
         return [
