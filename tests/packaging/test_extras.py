@@ -134,12 +134,12 @@ def test_a_postgresql_sandbox_without_the_driver_names_the_postgres_extra(
 
 
 def test_the_sandbox_on_sqlite_needs_no_postgresql_driver() -> None:
-    # prepared.py compares psycopg's transaction status by value: same value, no import
+    # storage/statements.py compares psycopg's transaction status by value: same value, no import
     from psycopg.pq import TransactionStatus
 
-    from workbench.sandbox import prepared
+    from workbench.sandbox.storage import statements
 
-    assert prepared._IDLE == TransactionStatus.IDLE
+    assert statements._IDLE == TransactionStatus.IDLE
     code = (
         "import sys\nsys.modules['psycopg'] = None\n"
         "from workbench.testing import client_for, running_sandbox\n"

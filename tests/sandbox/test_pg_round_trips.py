@@ -20,9 +20,9 @@ from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.pgtrace import Trace
 from workbench.sandbox import SandboxConfig, SandboxServer, tables
-from workbench.sandbox import db as db_module
-from workbench.sandbox.db import Database, pool_settings
 from workbench.sandbox.payments.tables import payments as payments_table
+from workbench.sandbox.storage import Database, pool_settings
+from workbench.sandbox.storage import database as db_module
 
 
 @pytest.fixture

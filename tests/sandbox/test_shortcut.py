@@ -4,7 +4,7 @@ Two sandboxes on databases of their own, one with `ChargeShortcut` and one witho
 get the same sequence of requests; every status, header name and body must match once
 the values that are random by design (ids, request ids, times, auth codes) are masked.
 On PostgreSQL the shortcut also serves on a kept key record it confirms in the
-charge's transaction, and tries that transaction unlocked first (`prepared`), so
+charge's transaction, and tries that transaction unlocked first (`storage.statements`), so
 both backends are compared.
 """
 

@@ -152,9 +152,8 @@ def prepare_database(config: SandboxConfig) -> None:
         click.ClickException: the database was written by a schema this version cannot
             serve; the message names the ``--reset`` command.
     """
-    from workbench.sandbox.db import is_memory_url
-    from workbench.sandbox.migrations import SchemaVersionError
     from workbench.sandbox.runtime import SandboxRuntime
+    from workbench.sandbox.storage import SchemaVersionError, is_memory_url
 
     if is_memory_url(config.db_url):
         return  # a new, empty database every time
@@ -166,14 +165,15 @@ def prepare_database(config: SandboxConfig) -> None:
 
 def _reset(db_url: str, yes: bool) -> None:
     """Say what ``--reset`` deletes, ask (unless ``yes``), delete it."""
-    from workbench.sandbox.migrations import describe_reset, reset_database, reset_targets
+    from workbench.sandbox.schema import TABLES
+    from workbench.sandbox.storage.migrations import describe_reset, reset_database, reset_targets
 
-    click.echo(describe_reset(db_url))
-    if not reset_targets(db_url):
+    click.echo(describe_reset(db_url, TABLES))
+    if not reset_targets(db_url, TABLES):
         return
     if not yes:
         click.confirm("Delete it?", abort=True)
-    for what in reset_database(db_url):
+    for what in reset_database(db_url, TABLES):
         click.echo(f"deleted {what}")
 
 
@@ -273,8 +273,8 @@ def sandbox(
     import uvicorn
 
     from workbench.sandbox import create_app
-    from workbench.sandbox.db import is_memory_url
     from workbench.sandbox.server import http_settings
+    from workbench.sandbox.storage import is_memory_url
 
     if public_url is None:
         wildcard = host in ("0.0.0.0", "::", "")  # noqa: S104 - comparing, not binding

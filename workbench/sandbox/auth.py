@@ -34,18 +34,19 @@ import sqlalchemy as sa
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from workbench.sandbox import jsonbody, prepared, replay, tables
+from workbench.sandbox import jsonbody, replay, tables
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.ratelimit import Limit
 from workbench.sandbox.replay import SAFE_METHODS
+from workbench.sandbox.storage import AnyRow, statements
 from workbench.signing import SignatureMismatch, TimestampInvalid, verify
 from workbench.spec import limits
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
     from workbench.sandbox.keycache import KeyCache
     from workbench.sandbox.ratelimit import RateLimiter
+    from workbench.sandbox.storage import Database
 
 __all__ = [
     "DEFAULT_PUBLIC_ROUTES",
@@ -132,7 +133,7 @@ class KeyRecord:
         "store_id",
     )
 
-    def __init__(self, row: tables.AnyRow) -> None:
+    def __init__(self, row: AnyRow) -> None:
         self.api_key = str(row.api_key)
         self.secret_key = str(row.secret_key)
         self.merchant_id = str(row.merchant_id)
@@ -188,7 +189,7 @@ _GUESS = "guessed_key"
 def look_up(db: Database, api_key: str) -> KeyRecord | None:
     """The key's record as the database has it now (blocking: run it in a thread)."""
     with db.read() as conn:
-        row = prepared.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
+        row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
     return None if row is None else KeyRecord(row)
 
 
@@ -205,8 +206,8 @@ def consume_fail_next(db: Database, merchant_id: str, mode: str) -> str | None:
     return mode if done.rowcount == 1 else None
 
 
-def key_read(api_key: str) -> tuple[prepared.Statement, dict[str, str]]:
-    """`confirm_key`'s read, for `prepared.reading_ahead`."""
+def key_read(api_key: str) -> tuple[statements.Statement, dict[str, str]]:
+    """`confirm_key`'s read, for `statements.reading_ahead`."""
     return _KEY_LOOKUP, {"f_api_key": api_key}
 
 
@@ -216,7 +217,7 @@ def confirm_key(conn: sa.Connection, record: KeyRecord) -> None:
     Call it before the transaction reads or writes anything else, and let `StaleKey`
     roll the transaction back.
     """
-    row = prepared.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": record.api_key})
+    row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": record.api_key})
     if row is None or KeyRecord(row) != record:
         raise StaleKey
 

@@ -22,8 +22,9 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from workbench.sandbox import prepared, tables
+from workbench.sandbox import tables
 from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.storage import AnyRow, statements
 
 __all__ = [
     "CARD_BRANDS",
@@ -161,7 +162,7 @@ _BY_TOKEN = {card.token: card for card in TEST_CARDS}
 
 #: What `find_token` gives: a built-in `TestCard` or a ``card_tokens`` row (both have
 #: ``token``, ``behaviour``, ``brand``, ``card_type``, ``bin`` and ``last4``).
-CardRecord = TestCard | tables.AnyRow
+CardRecord = TestCard | AnyRow
 _DIGIT_RUN = re.compile(r"(?:\d[ -]?){12,19}")
 
 
@@ -219,7 +220,7 @@ def find_token(conn: sa.Connection, merchant_id: str, token: str) -> CardRecord 
     builtin = _BY_TOKEN.get(token)
     if builtin is not None:
         return builtin
-    row: tables.AnyRow | None = prepared.fetch_one(
+    row: AnyRow | None = statements.fetch_one(
         conn, _FIND_TOKEN, {"f_token": token, "f_merchant": merchant_id}
     )
     return row

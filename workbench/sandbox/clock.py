@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
-from workbench.sandbox import prepared, tables
+from workbench.sandbox import tables
+from workbench.sandbox.storage import statements
 
 __all__ = ["business_now", "business_time", "iso", "set_business_time", "wall_now"]
 
@@ -37,7 +38,7 @@ _OFFSET = sa.select(tables.merchants.c.clock_offset_us).where(
 
 def business_now(conn: sa.Connection, merchant_id: str) -> datetime:
     """The merchant's business time: the wall clock plus its stored offset."""
-    offset = prepared.scalar(conn, _OFFSET, {"f_merchant": merchant_id})
+    offset = statements.scalar(conn, _OFFSET, {"f_merchant": merchant_id})
     if offset is None:
         raise LookupError(f"no merchant {merchant_id!r}")
     return business_time(int(offset))

@@ -28,15 +28,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 import sqlalchemy as sa
 
-from workbench.sandbox import prepared, tables
+from workbench.sandbox import tables
 from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import dumps
+from workbench.sandbox.storage import statements
 from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = [
     "RETRY_DELAYS",
@@ -81,7 +82,7 @@ def emit(
     ``look_up_webhook`` is false (the caller read it already and there is none).
     """
     if target_url is None and look_up_webhook:
-        target_url = prepared.scalar(conn, _WEBHOOK_URL, {"f_store": store_id})
+        target_url = statements.scalar(conn, _WEBHOOK_URL, {"f_store": store_id})
     event_id = new_id(IdPrefix.EVENT)
     payload = {
         "id": event_id,
@@ -90,7 +91,7 @@ def emit(
         "merchantId": merchant_id,
         "data": data,
     }
-    prepared.defer(
+    statements.defer(
         conn,
         _INSERT,
         {

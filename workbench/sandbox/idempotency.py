@@ -41,15 +41,16 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from pydantic import BaseModel
 
-from workbench.sandbox import prepared, tables
+from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.replies import Reply
+from workbench.sandbox.storage import AnyRow, statements
 from workbench.spec import limits
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = [
     "IdempotencyPurgeWork",
@@ -109,16 +110,16 @@ def fingerprint(model: BaseModel | None) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> tables.AnyRow | None:
+def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> AnyRow | None:
     params = {"f_api_key": caller.api_key, "f_endpoint": endpoint, "f_key": key}
-    row: tables.AnyRow | None = prepared.fetch_one(conn, _FIND, params)
+    row: AnyRow | None = statements.fetch_one(conn, _FIND, params)
     return row
 
 
 def claim_reads(
     caller: Caller, method: str, path: str, key: str | None
-) -> tuple[tuple[prepared.Statement, dict[str, str]], ...]:
-    """The read `idempotent` starts with, for `prepared.reading_ahead` (none without a key)."""
+) -> tuple[tuple[statements.Statement, dict[str, str]], ...]:
+    """The read `idempotent` starts with, for `statements.reading_ahead` (none without a key)."""
     if key is None or not _KEY_RE.match(key):
         return ()
     return ((_FIND, {"f_api_key": caller.api_key, "f_endpoint": f"{method} {path}", "f_key": key}),)
@@ -137,7 +138,7 @@ def _claim(
     now = wall_now()
     row = _find(conn, caller, endpoint, key)
     if row is not None and row.expires_at <= now:
-        prepared.execute(conn, _DELETE, {"f_id": row.id})
+        statements.execute(conn, _DELETE, {"f_id": row.id})
         row = None
     if row is None:
         # The record is written with the answer, in this transaction: a concurrent
@@ -162,9 +163,7 @@ def _claim(
     return reply
 
 
-def _refresh(
-    conn: sa.Connection, caller: Caller, row: tables.AnyRow, refresh: Refresh | None
-) -> Reply:
+def _refresh(conn: sa.Connection, caller: Caller, row: AnyRow, refresh: Refresh | None) -> Reply:
     if refresh is None:  # only a route that answers provisionally stores such a record
         raise RuntimeError(f"{row.endpoint} stored a provisional answer it cannot refresh")
     reply = refresh(conn, str(row.provisional_id))
@@ -175,7 +174,7 @@ def _refresh(
 
 def _store(conn: sa.Connection, record_id: int, reply: Reply, request_id: str) -> None:
     kind, ident = reply.provisional or (None, None)
-    prepared.execute(
+    statements.execute(
         conn,
         _STORE,
         {
@@ -201,7 +200,7 @@ def _record(
 ) -> None:
     now = wall_now()
     kind, ident = reply.provisional or (None, None)
-    prepared.defer(  # with the COMMIT on PostgreSQL; a duplicate key still raises there
+    statements.defer(  # with the COMMIT on PostgreSQL; a duplicate key still raises there
         conn,
         _INSERT,
         {
@@ -353,7 +352,7 @@ def run_claimed(
     try:
         reply = action()
     except ServiceError:
-        db.transact(lambda conn: prepared.execute(conn, _DELETE, {"f_id": claimed}))
+        db.transact(lambda conn: statements.execute(conn, _DELETE, {"f_id": claimed}))
         raise
     db.transact(lambda conn: _store(conn, claimed, reply, caller.request_id))
     return reply

@@ -123,7 +123,7 @@ class KeyCache(Generic[R]):
         connection goes back to the pool, after its COMMIT (or its rollback: then the
         clear was not needed, and costs one lookup per key), the cache is cleared. Not
         before the commit: a request that read the row meanwhile would keep the old
-        record. Statements of `workbench.sandbox.prepared` (the charge's) and textual SQL
+        record. Statements of `workbench.sandbox.storage.statements` (the charge's) and textual SQL
         are not seen; none of them writes a key's tables.
 
         Args:

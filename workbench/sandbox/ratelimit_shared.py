@@ -12,11 +12,10 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-from workbench.sandbox import prepared, tables
+from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
-from workbench.sandbox.db import Database
 from workbench.sandbox.ratelimit import Limit, RateLimiter
-from workbench.sandbox.tables import UTCDateTime
+from workbench.sandbox.storage import Database, UTCDateTime, statements
 
 __all__ = ["SharedRateLimiter"]
 
@@ -89,7 +88,7 @@ class SharedRateLimiter(RateLimiter):
     def _take(self, merchant_id: str, api_key: str, rate: float, burst: int) -> float:
         """PostgreSQL: one token in one autocommit statement; the tokens there were."""
         params = {"merchant_id": merchant_id, "api_key": api_key, "rate": rate, "burst": burst}
-        with self.db.engine.connect() as conn, prepared.autocommit(conn):
+        with self.db.engine.connect() as conn, statements.autocommit(conn):
             while True:
                 tokens = conn.execute(_TAKE_PG, {**params, "now": wall_now()}).scalar()
                 if tokens is not None:

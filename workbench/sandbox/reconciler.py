@@ -35,7 +35,7 @@ from workbench.sandbox.clock import business_now, set_business_time, wall_now
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = ["DueWork", "Reconciler"]
 

@@ -20,13 +20,13 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
+from workbench.sandbox.storage import UTCDateTime, metadata
 from workbench.signing import parse_timestamp
 from workbench.spec.limits import TIMESTAMP_SKEW_SECONDS
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = ["SAFE_METHODS", "ReplayPurgeWork", "accepted_signatures", "first_use"]
 
@@ -36,10 +36,10 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 accepted_signatures = sa.Table(
     "accepted_signatures",
-    tables.metadata,
+    metadata,
     sa.Column("digest", sa.String(64), primary_key=True),
     sa.Column("merchant_id", sa.String(64), nullable=False, index=True),
-    sa.Column("expires_at", tables.UTCDateTime, nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
 )
 
 

@@ -14,10 +14,10 @@ from fastapi import Depends, Header, Path, Request
 from workbench.sandbox.bodies import ErrorEnvelope
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.context import Caller, base_url_of, caller_of
-from workbench.sandbox.db import Database
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import Reconciler
+from workbench.sandbox.storage import Database
 
 __all__ = [
     "CHARGE_ERRORS",

@@ -20,12 +20,10 @@ from sqlalchemy.engine import make_url
 from workbench.sandbox.auth import KEY_TABLES, KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
-from workbench.sandbox.db import Database, is_memory_url
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keycache import KeyCache
-from workbench.sandbox.migrations import open_schema
 from workbench.sandbox.payments.acs import ensure_acs_secret
 from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
@@ -33,7 +31,10 @@ from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds.service import RefundSettlementWork
 from workbench.sandbox.replay import ReplayPurgeWork
+from workbench.sandbox.schema import TABLES
 from workbench.sandbox.sessions.service import SessionExpiryWork
+from workbench.sandbox.storage import Database, is_memory_url
+from workbench.sandbox.storage.migrations import open_schema
 from workbench.sandbox.subscriptions import RenewalWork
 
 __all__ = ["SandboxRuntime"]
@@ -108,7 +109,7 @@ class SandboxRuntime:
             folder.mkdir(parents=True, exist_ok=True)
         db = Database(config.db_url, workers=config.workers)
         try:
-            open_schema(db, default_url=default_db_url())
+            open_schema(db, TABLES, default_url=default_db_url())
             with db.write() as conn:
                 ensure_fixtures(
                     conn, api_key=config.api_key, secret_key=config.secret_key, now=wall_now()

@@ -1,12 +1,14 @@
 """The sandbox's schema: every table of every feature, on one `MetaData`, in one list.
 
 Each feature package keeps its tables in its own ``tables`` module, on the shared
-`workbench.sandbox.tables.metadata`; this module imports every one of them, so that
-`metadata` is complete whatever else was imported, and lists them in `TABLES`, in the
-order a new database creates them (the order they were always created in: a table's
-place among those it does not depend on is its place here). The migrations create
-them (`workbench.sandbox.migrations`) and a merchant's reset empties them
-(`workbench.sandbox.control`). A new table goes at the end of `TABLES`.
+`workbench.sandbox.storage.metadata`; this module, above the features, imports every
+one of them, so that `metadata` is complete whatever else was imported, and lists them
+in `TABLES`, in the order a new database creates them (the order they were always
+created in: a table's place among those it does not depend on is its place here).
+Storage knows no feature: the composition root gives `TABLES` to the migrations
+(`workbench.sandbox.storage.migrations.open_schema`) and to the reset command, and a
+merchant's reset empties them (`workbench.sandbox.control`). A new table goes at the
+end of `TABLES`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.refunds.tables import refunds
 from workbench.sandbox.replay import accepted_signatures
 from workbench.sandbox.sessions.tables import sessions
+from workbench.sandbox.storage import metadata
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.tables import (
     api_keys,
@@ -28,7 +31,6 @@ from workbench.sandbox.tables import (
     leases,
     merchants,
     meta,
-    metadata,
     rate_buckets,
     rate_limits,
     saved_cards,

@@ -30,7 +30,7 @@ from workbench.sandbox.payments.charging import METHOD, PATH, answer_charge
 from workbench.sandbox.payments.models import ChargeRequest
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = ["METHOD", "PATH", "ChargeShortcut", "Running"]
 

@@ -1,26 +1,20 @@
-"""The tables every feature shares, the sandbox's one `MetaData` and its column types.
+"""The tables every feature shares.
 
 The merchant's identity (``merchants``, ``stores``, ``api_keys``), its customers and
 card vault (``customers``, ``card_tokens``, ``saved_cards``), idempotency records,
-events and their deliveries, reconciler leases and rate limits live here. Each feature
-package keeps its own tables in its ``tables`` module, on this `metadata`;
-`workbench.sandbox.schema` imports them all, so that one complete `MetaData` is what
-the migrations create and a reset empties.
-
-`UTCDateTime` stores aware UTC datetimes the same way on SQLite and PostgreSQL.
+events and their deliveries, reconciler leases and rate limits live here, and storage's
+``meta`` table is reached from here too. Each feature package keeps its own tables in its
+``tables`` module, on the one `workbench.sandbox.storage.metadata`;
+`workbench.sandbox.schema` lists them all, in the order the migrations create them.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any
-
 import sqlalchemy as sa
-from sqlalchemy.dialects import sqlite
+
+from workbench.sandbox.storage import UTCDateTime, meta, metadata
 
 __all__ = [
-    "AnyRow",
-    "UTCDateTime",
     "api_keys",
     "card_tokens",
     "customers",
@@ -32,65 +26,11 @@ __all__ = [
     "merchant_column",
     "merchants",
     "meta",
-    "metadata",
     "rate_buckets",
     "rate_limits",
     "saved_cards",
     "stores",
 ]
-
-#: A result row of any shape.
-AnyRow = sa.Row[*tuple[Any, ...]]
-
-
-class _SQLiteDateTimeText(sqlite.DATETIME):
-    """``DATETIME`` in SQLite's DDL, bound and read as text by `UTCDateTime` itself."""
-
-    def bind_processor(self, dialect: sa.Dialect) -> None:
-        return None
-
-    def result_processor(self, dialect: sa.Dialect, coltype: object) -> None:
-        return None
-
-
-class UTCDateTime(sa.TypeDecorator[datetime]):
-    """Aware UTC datetimes, stored naive in UTC so SQLite and PostgreSQL agree.
-
-    On SQLite the text is written and read here, in the format SQLAlchemy's own
-    ``DATETIME`` uses (``2026-11-23 16:07:44.000000``), by ``isoformat`` and
-    ``fromisoformat``: the same bytes, at a fraction of the cost of its formatter.
-    """
-
-    impl = sa.DateTime
-    cache_ok = True
-
-    def load_dialect_impl(self, dialect: sa.Dialect) -> sa.types.TypeEngine[Any]:
-        if dialect.name == "sqlite":
-            return _SQLiteDateTimeText()  # type: ignore[no-untyped-call]
-        return dialect.type_descriptor(sa.DateTime())
-
-    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> Any:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetime given to a UTC column")
-        if value.tzinfo is not UTC:
-            value = value.astimezone(UTC)
-        if dialect.name == "sqlite":
-            # An aware UTC time's isoformat ends in "+00:00": cut it (cheaper than replace()).
-            return value.isoformat(" ", "microseconds")[:-6]
-        return value.replace(tzinfo=None)
-
-    def process_result_value(self, value: Any, dialect: sa.Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return datetime.fromisoformat(value + "+00:00")
-        return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
-
-
-#: The one `MetaData` of the sandbox: every feature's tables are registered on it.
-metadata = sa.MetaData()
 
 
 def id_column(name: str = "id") -> sa.Column[str]:
@@ -102,10 +42,6 @@ def merchant_column() -> sa.Column[str]:
     """The owning merchant: ``merchant_id``, a foreign key to ``merchants``, never null."""
     return sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id"), nullable=False)
 
-
-meta = sa.Table(
-    "meta", metadata, sa.Column("key", sa.String(64), primary_key=True), sa.Column("value", sa.Text)
-)
 
 merchants = sa.Table(
     "merchants",

@@ -33,10 +33,11 @@ from workbench.sandbox.payments.models import ChargeRequest, ThreeDSCallbackRequ
 from workbench.sandbox.payments.tables import payments as payments_table
 from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.tables import sessions as sessions_table
+from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.subscriptions import service as subscriptions
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = [
     "Ended",
@@ -50,7 +51,7 @@ __all__ = [
     "result_url",
 ]
 
-Row = tables.AnyRow
+Row = AnyRow
 _S = sessions_table
 _P = payments_table
 

@@ -2,7 +2,7 @@
 
 Both paths validate the same `ChargeRequest` and come here: the charge runs under its
 Idempotency-Key in one write transaction (`Database.atransact`), whose reads are
-announced first (`prepared.reading_ahead`: on PostgreSQL they travel together, and a
+announced first (`statements.reading_ahead`: on PostgreSQL they travel together, and a
 batch of charges shares its round trips). A key record the authentication middleware
 only guessed (PostgreSQL, `auth.guessed_key`) is confirmed in the same transaction.
 """
@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-from workbench.sandbox import auth, idempotency, prepared
+from workbench.sandbox import auth, idempotency
 from workbench.sandbox.payments import service
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.replies import Reply
+from workbench.sandbox.storage import statements
 
 if TYPE_CHECKING:
     from workbench.sandbox.context import Caller
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = ["METHOD", "PATH", "answer_charge"]
 
@@ -73,5 +74,5 @@ async def answer_charge(
         *idempotency.claim_reads(caller, METHOD, path, key),
         *service.charge_reads(caller, body),
     )
-    with prepared.reading_ahead(*reads):
+    with statements.reading_ahead(*reads):
         return await db.atransact(transaction)

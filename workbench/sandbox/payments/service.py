@@ -19,7 +19,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, events, prepared, tables
+from workbench.sandbox import cards, events, tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
@@ -30,6 +30,7 @@ from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.sessions.tables import sessions
+from workbench.sandbox.storage import AnyRow, statements
 from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix
 
@@ -59,7 +60,7 @@ _DECLINES = cards.CHARGE_DECLINES
 FAILED_3DS = "the buyer failed the 3-D Secure challenge"
 #: The message of each refusal a payment can end in, for the fence's answer.
 _REFUSALS = {code: message for code, message in _DECLINES.values()} | {"SVC-PAY-3003": FAILED_3DS}
-Row = tables.AnyRow
+Row = AnyRow
 # The charge path's statements, built once (a charge is the sandbox's hottest request).
 _BY_TRANSACTION = (
     sa.select(_P)
@@ -192,7 +193,7 @@ def _check_token(token: str) -> None:
 
 def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) -> bool:
     params = {"f_customer": customer_id, "f_merchant": merchant_id}
-    return prepared.fetch_one(conn, _CUSTOMER, params) is not None
+    return statements.fetch_one(conn, _CUSTOMER, params) is not None
 
 
 def emit(
@@ -230,7 +231,7 @@ def emit(
 
 def _session_callback(conn: sa.Connection, merchant_id: str, transaction_id: str) -> Row | None:
     params = {"f_merchant": merchant_id, "f_transaction": transaction_id}
-    row: Row | None = prepared.fetch_one(conn, _SESSION_CALLBACK, params)
+    row: Row | None = statements.fetch_one(conn, _SESSION_CALLBACK, params)
     return row
 
 
@@ -291,8 +292,8 @@ def _check_session_terms(session: Row, req: ChargeRequest) -> None:
 
 def charge_reads(
     caller: Caller, req: ChargeRequest
-) -> tuple[tuple[prepared.Statement, dict[str, str]], ...]:
-    """The reads `charge` makes for a new payment, in its order, for `prepared.reading_ahead`.
+) -> tuple[tuple[statements.Statement, dict[str, str]], ...]:
+    """The reads `charge` makes for a new payment, in its order, for `statements.reading_ahead`.
 
     On PostgreSQL they then go to the server with the transaction's first statement.
     """
@@ -336,10 +337,10 @@ def charge(
     params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
     # The session's terms first: a charge that does not match its session gets the
     # same answer whether or not the session was paid meanwhile.
-    session = prepared.fetch_one(conn, _SESSION_TERMS, params)
+    session = statements.fetch_one(conn, _SESSION_TERMS, params)
     if session is not None:
         _check_session_terms(session, req)
-    existing = prepared.fetch_one(conn, _BY_TRANSACTION, params)
+    existing = statements.fetch_one(conn, _BY_TRANSACTION, params)
     if existing is not None:
         if existing.fingerprint != digest:
             raise ServiceError(
@@ -358,7 +359,7 @@ def charge(
         raise ServiceError(
             "SVC-VAL-4001", "installmentCount: debit cards take a single installment"
         )
-    context = prepared.fetch_one(
+    context = statements.fetch_one(
         conn,
         _CHARGE_CONTEXT,
         {"f_merchant": caller.merchant_id, "f_store": caller.store_id},
@@ -415,7 +416,7 @@ def charge(
         event = f"payment.{status}"
     require(PAYMENT, None, "charge", to=row["status"])
     row.update(response_status=reply.status, response_body=reply.body)
-    prepared.defer(conn, _INSERT, row)  # the fence's duplicate still raises, at COMMIT
+    statements.defer(conn, _INSERT, row)  # the fence's duplicate still raises, at COMMIT
     if row["status"] == "captured":
         save_card(conn, row)
     emit(conn, row, event, now, store_webhook=context.store_webhook, store_webhook_read=True)

@@ -27,7 +27,7 @@ from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = ["ThreeDSExpiryWork", "threeds_callback"]
 

@@ -21,16 +21,17 @@ from workbench.sandbox.ids import new_uuid
 from workbench.sandbox.replies import Reply, dumps
 from workbench.sandbox.sessions.models import SessionRequest
 from workbench.sandbox.sessions.tables import sessions
+from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.transitions import require
 from workbench.spec import SESSION, limits
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = ["SessionExpiryWork", "complete_session", "create_session", "get_session", "session_body"]
 
 _S = sessions
-Row = tables.AnyRow
+Row = AnyRow
 
 
 def session_body(row: Row | dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from workbench.sandbox.tables import UTCDateTime, id_column, merchant_column, metadata
+from workbench.sandbox.storage import UTCDateTime, metadata
+from workbench.sandbox.tables import id_column, merchant_column
 
 __all__ = ["sessions"]
 

@@ -17,8 +17,8 @@ import secrets
 import sqlalchemy as sa
 
 from workbench.sandbox import tables
-from workbench.sandbox.db import Database
 from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.storage import Database
 
 __all__ = ["decode", "encode", "ensure_secret"]
 

@@ -37,26 +37,27 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, events, tables
+from workbench.sandbox import cards, events
 from workbench.sandbox.clock import iso
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.payments.service import commission_for
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import dumps
+from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.service import emit
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.spec import ERRORS, SUBSCRIPTION, IdPrefix
 
 if TYPE_CHECKING:
-    from workbench.sandbox.db import Database
+    from workbench.sandbox.storage import Database
 
 __all__ = ["RETRY_OFFSETS", "RenewalWork", "charge_saved_card", "renewal_transaction_id"]
 
 _S = subscriptions
 _C = subscription_charges
 _P = payments
-Row = tables.AnyRow
+Row = AnyRow
 #: When a past_due subscription is retried, counted from its first failed charge.
 RETRY_OFFSETS = (timedelta(days=1), timedelta(days=3), timedelta(days=5))
 #: Card behaviours whose merchant-initiated (renewal) charges are declined, with the code.

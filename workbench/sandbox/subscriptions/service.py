@@ -26,6 +26,7 @@ from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.models import SessionRequest
+from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.subscriptions import cursor as cursors
 from workbench.sandbox.subscriptions import views
 from workbench.sandbox.subscriptions.models import (
@@ -64,7 +65,7 @@ __all__ = [
 
 _S = subscriptions
 _C = subscription_charges
-Row = tables.AnyRow
+Row = AnyRow
 #: How long before a trial ends its ``subscription.trial_will_end`` event is sent.
 TRIAL_NOTICE = timedelta(days=3)
 #: The latest a trial may end, counted from creation.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from workbench.sandbox.tables import UTCDateTime, metadata
+from workbench.sandbox.storage import UTCDateTime, metadata
 
 __all__ = ["subscription_charges", "subscriptions"]
 

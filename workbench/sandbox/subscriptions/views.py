@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from workbench.sandbox.clock import iso
-from workbench.sandbox.tables import AnyRow
+from workbench.sandbox.storage import AnyRow
 
 __all__ = ["charge_item", "event_data", "full", "list_item", "public_view"]
 

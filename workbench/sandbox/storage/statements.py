@@ -10,7 +10,7 @@ driver errors come back as SQLAlchemy's exception classes, inside the caller's
 transaction.
 
 On PostgreSQL each statement would also be a round trip of its own (``BEGIN``
-included), so inside a `workbench.sandbox.db.Database.write` transaction three things
+included), so inside a `workbench.sandbox.storage.database.Database.write` transaction three things
 travel together in psycopg's pipeline mode, in the order they were asked for:
 
 * the transaction's first statement goes with its ``BEGIN`` and with the reads the
@@ -33,7 +33,7 @@ a write, an UPDATE) raises `LocksNeeded` before anything was written, and the ca
 runs the work again, locked.
 
 Unlocked transactions asked for together go further with `together`: one statement
-reads for all of them, one makes all their INSERTs (`workbench.sandbox.loopbatches`).
+reads for all of them, one makes all their INSERTs (`workbench.sandbox.storage.loopbatches`).
 
 On SQLite nothing changes: every statement runs when it is asked for.
 """
@@ -206,7 +206,7 @@ class LocksNeeded(Exception):
 class Transaction:
     """What a PostgreSQL write transaction has queued and read ahead (see the module doc).
 
-    `workbench.sandbox.db.Database.write` opens one per transaction (`open_transaction`;
+    `Database.write` opens one per transaction (`open_transaction`;
     `transaction_of` finds it), commits with `finish` and closes it (`close_transaction`)
     whatever happened. The driver connection is in autocommit mode meanwhile and the
     ``BEGIN`` is sent here, with the first statement: psycopg would send its own and

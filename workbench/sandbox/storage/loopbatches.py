@@ -1,15 +1,15 @@
 """`LoopBatches`: an event loop's PostgreSQL write transactions, sent to the server together.
 
-A charge on PostgreSQL is two round trips (`prepared`: its reads, then its INSERTs), and
+A charge on PostgreSQL is two round trips (`statements`: its reads, then its INSERTs), and
 handing it to a thread and back costs about as much Python as the charge itself. So the
 transactions an event loop asks for while its threads are busy wait, and go to a
-thread together: `prepared.together` reads for all of them in one statement and writes
+thread together: `statements.together` reads for all of them in one statement and writes
 all their INSERTs in another, committed together. Only then are their callers answered,
 so nothing is acknowledged before it is durable. A transaction that needs locks, or
 whose batch lost an insert race, runs again on its own, as `Database.transact` runs
 it (unlocked if it can, locked otherwise).
 
-SQLite's counterpart is `workbench.sandbox.loopwrites.LoopWrites`.
+SQLite's counterpart is `workbench.sandbox.storage.loopwrites.LoopWrites`.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
-from workbench.sandbox import prepared
+from workbench.sandbox.storage import statements
 
 __all__ = ["LoopBatches"]
 
 T = TypeVar("T")
 #: A transaction waiting for its batch: its work, its context, its caller's future.
-_Waiting = tuple[prepared.Work, contextvars.Context, "asyncio.Future[Any]"]
+_Waiting = tuple[statements.Work, contextvars.Context, "asyncio.Future[Any]"]
 #: Transactions in one batch at most (the statements' parameters grow with it).
 _MOST = 16
 
@@ -48,7 +48,7 @@ class LoopBatches:
     def __init__(
         self,
         engine: sa.Engine,
-        transact: Callable[[prepared.Work], Any],
+        transact: Callable[[statements.Work], Any],
         executor: Executor,
         in_flight: int,
         loop: asyncio.AbstractEventLoop,
@@ -78,7 +78,7 @@ class LoopBatches:
     def _run(self, batch: list[_Waiting]) -> list[tuple[Any, BaseException | None]]:
         """In a thread: the batch's transactions, and what each came to."""
         with self._engine.connect() as conn:
-            outcomes = prepared.together(conn, [(work, context) for work, context, _ in batch])
+            outcomes = statements.together(conn, [(work, context) for work, context, _ in batch])
         return [
             self._alone(waiting) if outcome.alone else (outcome.result, outcome.error)
             for waiting, outcome in zip(batch, outcomes, strict=True)

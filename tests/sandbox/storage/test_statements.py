@@ -1,4 +1,4 @@
-"""`workbench.sandbox.prepared`: Core statements run on the DB-API cursor, on both backends."""
+"""`workbench.sandbox.storage.statements`: Core statements on the DB-API cursor, both backends."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.postgres import database_url
-from workbench.sandbox import prepared
-from workbench.sandbox.db import Database
-from workbench.sandbox.tables import UTCDateTime
+from workbench.sandbox.storage import Database, UTCDateTime, statements
 
 _META = sa.MetaData()
 _T = sa.Table(
@@ -49,8 +47,8 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
 def test_values_round_trip_through_the_column_types(db: Database) -> None:
     at = datetime(2026, 11, 23, 12, 30, 5, 123456, tzinfo=UTC)
     with db.write() as conn:
-        inserted = prepared.fetch_one(conn, _INSERT, {"name": "a", "at": at, "blob": b"\x00\x01"})
-        row = prepared.fetch_one(conn, _BY_NAME, {"f_name": "a"})
+        inserted = statements.fetch_one(conn, _INSERT, {"name": "a", "at": at, "blob": b"\x00\x01"})
+        row = statements.fetch_one(conn, _BY_NAME, {"f_name": "a"})
     assert row.id == inserted.id
     assert row.at == at  # aware UTC back, not a string
     assert row.at.tzinfo is not None
@@ -66,27 +64,27 @@ def test_values_round_trip_through_the_column_types(db: Database) -> None:
 def test_update_counts_rows_and_literal_values_apply(db: Database) -> None:
     now = datetime.now(UTC)
     with db.write() as conn:
-        ident = prepared.fetch_one(conn, _INSERT, {"name": "b", "at": now}).id
-        assert prepared.execute(conn, _RENAME, {"f_id": ident, "f_name": "c"}) == 1
-        assert prepared.execute(conn, _RENAME, {"f_id": ident + 99, "f_name": "d"}) == 0
-        row = prepared.fetch_one(conn, _BY_NAME, {"f_name": "c"})
+        ident = statements.fetch_one(conn, _INSERT, {"name": "b", "at": now}).id
+        assert statements.execute(conn, _RENAME, {"f_id": ident, "f_name": "c"}) == 1
+        assert statements.execute(conn, _RENAME, {"f_id": ident + 99, "f_name": "d"}) == 0
+        row = statements.fetch_one(conn, _BY_NAME, {"f_name": "c"})
     assert row.flag is True
 
 
 def test_a_unique_violation_is_sqlalchemys_integrity_error_and_rolls_back(db: Database) -> None:
     now = datetime.now(UTC)
     with db.write() as conn:
-        prepared.fetch_one(conn, _INSERT, {"name": "e", "at": now})
+        statements.fetch_one(conn, _INSERT, {"name": "e", "at": now})
 
     def both(conn: sa.Connection) -> None:
-        prepared.execute(conn, sa.insert(_T), {"name": "f", "at": now})
-        prepared.execute(conn, sa.insert(_T), {"name": "e", "at": now})
+        statements.execute(conn, sa.insert(_T), {"name": "f", "at": now})
+        statements.execute(conn, sa.insert(_T), {"name": "e", "at": now})
 
     with pytest.raises(sa.exc.IntegrityError):
         db.transact(both, attempts=1)
     with db.read() as conn:
-        assert prepared.scalar(conn, _COUNT, {}) == 1  # "f" went with the transaction
-        assert prepared.fetch_all(conn, _BY_NAME, {"f_name": "f"}) == []
+        assert statements.scalar(conn, _COUNT, {}) == 1  # "f" went with the transaction
+        assert statements.fetch_all(conn, _BY_NAME, {"f_name": "f"}) == []
 
 
 def test_a_statement_built_per_call_is_never_mistaken_for_another(db: Database) -> None:
@@ -95,8 +93,8 @@ def test_a_statement_built_per_call_is_never_mistaken_for_another(db: Database) 
     now = datetime.now(UTC)
     with db.write() as conn:
         for index in range(50):
-            prepared.execute(conn, sa.insert(_T), {"name": f"n{index}", "at": now})
+            statements.execute(conn, sa.insert(_T), {"name": f"n{index}", "at": now})
             by_name = sa.select(_T.c.name).where(_T.c.name == sa.bindparam("f_name"))
-            assert prepared.scalar(conn, by_name, {"f_name": f"n{index}"}) == f"n{index}"
+            assert statements.scalar(conn, by_name, {"f_name": f"n{index}"}) == f"n{index}"
             count = sa.select(sa.func.count()).select_from(_T)
-            assert prepared.scalar(conn, count, {}) == index + 1
+            assert statements.scalar(conn, count, {}) == index + 1

@@ -18,8 +18,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from workbench.sandbox.commits import TransactionGroup
-from workbench.sandbox.writelock import WriteLock
+from workbench.sandbox.storage.groups import TransactionGroup
+from workbench.sandbox.storage.writelock import WriteLock
 
 __all__ = ["LoopWrites"]
 

@@ -19,7 +19,7 @@ import pytest
 
 from workbench.sandbox.auth import KeyRecord
 from workbench.sandbox.keycache import KeyCache
-from workbench.sandbox.writelock import WriteLock
+from workbench.sandbox.storage import WriteLock
 
 
 def _readable(fd: int | None, timeout: float) -> bool:
@@ -90,7 +90,7 @@ def test_another_process_holding_the_lock_is_waited_for(tmp_path: Path) -> None:
     holder = textwrap.dedent(
         f"""
         import sys
-        from workbench.sandbox.writelock import WriteLock
+        from workbench.sandbox.storage import WriteLock
         lock = WriteLock({path!r})
         lock.acquire()
         print("held", flush=True)

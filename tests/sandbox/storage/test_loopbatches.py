@@ -1,5 +1,5 @@
 """`Database.atransact`: transactions asked for together share their round trips on
-PostgreSQL (`LoopBatches`, `prepared.together`), and each ends as it would alone.
+PostgreSQL (`LoopBatches`, `statements.together`), and each ends as it would alone.
 
 The transactions are asked for in one turn of the event loop (``asyncio.gather``), so
 they form one batch whatever the machine's speed; the same work runs on SQLite, where
@@ -18,8 +18,7 @@ import sqlalchemy as sa
 
 from tests.postgres import database_url
 from tests.sandbox.pgtrace import Trace
-from workbench.sandbox import prepared
-from workbench.sandbox.db import Database
+from workbench.sandbox.storage import Database, statements
 
 _META = sa.MetaData()
 _T = sa.Table(
@@ -50,17 +49,17 @@ def _make(name: str) -> Callable[[sa.Connection], str]:
     """Create ``name`` unless it exists (then count a hit): the shape of an idempotent write."""
 
     def work(conn: sa.Connection) -> str:
-        if prepared.fetch_one(conn, _LOCK, {"f_name": name}) is not None:
-            prepared.execute(conn, _HIT, {"f_name": name})
+        if statements.fetch_one(conn, _LOCK, {"f_name": name}) is not None:
+            statements.execute(conn, _HIT, {"f_name": name})
             return f"{name}: found"
-        prepared.defer(conn, _INSERT, {"name": name})
+        statements.defer(conn, _INSERT, {"name": name})
         return f"{name}: made"
 
     return work
 
 
 async def _ask(db: Database, work: Callable[[sa.Connection], Any], name: str) -> Any:
-    with prepared.reading_ahead((_LOCK, {"f_name": name})):
+    with statements.reading_ahead((_LOCK, {"f_name": name})):
         return await db.atransact(work)
 
 
@@ -114,8 +113,8 @@ def test_one_needing_locks_runs_alone_and_the_rest_share_the_batch(db: Database)
 
 def test_a_refusal_is_its_callers_alone_and_writes_nothing(db: Database) -> None:
     def refuse(conn: sa.Connection) -> str:
-        prepared.fetch_one(conn, _LOCK, {"f_name": "refused"})
-        prepared.defer(conn, _INSERT, {"name": "refused"})
+        statements.fetch_one(conn, _LOCK, {"f_name": "refused"})
+        statements.defer(conn, _INSERT, {"name": "refused"})
         raise LookupError("refused after queueing its INSERT")
 
     answers = _together(db, (_make("a"), "a"), (refuse, "refused"), (_make("b"), "b"))
@@ -126,8 +125,8 @@ def test_a_refusal_is_its_callers_alone_and_writes_nothing(db: Database) -> None
 
 def test_a_read_nobody_announced_runs_that_transaction_alone(db: Database) -> None:
     def unannounced(conn: sa.Connection) -> str:
-        row = prepared.fetch_one(conn, _LOCK, {"f_name": "elsewhere"})  # not the one announced
-        prepared.defer(conn, _INSERT, {"name": "unannounced"})
+        row = statements.fetch_one(conn, _LOCK, {"f_name": "elsewhere"})  # not the one announced
+        statements.defer(conn, _INSERT, {"name": "unannounced"})
         return f"read {row}"
 
     answers = _together(db, (_make("a"), "a"), (unannounced, "x"))

@@ -22,17 +22,17 @@ from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from workbench.cli import main
 from workbench.sandbox import SandboxConfig, SandboxServer
-from workbench.sandbox.db import Database
-from workbench.sandbox.migrations import (
+from workbench.sandbox.schema import TABLES, metadata
+from workbench.sandbox.storage import Database
+from workbench.sandbox.storage.migrations import (
     SCHEMA_VERSION,
     STEPS,
     SchemaVersionError,
     open_schema,
     schema_version,
 )
-from workbench.sandbox.schema import TABLES, metadata
 
-FROZEN = Path(__file__).parents[1] / "data" / "sandbox-schema"
+FROZEN = Path(__file__).parents[2] / "data" / "sandbox-schema"
 ROWS = json.loads((FROZEN / "v1-rows.json").read_text(encoding="utf-8"))
 
 
@@ -127,7 +127,7 @@ def test_a_database_main_wrote_opens_with_its_data(url: str) -> None:
 
     config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
-        assert schema_version(server.sandbox.db) == SCHEMA_VERSION
+        assert schema_version(server.sandbox.db, TABLES) == SCHEMA_VERSION
         payment = client.get(f"/v1/payments/{payment_id}").json()
         assert payment["status"] == answers["payment"]["status"]
         assert payment["amount"] == answers["payment"]["amount"]
@@ -194,18 +194,18 @@ def test_version_1_brought_up_by_the_steps_is_the_schema_created_afresh(
     make_v1_database(url, rows=False)
     db = Database(url)
     try:
-        assert open_schema(db) == (1, SCHEMA_VERSION)
+        assert open_schema(db, TABLES) == (1, SCHEMA_VERSION)
     finally:
         db.dispose()
     (tmp_path / "fresh").mkdir()
     with database_url(backend, tmp_path / "fresh") as fresh:
         fresh_db = Database(fresh)
         try:
-            assert open_schema(fresh_db) == (None, SCHEMA_VERSION)
+            assert open_schema(fresh_db, TABLES) == (None, SCHEMA_VERSION)
         finally:
             fresh_db.dispose()
         assert _schema(url) == _schema(fresh), (
-            "the tables changed without a step in workbench.sandbox.migrations.STEPS"
+            "the tables changed without a step in workbench.sandbox.storage.migrations.STEPS"
         )
 
 
@@ -242,14 +242,14 @@ def test_steps_run_in_order_and_a_failing_one_changes_nothing(url: str) -> None:
     db = Database(url)
     try:
         with pytest.raises(RuntimeError, match="step 3 failed"):
-            open_schema(db, steps={**STEPS, 2: _add_column, 3: _fail})
+            open_schema(db, TABLES, steps={**STEPS, 2: _add_column, 3: _fail})
         assert "motto" not in _merchant_columns(url)  # step 2 rolled back with step 3
-        assert schema_version(db) == 1
+        assert schema_version(db, TABLES) == 1
 
-        assert open_schema(db, steps={**STEPS, 2: _add_column, 3: _add_index}) == (1, 3)
+        assert open_schema(db, TABLES, steps={**STEPS, 2: _add_column, 3: _add_index}) == (1, 3)
         assert "motto" in _merchant_columns(url)
         assert _stored_version(url) == "3"
-        assert open_schema(db, steps={**STEPS, 2: _add_column, 3: _add_index}) == (3, 3)
+        assert open_schema(db, TABLES, steps={**STEPS, 2: _add_column, 3: _add_index}) == (3, 3)
     finally:
         db.dispose()
 

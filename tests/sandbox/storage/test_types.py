@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.sandbox.tables import UTCDateTime
+from workbench.sandbox.storage import UTCDateTime
 
 _META = sa.MetaData()
 _T = sa.Table(

@@ -19,7 +19,7 @@ import pytest
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
-from workbench.sandbox.writelock import WriteLock
+from workbench.sandbox.storage import WriteLock
 
 #: How long a request may take to be answered: a guard against a hang on a loaded
 #: machine, never asserted as a duration (a stalled loop would not answer at all).

@@ -17,6 +17,10 @@ PostgreSQL), so it records the version of the schema that wrote it: the ``meta``
 A database written before versions were recorded holds version 1's tables (those of
 `V1_TABLES`) and no record; it is taken as version 1.
 
+Which tables the sandbox has, and in what order a new database creates them, is not
+storage's to know: the composition root gives that list (`workbench.sandbox.schema.TABLES`)
+to `open_schema`, `schema_version` and the reset functions.
+
 The steps are our own functions of a connection rather than Alembic revisions: the
 schema is one `MetaData` of twenty tables, a step so far adds a table, a column or an
 index (SQLAlchemy's DDL constructs say it in one statement on both databases), and
@@ -31,16 +35,15 @@ batch operations are made for that, and this module would hand over to it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox import tables
-from workbench.sandbox.db import Database, is_memory_url
-from workbench.sandbox.schema import TABLES, metadata
+from workbench.sandbox.storage.database import Database, is_memory_url
+from workbench.sandbox.storage.registry import meta, metadata
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -121,14 +124,21 @@ def _refuse(db: Database, why: str, default_url: str | None) -> SchemaVersionErr
     )
 
 
-def _found_version(conn: sa.Connection, present: set[str]) -> tuple[int | None, bool]:
+def _names(tables: Iterable[sa.Table]) -> frozenset[str]:
+    """The names of the sandbox's tables: ``tables`` and those of version 1."""
+    return V1_TABLES | {table.name for table in tables}
+
+
+def _found_version(
+    conn: sa.Connection, present: set[str], tables: Iterable[sa.Table]
+) -> tuple[int | None, bool]:
     """The version the database is at (``None``: none of our tables) and whether it says so."""
-    ours = present & (V1_TABLES | set(metadata.tables))
+    ours = present & _names(tables)
     if not ours:
         return None, False
     if "meta" in present:
         value = conn.execute(
-            sa.select(tables.meta.c.value).where(tables.meta.c.key == _VERSION_KEY)
+            sa.select(meta.c.value).where(meta.c.key == _VERSION_KEY)
         ).scalar_one_or_none()
         if value is not None:
             return (int(value) if value.isdigit() else -1), True
@@ -136,14 +146,18 @@ def _found_version(conn: sa.Connection, present: set[str]) -> tuple[int | None, 
     return (1 if not missing else -1), False
 
 
-def schema_version(db: Database) -> int | None:
+def schema_version(db: Database, tables: Iterable[sa.Table]) -> int | None:
     """The schema version of the database (``None``: none of the sandbox's tables yet).
 
     A database written before versions were recorded reports 1; an unreadable record,
     or an unversioned database missing some of version 1's tables, reports -1.
+
+    Args:
+        db: the database.
+        tables: every table of the sandbox.
     """
     with db.engine.connect() as conn:
-        return _found_version(conn, set(sa.inspect(conn).get_table_names()))[0]
+        return _found_version(conn, set(sa.inspect(conn).get_table_names()), tables)[0]
 
 
 @contextmanager
@@ -168,12 +182,17 @@ def _schema_transaction(db: Database) -> Iterator[sa.Connection]:
 
 
 def open_schema(
-    db: Database, *, steps: Mapping[int, Step] = STEPS, default_url: str | None = None
+    db: Database,
+    tables: Sequence[sa.Table],
+    *,
+    steps: Mapping[int, Step] = STEPS,
+    default_url: str | None = None,
 ) -> tuple[int | None, int]:
     """Create, migrate or check the database's tables; the version found and the one left.
 
     Args:
         db: the database, not yet used by anything else.
+        tables: every table of the sandbox, in the order a new database creates them.
         steps: the migration steps (``version -> step``); the newest is the version the
             database is left at.
         default_url: the URL ``workbench sandbox`` uses without ``--db``, so that the
@@ -188,9 +207,9 @@ def open_schema(
     """
     target = max(steps, default=1)
     with _schema_transaction(db) as conn:
-        found, recorded = _found_version(conn, set(sa.inspect(conn).get_table_names()))
+        found, recorded = _found_version(conn, set(sa.inspect(conn).get_table_names()), tables)
         if found is None:
-            metadata.create_all(conn, tables=TABLES)
+            metadata.create_all(conn, tables=tables)
         elif found < 1:
             raise _refuse(
                 db,
@@ -216,7 +235,6 @@ def open_schema(
 
 
 def _record(conn: sa.Connection, version: int) -> None:
-    meta = tables.meta
     done = conn.execute(
         sa.update(meta).where(meta.c.key == _VERSION_KEY).values(value=str(version))
     )
@@ -229,30 +247,35 @@ def _sqlite_files(url: str) -> list[Path]:
     return [path, *(Path(f"{path}{suffix}") for suffix in _SQLITE_SIDECARS)]
 
 
-def _present_tables(url: str) -> list[str]:
+def _present_tables(url: str, tables: Iterable[sa.Table]) -> list[str]:
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
     try:
         with engine.connect() as conn:
             present = set(sa.inspect(conn).get_table_names())
     finally:
         engine.dispose()
-    return sorted(present & (V1_TABLES | set(metadata.tables)))
+    return sorted(present & _names(tables))
 
 
-def reset_targets(url: str) -> list[str]:
-    """What `reset_database` would delete at ``url``: existing files, or tables present."""
+def reset_targets(url: str, tables: Iterable[sa.Table]) -> list[str]:
+    """What `reset_database` would delete at ``url``: existing files, or tables present.
+
+    Args:
+        url: the database's URL.
+        tables: every table of the sandbox (other tables of a PostgreSQL database stay).
+    """
     if is_memory_url(url):
         return []
     if make_url(url).get_backend_name() == "sqlite":
         return [str(p) for p in _sqlite_files(url) if p.exists() or p.is_symlink()]
-    return _present_tables(url)
+    return _present_tables(url, tables)
 
 
-def describe_reset(url: str) -> str:
-    """What `reset_database` would delete at ``url``, in a sentence for the user."""
+def describe_reset(url: str, tables: Iterable[sa.Table]) -> str:
+    """What `reset_database` would delete at ``url`` (see `reset_targets`), in a sentence."""
     if is_memory_url(url):
         return "An in-memory database starts empty every time: nothing to delete."
-    targets = reset_targets(url)
+    targets = reset_targets(url, tables)
     if not targets:
         return f"The database {_shown(url)} holds no sandbox data: nothing to delete."
     if make_url(url).get_backend_name() == "sqlite":
@@ -270,14 +293,18 @@ def describe_reset(url: str) -> str:
     )
 
 
-def reset_database(url: str) -> list[str]:
+def reset_database(url: str, tables: Iterable[sa.Table]) -> list[str]:
     """Delete the sandbox's data at ``url``: an SQLite file (and the files beside it) or the
     sandbox's tables in a PostgreSQL database. Stop every sandbox using it first.
+
+    Args:
+        url: the database's URL.
+        tables: every table of the sandbox (see `reset_targets`).
 
     Returns:
         What was deleted: file paths, or table names.
     """
-    present = reset_targets(url)
+    present = reset_targets(url, tables)
     if not present or make_url(url).get_backend_name() == "sqlite":
         for path in present:
             os.unlink(path)

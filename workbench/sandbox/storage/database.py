@@ -1,7 +1,7 @@
-"""Storage: the engine (SQLite in WAL mode, or PostgreSQL) and its transactions.
+"""The engine (SQLite in WAL mode, or PostgreSQL) and its transactions: `Database`.
 
 The tables are `workbench.sandbox.tables` (shared) and each feature's ``tables``
-module; `workbench.sandbox.schema` gathers them.
+module, all on `workbench.sandbox.storage.registry.metadata`.
 
 Every write runs in one transaction through `Database.write`. On SQLite that
 transaction starts with ``BEGIN IMMEDIATE`` (a deferred transaction that later
@@ -15,7 +15,7 @@ costs more than the statement; so a read (``Database.read``) runs its statements
 autocommit mode (under READ COMMITTED a multi-statement read transaction sees no more
 than they do), a pooled connection is pinged only when it sat idle
 (`PING_AFTER_IDLE_SECONDS`), the pool is sized for the number of worker processes
-sharing the server (`pool_settings`), and `prepared` sends a write's first statements
+sharing the server (`pool_settings`), and `statements` sends a write's first statements
 and its last ones with the ``COMMIT`` in one go each.
 """
 
@@ -35,12 +35,12 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
-from workbench.sandbox import prepared
-from workbench.sandbox.commits import TransactionGroup
-from workbench.sandbox.loopbatches import LoopBatches
-from workbench.sandbox.loopwrites import LoopWrites
-from workbench.sandbox.tables import meta
-from workbench.sandbox.writelock import WriteLock
+from workbench.sandbox.storage import statements
+from workbench.sandbox.storage.groups import TransactionGroup
+from workbench.sandbox.storage.loopbatches import LoopBatches
+from workbench.sandbox.storage.loopwrites import LoopWrites
+from workbench.sandbox.storage.registry import meta
+from workbench.sandbox.storage.writelock import WriteLock
 
 __all__ = [
     "PING_AFTER_IDLE_SECONDS",
@@ -176,7 +176,7 @@ class Database:
 
         @sa.event.listens_for(self.engine, "before_cursor_execute")
         def _before(conn: sa.Connection, *_args: Any) -> None:
-            prepared.flush(conn)  # what `prepared.defer` queued runs first, in order
+            statements.flush(conn)  # what `statements.defer` queued runs first, in order
 
         @sa.event.listens_for(self.engine, "checkin")
         def _checkin(_dbapi_conn: Any, record: Any) -> None:
@@ -291,7 +291,7 @@ class Database:
 
         On SQLite as `run` runs it. On PostgreSQL with the other transactions this loop
         asks for meanwhile (`LoopBatches`): those whose reads were announced
-        (`prepared.reading_ahead`) share two round trips and one commit; others run one
+        (`statements.reading_ahead`) share two round trips and one commit; others run one
         by one, as `transact` runs them, on the database's threads.
         """
         if self._threads is None:
@@ -310,7 +310,7 @@ class Database:
         On PostgreSQL the database's own threads, as many as its pool keeps
         connections, handed the work through `asyncio`'s executor, which costs a charge
         a fraction of what anyio's thread pool does; anyio's elsewhere. Either way the
-        work sees the caller's context variables (`prepared.reading_ahead`).
+        work sees the caller's context variables (`statements.reading_ahead`).
         """
         if self._threads is None:
             return await anyio.to_thread.run_sync(work)
@@ -345,7 +345,7 @@ class Database:
                 with conn.begin():
                     yield conn
                 return
-            with prepared.autocommit(conn), conn.begin():
+            with statements.autocommit(conn), conn.begin():
                 yield conn
 
     @contextmanager
@@ -355,7 +355,7 @@ class Database:
         Inside this thread's open `CommitGroup` it is a SAVEPOINT of the group's
         transaction instead, committed with the group. ``unlocked`` (PostgreSQL): an
         attempt without a transaction on the server, which raises
-        `prepared.LocksNeeded` when the work needs one (see `prepared`).
+        `statements.LocksNeeded` when the work needs one (see `statements`).
         """
         group = self._group
         if group is not None and group.thread == threading.get_ident():
@@ -372,13 +372,13 @@ class Database:
                 yield conn
         else:
             with self.engine.connect() as conn:
-                prepared.open_transaction(conn, unlocked=unlocked)
+                statements.open_transaction(conn, unlocked=unlocked)
                 try:
                     with conn.begin():
                         yield conn
-                        prepared.finish(conn)  # queued statements and COMMIT, one round trip
+                        statements.finish(conn)  # queued statements and COMMIT, one round trip
                 finally:
-                    prepared.close_transaction(conn)
+                    statements.close_transaction(conn)
 
     def transact(self, work: Callable[[sa.Connection], T], *, attempts: int = 4) -> T:
         """Run ``work`` in a write transaction, retrying when a concurrent insert wins a race.
@@ -386,15 +386,15 @@ class Database:
         A unique-constraint violation means another request created the same object
         first; running ``work`` again lets it find that object and answer accordingly.
 
-        On PostgreSQL, work whose reads were announced (`prepared.reading_ahead`) is
-        tried unlocked first (two statements, see `prepared`), and run again locked when
+        On PostgreSQL, work whose reads were announced (`statements.reading_ahead`) is
+        tried unlocked first (two statements, see `statements`), and run again locked when
         that attempt needs locks or loses an insert race.
         """
-        if not self.is_sqlite and prepared.announced():
+        if not self.is_sqlite and statements.announced():
             try:
                 with self.write(unlocked=True) as conn:
                     return work(conn)
-            except (prepared.LocksNeeded, sa.exc.IntegrityError):
+            except (statements.LocksNeeded, sa.exc.IntegrityError):
                 pass  # nothing was written: run it again, locked
         for attempt in range(attempts):
             try:

@@ -1,0 +1,48 @@
+"""Storage: the engine and its transactions, statements, write grouping, the schema's life.
+
+Every feature imports what it needs from here; nothing here imports a feature (the
+tables a database holds are given to `migrations` by the composition root).
+
+- `database`: the engine (SQLite in WAL mode, or PostgreSQL) and `Database`, whose
+  ``read``/``write``/``transact`` serve threads and ``aread``/``atransact`` async code;
+- `statements`: hot-path statements run on the DB-API cursor, PostgreSQL's pipelined
+  and unlocked transactions, and batches of them (``together``);
+- `groups`: `TransactionGroup`, one SQLite transaction shared by several writes;
+- `loopwrites` (SQLite) and `loopbatches` (PostgreSQL): an event loop's writes
+  grouped per loop turn, or batched;
+- `writelock`: the SQLite file's write lock, across threads and processes;
+- `migrations`: the schema version, the steps that bring a database up to date, reset;
+- `registry`: the one `MetaData` and storage's ``meta`` table; `types`: column types.
+"""
+
+from __future__ import annotations
+
+from workbench.sandbox.storage.database import (
+    PING_AFTER_IDLE_SECONDS,
+    Database,
+    is_memory_url,
+    pool_settings,
+)
+from workbench.sandbox.storage.groups import TransactionGroup
+from workbench.sandbox.storage.loopbatches import LoopBatches
+from workbench.sandbox.storage.loopwrites import LoopWrites
+from workbench.sandbox.storage.migrations import SchemaVersionError
+from workbench.sandbox.storage.registry import meta, metadata
+from workbench.sandbox.storage.types import AnyRow, UTCDateTime
+from workbench.sandbox.storage.writelock import WriteLock
+
+__all__ = [
+    "PING_AFTER_IDLE_SECONDS",
+    "AnyRow",
+    "Database",
+    "LoopBatches",
+    "LoopWrites",
+    "SchemaVersionError",
+    "TransactionGroup",
+    "UTCDateTime",
+    "WriteLock",
+    "is_memory_url",
+    "meta",
+    "metadata",
+    "pool_settings",
+]

@@ -1,0 +1,64 @@
+"""Column and row types every table shares.
+
+`UTCDateTime` stores aware UTC datetimes the same way on SQLite and PostgreSQL;
+`AnyRow` types a result row of any shape.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
+
+__all__ = ["AnyRow", "UTCDateTime"]
+
+#: A result row of any shape.
+AnyRow = sa.Row[*tuple[Any, ...]]
+
+
+class _SQLiteDateTimeText(sqlite.DATETIME):
+    """``DATETIME`` in SQLite's DDL, bound and read as text by `UTCDateTime` itself."""
+
+    def bind_processor(self, dialect: sa.Dialect) -> None:
+        return None
+
+    def result_processor(self, dialect: sa.Dialect, coltype: object) -> None:
+        return None
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """Aware UTC datetimes, stored naive in UTC so SQLite and PostgreSQL agree.
+
+    On SQLite the text is written and read here, in the format SQLAlchemy's own
+    ``DATETIME`` uses (``2026-11-23 16:07:44.000000``), by ``isoformat`` and
+    ``fromisoformat``: the same bytes, at a fraction of the cost of its formatter.
+    """
+
+    impl = sa.DateTime
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: sa.Dialect) -> sa.types.TypeEngine[Any]:
+        if dialect.name == "sqlite":
+            return _SQLiteDateTimeText()  # type: ignore[no-untyped-call]
+        return dialect.type_descriptor(sa.DateTime())
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> Any:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        if value.tzinfo is not UTC:
+            value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            # An aware UTC time's isoformat ends in "+00:00": cut it (cheaper than replace()).
+            return value.isoformat(" ", "microseconds")[:-6]
+        return value.replace(tzinfo=None)
+
+    def process_result_value(self, value: Any, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return datetime.fromisoformat(value + "+00:00")
+        return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
