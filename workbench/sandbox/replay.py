@@ -17,11 +17,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from workbench.sandbox.clock import wall_now
-from workbench.sandbox.storage import UTCDateTime, metadata
+from workbench.sandbox.storage import UTCDateTime, insert_if_absent, metadata
 from workbench.signing import parse_timestamp
 from workbench.spec.limits import TIMESTAMP_SKEW_SECONDS
 
@@ -56,16 +54,9 @@ def first_use(db: Database, merchant_id: str, signature: str, timestamp: str) ->
     digest = hashlib.sha256(signature.encode("ascii", "replace")).hexdigest()
     # One second past the inclusive edge of the window.
     expires = parse_timestamp(timestamp) + timedelta(seconds=TIMESTAMP_SKEW_SECONDS + 1)
-    insert = sqlite_insert if db.is_sqlite else pg_insert
-    statement = (
-        insert(accepted_signatures)
-        .values(digest=digest, merchant_id=merchant_id, expires_at=expires)
-        .on_conflict_do_nothing(index_elements=["digest"])
-        .returning(accepted_signatures.c.digest)
-    )
-    # A row comes back only when this insert made it (rowcount is not reliable here).
+    row = {"digest": digest, "merchant_id": merchant_id, "expires_at": expires}
     with db.write() as conn:
-        return conn.execute(statement).first() is not None
+        return insert_if_absent(conn, accepted_signatures, row, key=["digest"])
 
 
 class ReplayPurgeWork:

@@ -120,14 +120,14 @@ class SandboxRuntime:
             raise
         self._db = db
         self._keys = KeyCache(
-            enabled=True, stamp_path=db.sidecar("keys.stamp"), confirm=not db.is_sqlite
+            enabled=True, stamp_path=db.sidecar("keys.stamp"), confirm=not db.is_local
         )
         self._keys.watch(db.engine, KEY_TABLES)
         rate, burst = config.rate_limit_per_second, config.rate_limit_burst
         # Several processes on one database count one limit together, in the database.
         self._limiter = (
             RateLimiter(rate, burst)
-            if db.is_sqlite and config.workers == 1
+            if db.is_local and config.workers == 1
             else SharedRateLimiter(db, rate, burst)
         )
         self._reconciler = Reconciler(db, config.reconciler_interval_seconds)

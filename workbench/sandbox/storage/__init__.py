@@ -12,11 +12,15 @@ tables a database holds are given to `migrations` by the composition root).
   grouped per loop turn, or batched;
 - `writelock`: the SQLite file's write lock, across threads and processes;
 - `migrations`: the schema version, the steps that bring a database up to date, reset;
-- `registry`: the one `MetaData` and storage's ``meta`` table; `types`: column types.
+- `registry`: the one `MetaData` and storage's ``meta`` table; `types`: column types;
+- `inserts` and `buckets`: what the two backends say differently, said once for
+  both (an INSERT that keeps an existing row; a token bucket's take), so that no
+  feature asks which backend it runs on.
 """
 
 from __future__ import annotations
 
+from workbench.sandbox.storage.buckets import take_token
 from workbench.sandbox.storage.database import (
     PING_AFTER_IDLE_SECONDS,
     Database,
@@ -24,6 +28,7 @@ from workbench.sandbox.storage.database import (
     pool_settings,
 )
 from workbench.sandbox.storage.groups import TransactionGroup
+from workbench.sandbox.storage.inserts import insert_if_absent
 from workbench.sandbox.storage.loopbatches import LoopBatches
 from workbench.sandbox.storage.loopwrites import LoopWrites
 from workbench.sandbox.storage.migrations import SchemaVersionError
@@ -41,8 +46,10 @@ __all__ = [
     "TransactionGroup",
     "UTCDateTime",
     "WriteLock",
+    "insert_if_absent",
     "is_memory_url",
     "meta",
     "metadata",
     "pool_settings",
+    "take_token",
 ]

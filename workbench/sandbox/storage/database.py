@@ -139,6 +139,10 @@ class Database:
         self.url = url
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         self.is_memory = is_memory_url(url)
+        #: Every process using the database runs on this machine (an SQLite file or an
+        #: in-memory database): they may coordinate through files beside it (`sidecar`),
+        #: where a server's database may be shared with processes anywhere.
+        self.is_local = self.is_sqlite
         kwargs: dict[str, Any] = {}
         # PostgreSQL work waits on the network: it runs on threads of its own (`in_thread`).
         self._threads: ThreadPoolExecutor | None = None
