@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -61,7 +61,6 @@ __all__ = [
     "idempotent",
     "run_claimed",
     "run_idempotent",
-    "run_idempotent_async",
 ]
 
 Work = Callable[[sa.Connection], Reply]
@@ -222,39 +221,6 @@ def _record(
     )
 
 
-def run_idempotent(
-    db: Database,
-    caller: Caller,
-    method: str,
-    path: str,
-    key: str | None,
-    work: Work,
-    *,
-    digest: str,
-    refresh: Refresh | None = None,
-) -> Reply:
-    """Run ``work`` once per (key, endpoint, payload); see the module docstring.
-
-    ``digest`` is `fingerprint` of the request's validated body. ``refresh`` rebuilds
-    a provisional answer of ``work`` (`Reply.provisional`) when the key is used again;
-    a route that never answers provisionally gives none.
-
-    Without a key the work simply runs in one transaction (retried on a lost insert
-    race, which is how a ``transactionId`` fence answers a concurrent duplicate).
-
-    Raises:
-        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
-            whatever ``work`` raised.
-    """
-    if key is not None:
-        _endpoint(method, path, key)  # a malformed key is refused before any database work
-    return db.transact(
-        lambda conn: idempotent(
-            conn, caller, method, path, key, work, digest=digest, refresh=refresh
-        )
-    )
-
-
 def idempotent(
     conn: sa.Connection,
     caller: Caller,
@@ -317,48 +283,20 @@ def _claim_or_raise(
     )
 
 
-def run_claimed(
-    db: Database,
-    caller: Caller,
-    method: str,
-    path: str,
-    key: str | None,
-    action: Callable[[], Reply],
-    *,
-    digest: str,
-) -> Reply:
-    """Run ``action`` (which opens its own transactions) once per (key, endpoint, payload).
-
-    Raises:
-        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
-            whatever ``action`` raised (its claim is then released).
-    """
-    if key is None:
-        return action()
-    endpoint = _endpoint(method, path, key)
-
-    def claim(conn: sa.Connection) -> Reply | int:
-        record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
-        if record_id is not None:
-            return record_id
-        _record(conn, caller, endpoint, key, digest, Reply(0, b""), pending=True)
-        row = _find(conn, caller, endpoint, key)
-        assert row is not None  # inserted just above, in this transaction
-        return int(row.id)
-
-    claimed = db.transact(claim)
-    if isinstance(claimed, Reply):
-        return claimed
-    try:
-        reply = action()
-    except ServiceError:
-        db.transact(lambda conn: statements.execute(conn, _DELETE, {"f_id": claimed}))
-        raise
-    db.transact(lambda conn: _store(conn, claimed, reply, caller.request_id))
-    return reply
+def _claim_pending(
+    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str
+) -> Reply | int:
+    """`run_claimed`'s claim: the stored `Reply`, or the id of a new ``pending`` record."""
+    record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
+    if record_id is not None:
+        return record_id
+    _record(conn, caller, endpoint, key, digest, Reply(0, b""), pending=True)
+    row = _find(conn, caller, endpoint, key)
+    assert row is not None  # inserted just above, in this transaction
+    return int(row.id)
 
 
-async def run_idempotent_async(
+async def run_idempotent(
     db: Database,
     caller: Caller,
     path: str,
@@ -367,15 +305,65 @@ async def run_idempotent_async(
     *,
     digest: str,
     refresh: Refresh | None = None,
+    method: str = "POST",
 ) -> Reply:
-    """`run_idempotent` for a POST from an async route, through `Database.atransact`."""
+    """Run ``work`` once per (key, endpoint, payload); see the module docstring.
+
+    The one transaction (claim, ``work``, the stored answer) goes through
+    `Database.atransact`, as every route's writes do. ``method`` and ``path`` are the
+    endpoint the key is scoped to. ``digest`` is `fingerprint` of the request's
+    validated body. ``refresh`` rebuilds a provisional answer of ``work``
+    (`Reply.provisional`) when the key is used again; a route that never answers
+    provisionally gives none.
+
+    Without a key the work simply runs in one transaction (retried on a lost insert
+    race, which is how a ``transactionId`` fence answers a concurrent duplicate).
+
+    Raises:
+        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
+            whatever ``work`` raised.
+    """
     if key is not None:
-        _endpoint("POST", path, key)  # a malformed key is refused before any database work
+        _endpoint(method, path, key)  # a malformed key is refused before any database work
     return await db.atransact(
         lambda conn: idempotent(
-            conn, caller, "POST", path, key, work, digest=digest, refresh=refresh
+            conn, caller, method, path, key, work, digest=digest, refresh=refresh
         )
     )
+
+
+async def run_claimed(
+    db: Database,
+    caller: Caller,
+    method: str,
+    path: str,
+    key: str | None,
+    action: Callable[[], Awaitable[Reply]],
+    *,
+    digest: str,
+) -> Reply:
+    """Run ``action`` (which makes transactions of its own) once per (key, endpoint, payload).
+
+    The claim (a ``pending`` record) and then the answer are written through
+    `Database.atransact`, around ``action``.
+
+    Raises:
+        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
+            whatever ``action`` raised (its claim is then released).
+    """
+    if key is None:
+        return await action()
+    endpoint = _endpoint(method, path, key)
+    claimed = await db.atransact(lambda conn: _claim_pending(conn, caller, endpoint, key, digest))
+    if isinstance(claimed, Reply):
+        return claimed
+    try:
+        reply = await action()
+    except ServiceError:
+        await db.atransact(lambda conn: statements.execute(conn, _DELETE, {"f_id": claimed}))
+        raise
+    await db.atransact(lambda conn: _store(conn, claimed, reply, caller.request_id))
+    return reply
 
 
 class IdempotencyPurgeWork:

@@ -37,7 +37,7 @@ from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.subscriptions import service as subscriptions
 
 if TYPE_CHECKING:
-    from workbench.sandbox.storage import Database
+    pass
 
 __all__ = [
     "Ended",
@@ -157,16 +157,15 @@ def _outcome_url(session: Row, payment: Row | None) -> str:
     )
 
 
-def page_view(db: Database, session_id: str) -> PageView | Ended:
+def page_view(conn: sa.Connection, session_id: str) -> PageView | Ended:
     """What GET ``checkoutUrl`` shows."""
-    with db.read() as conn:
-        session = sessions.get_session(conn, session_id)
-        ended = _state(conn, session)
-        if ended is not None or session is None:
-            return ended or Ended("missing")
-        name = conn.execute(
-            sa.select(tables.merchants.c.name).where(tables.merchants.c.id == session.merchant_id)
-        ).scalar_one()
+    session = sessions.get_session(conn, session_id)
+    ended = _state(conn, session)
+    if ended is not None or session is None:
+        return ended or Ended("missing")
+    name = conn.execute(
+        sa.select(tables.merchants.c.name).where(tables.merchants.c.id == session.merchant_id)
+    ).scalar_one()
     payload = None
     if session.mode == "qr":
         payload = build_payload(
@@ -215,7 +214,7 @@ def _replay(conn: sa.Connection, session: Row, base_url: str) -> Redirect | None
 
 
 def pay_by_card(
-    db: Database, session_id: str, form: CardForm, *, base_url: str, request_id: str
+    conn: sa.Connection, session_id: str, form: CardForm, *, base_url: str, request_id: str
 ) -> Redirect | Ended:
     """The card form's submit: tokenize, charge by token (or replace a subscription's card).
 
@@ -223,82 +222,77 @@ def pay_by_card(
         ServiceError: what tokenization or the charge refused (nothing is recorded then);
             the page shows its message and the buyer may correct the form.
     """
-    with db.write() as conn:
-        session = _open(conn, session_id)
-        if isinstance(session, Redirect | Ended):
-            return session
-        if session.mode == "qr":
-            raise ServiceError("SVC-VAL-4001", "this session is paid by TR QR, not by card")
-        replay = _replay(conn, session, base_url)
-        if replay is not None:
-            return replay
-        if form.installments > 1 and not session.installment_enabled:
-            raise ServiceError(
-                "SVC-VAL-4001", "installmentCount: this session offers no installments"
-            )
-        now = business_now(conn, session.merchant_id)
-        token = cards.tokenize_checked(
-            conn, session.merchant_id, form.number, form.expiry_month, form.expiry_year, now
-        )["token"]
-        if session.mode == "card_update_only":
-            subscriptions.replace_card(conn, session.subscription_id, token)
-            return _finish(conn, session, None)
-        saving = form.save_card and session.customer_id is not None
-        request = ChargeRequest.model_validate(
-            {
-                "transactionId": session.transaction_id,
-                "amount": int(session.amount),
-                "currency": session.currency,
-                "cardToken": token,
-                "installmentCount": form.installments,
-                "threeDSecure": True,
-                "customerId": session.customer_id if saving else None,
-                "saveCard": saving,
-            }
+    session = _open(conn, session_id)
+    if isinstance(session, Redirect | Ended):
+        return session
+    if session.mode == "qr":
+        raise ServiceError("SVC-VAL-4001", "this session is paid by TR QR, not by card")
+    replay = _replay(conn, session, base_url)
+    if replay is not None:
+        return replay
+    if form.installments > 1 and not session.installment_enabled:
+        raise ServiceError("SVC-VAL-4001", "installmentCount: this session offers no installments")
+    now = business_now(conn, session.merchant_id)
+    token = cards.tokenize_checked(
+        conn, session.merchant_id, form.number, form.expiry_month, form.expiry_year, now
+    )["token"]
+    if session.mode == "card_update_only":
+        subscriptions.replace_card(conn, session.subscription_id, token)
+        return _finish(conn, session, None)
+    saving = form.save_card and session.customer_id is not None
+    request = ChargeRequest.model_validate(
+        {
+            "transactionId": session.transaction_id,
+            "amount": int(session.amount),
+            "currency": session.currency,
+            "cardToken": token,
+            "installmentCount": form.installments,
+            "threeDSecure": True,
+            "customerId": session.customer_id if saving else None,
+            "saveCard": saving,
+        }
+    )
+    caller = _caller(session, request_id)
+    payments.charge(conn, caller, request, base_url)
+    payment = _payment_of(conn, session)
+    assert payment is not None
+    if payment.status == "pending_3ds":
+        return Redirect(
+            acs.challenge_url(base_url, payment.id, payment.correlation_id), final=False
         )
-        caller = _caller(session, request_id)
-        payments.charge(conn, caller, request, base_url)
-        payment = _payment_of(conn, session)
-        assert payment is not None
-        if payment.status == "pending_3ds":
-            return Redirect(
-                acs.challenge_url(base_url, payment.id, payment.correlation_id), final=False
-            )
-        return _finish(conn, session, payment)
+    return _finish(conn, session, payment)
 
 
-def pay_by_qr(db: Database, session_id: str) -> Redirect | Ended:
+def pay_by_qr(conn: sa.Connection, session_id: str) -> Redirect | Ended:
     """The sandbox-only "pay from a bank app" action of a ``qr`` session."""
-    with db.write() as conn:
-        session = _open(conn, session_id)
-        if isinstance(session, Redirect | Ended):
-            return session
-        if session.mode != "qr":
-            raise ServiceError("SVC-VAL-4001", "this session is not in mode qr")
-        payment = payments.record_qr_payment(conn, session)
-        return _finish(conn, session, payment)
+    session = _open(conn, session_id)
+    if isinstance(session, Redirect | Ended):
+        return session
+    if session.mode != "qr":
+        raise ServiceError("SVC-VAL-4001", "this session is not in mode qr")
+    payment = payments.record_qr_payment(conn, session)
+    return _finish(conn, session, payment)
 
 
-def acs_return_url(db: Database, payment_id: str) -> str | None:
+def acs_return_url(conn: sa.Connection, payment_id: str) -> str | None:
     """Where the ACS page posts the ``pares``: the paying session's 3DS return, if any."""
-    with db.read() as conn:
-        payment = conn.execute(
-            sa.select(_P.c.merchant_id, _P.c.transaction_id).where(_P.c.id == payment_id)
-        ).first()
-        if payment is None:
-            return None
-        session = conn.execute(
-            sa.select(_S.c.checkout_url).where(
-                _S.c.merchant_id == payment.merchant_id,
-                _S.c.transaction_id == payment.transaction_id,
-                _S.c.mode == "payment",
-            )
-        ).first()
+    payment = conn.execute(
+        sa.select(_P.c.merchant_id, _P.c.transaction_id).where(_P.c.id == payment_id)
+    ).first()
+    if payment is None:
+        return None
+    session = conn.execute(
+        sa.select(_S.c.checkout_url).where(
+            _S.c.merchant_id == payment.merchant_id,
+            _S.c.transaction_id == payment.transaction_id,
+            _S.c.mode == "payment",
+        )
+    ).first()
     return None if session is None else f"{session.checkout_url}/3ds-callback"
 
 
 def finish_challenge(
-    db: Database,
+    conn: sa.Connection,
     acs_secret: str,
     session_id: str,
     data: dict[str, Any],
@@ -314,19 +308,18 @@ def finish_challenge(
     pares, correlation_id = str(data.get("pares", "")), str(data.get("correlationId", ""))
     if not 0 < len(pares) <= 4096 or not 0 < len(correlation_id) <= 64:
         raise ServiceError("SVC-PAY-4001", "pares/correlationId: missing or malformed")
-    with db.write() as conn:
-        session = _open(conn, session_id)
-        if isinstance(session, Redirect | Ended):
-            return session
+    session = _open(conn, session_id)
+    if isinstance(session, Redirect | Ended):
+        return session
+    payment = _payment_of(conn, session)
+    if payment is None:
+        raise ServiceError("SVC-PAY-4090", "no 3-D Secure challenge is pending for this page")
+    if payment.status == "pending_3ds":
+        callback = ThreeDSCallbackRequest.model_validate(
+            {"pares": pares, "correlationId": correlation_id}
+        )
+        threeds.threeds_callback(
+            conn, acs_secret, _caller(session, request_id), payment.id, callback
+        )
         payment = _payment_of(conn, session)
-        if payment is None:
-            raise ServiceError("SVC-PAY-4090", "no 3-D Secure challenge is pending for this page")
-        if payment.status == "pending_3ds":
-            callback = ThreeDSCallbackRequest.model_validate(
-                {"pares": pares, "correlationId": correlation_id}
-            )
-            threeds.threeds_callback(
-                conn, acs_secret, _caller(session, request_id), payment.id, callback
-            )
-            payment = _payment_of(conn, session)
-        return _finish(conn, session, payment)
+    return _finish(conn, session, payment)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
@@ -44,26 +45,29 @@ def _ok(caller: Caller, payload: Any) -> Response:
     return Reply.json(200, payload).to_response(caller.request_id)
 
 
-def _once(
+async def _once(
     request: Request,
     sandbox: Running,
     caller: Caller,
     key: str | None,
     body: BaseModel | None,
-    action: Callable[[], Any],
+    action: Callable[[], Awaitable[Any]],
 ) -> Response:
     """``action()``'s payload, once per Idempotency-Key: the client retries a POST after a
     5xx, a 429 or a lost connection, and a retried advance must not move the clock twice."""
-    reply = run_claimed(
-        sandbox.db,
-        caller,
-        "POST",
-        raw_path(request),
-        key,
-        lambda: Reply.json(200, action()),
-        digest=fingerprint(body),
+
+    async def answer() -> Reply:
+        return Reply.json(200, await action())
+
+    reply = await run_claimed(
+        sandbox.db, caller, "POST", raw_path(request), key, answer, digest=fingerprint(body)
     )
     return reply.to_response(caller.request_id)
+
+
+async def _in_thread(run: Callable[[], Any]) -> Any:
+    """``run()`` in a worker thread: the reconciler's work, which waits on its lease."""
+    return await anyio.to_thread.run_sync(run)
 
 
 @router.get("/fixtures", summary="Merchant, store, customers, saved cards, test cards", **_EXTRA)
@@ -74,7 +78,7 @@ def fixtures(sandbox: SandboxDep, caller: CallerDep) -> Response:
 
 
 @router.post("/clock/advance", summary="Advance the business clock", **_EXTRA)
-def advance(
+async def advance(
     body: AdvanceRequest,
     request: Request,
     sandbox: SandboxDep,
@@ -90,26 +94,23 @@ def advance(
             raise ServiceError("SVC-GW-5030", str(exc), headers={"Retry-After": "1"}) from exc
         return {"businessTime": iso(moment)}
 
-    return _once(request, sandbox, caller, idempotency_key, body, run)
+    return await _once(request, sandbox, caller, idempotency_key, body, lambda: _in_thread(run))
 
 
 @router.post("/reconciler/tick", summary="Run one reconciler pass now", **_EXTRA)
-def tick(
+async def tick(
     request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
 ) -> Response:
     """Items processed per kind of work."""
-    return _once(
-        request,
-        sandbox,
-        caller,
-        idempotency_key,
-        None,
-        lambda: {"processed": sandbox.reconciler.tick(caller.merchant_id)},
-    )
+
+    def run() -> dict[str, Any]:
+        return {"processed": sandbox.reconciler.tick(caller.merchant_id)}
+
+    return await _once(request, sandbox, caller, idempotency_key, None, lambda: _in_thread(run))
 
 
 @router.post("/settle", summary="Settle every in-flight refund now", **_EXTRA)
-def settle(
+async def settle(
     request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
 ) -> Response:
     """Then deliver due webhooks."""
@@ -119,22 +120,28 @@ def settle(
         sandbox.reconciler.tick(caller.merchant_id)
         return {"settled": count}
 
-    return _once(request, sandbox, caller, idempotency_key, None, run)
+    return await _once(request, sandbox, caller, idempotency_key, None, lambda: _in_thread(run))
 
 
 @router.post("/reset", summary="Delete this merchant's objects and restore fixtures", **_EXTRA)
-def reset(
+async def reset(
     request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
 ) -> Response:
     """Counts of deleted rows per table (the reset's own Idempotency-Key record included)."""
 
-    def run() -> dict[str, Any]:
-        with sandbox.db.write() as conn:
-            deleted = control.reset_merchant(conn, caller.merchant_id)
-        sandbox.limiter.forget(caller.merchant_id)
+    async def run() -> dict[str, Any]:
+        deleted = await sandbox.db.atransact(
+            lambda conn: control.reset_merchant(conn, caller.merchant_id)
+        )
+        await _forget_buckets(sandbox, caller.merchant_id)
         return {"deleted": deleted}
 
-    return _once(request, sandbox, caller, idempotency_key, None, run)
+    return await _once(request, sandbox, caller, idempotency_key, None, run)
+
+
+async def _forget_buckets(sandbox: Running, merchant_id: str) -> None:
+    """The merchant's rate-limit buckets start full again (a shared limiter's are rows)."""
+    await sandbox.db.in_thread(lambda: sandbox.limiter.forget(merchant_id))
 
 
 @router.get("/events", summary="Events of this merchant, with delivery state", **_EXTRA)
@@ -167,7 +174,7 @@ def event_deliveries(
 
 
 @router.post("/fail-next", summary="Make the next request fail (429, 500, timeout)", **_EXTRA)
-def fail_next(
+async def fail_next(
     body: FailNextRequest,
     request: Request,
     sandbox: SandboxDep,
@@ -176,17 +183,18 @@ def fail_next(
 ) -> Response:
     """Applies to the next non-control request of this merchant, once."""
 
-    def run() -> dict[str, str]:
+    async def run() -> dict[str, str]:
         mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
-        with sandbox.db.write() as conn:
-            control.set_fail_next(conn, caller.merchant_id, mode)
+        await sandbox.db.atransact(
+            lambda conn: control.set_fail_next(conn, caller.merchant_id, mode)
+        )
         return {"failNext": body.mode}
 
-    return _once(request, sandbox, caller, idempotency_key, body, run)
+    return await _once(request, sandbox, caller, idempotency_key, body, run)
 
 
 @router.post("/latency", summary="Add simulated latency to every response", **_EXTRA)
-def latency(
+async def latency(
     body: LatencyRequest,
     request: Request,
     sandbox: SandboxDep,
@@ -195,16 +203,17 @@ def latency(
 ) -> Response:
     """0 turns it off."""
 
-    def run() -> dict[str, int]:
-        with sandbox.db.write() as conn:
-            control.set_latency(conn, caller.merchant_id, body.milliseconds)
+    async def run() -> dict[str, int]:
+        await sandbox.db.atransact(
+            lambda conn: control.set_latency(conn, caller.merchant_id, body.milliseconds)
+        )
         return {"latencyMs": body.milliseconds}
 
-    return _once(request, sandbox, caller, idempotency_key, body, run)
+    return await _once(request, sandbox, caller, idempotency_key, body, run)
 
 
 @router.post("/rate-limit", summary="Set this merchant's rate limit", **_EXTRA)
-def rate_limit(
+async def rate_limit(
     body: RateLimitRequest,
     request: Request,
     sandbox: SandboxDep,
@@ -213,18 +222,20 @@ def rate_limit(
 ) -> Response:
     """For every worker; ``perSecond`` null restores the configured default."""
 
-    def run() -> dict[str, Any]:
-        with sandbox.db.write() as conn:
-            control.set_rate_limit(conn, caller.merchant_id, body.perSecond, body.burst)
-        sandbox.limiter.forget(caller.merchant_id)
+    async def run() -> dict[str, Any]:
+        await sandbox.db.atransact(
+            lambda conn: control.set_rate_limit(
+                conn, caller.merchant_id, body.perSecond, body.burst
+            )
+        )
+        await _forget_buckets(sandbox, caller.merchant_id)
         return {"perSecond": body.perSecond, "burst": body.burst}
 
-    return _once(request, sandbox, caller, idempotency_key, body, run)
+    return await _once(request, sandbox, caller, idempotency_key, body, run)
 
 
 @router.put("/webhook", summary="Set the store's webhook URL", **_EXTRA)
-def webhook(body: WebhookRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
+async def webhook(body: WebhookRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
     """Events created from now on go there."""
-    with sandbox.db.write() as conn:
-        control.set_webhook(conn, caller.store_id, body.url)
+    await sandbox.db.atransact(lambda conn: control.set_webhook(conn, caller.store_id, body.url))
     return _ok(caller, {"url": body.url})

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.errors import request_id_of
-from workbench.sandbox.idempotency import fingerprint, run_idempotent, run_idempotent_async
+from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments import threeds
 from workbench.sandbox.payments.charging import answer_charge
@@ -96,7 +96,7 @@ async def threeds_callback(
     idempotency_key: IdemKey = None,
 ) -> Response:
     """Verify the signed pares; a duplicate returns the first result unchanged."""
-    reply = await run_idempotent_async(
+    reply = await run_idempotent(
         sandbox.db,
         caller,
         raw_path(request),
@@ -121,7 +121,7 @@ async def capture(
     idempotency_key: IdemKey = None,
 ) -> Response:
     """Captured; a repeat on a captured payment answers the same."""
-    reply = await run_idempotent_async(
+    reply = await run_idempotent(
         sandbox.db,
         caller,
         raw_path(request),
@@ -147,7 +147,7 @@ async def void(
 ) -> Response:
     """Voided; the reason travels on the payment.voided event."""
     req = body or VoidRequest()
-    reply = await run_idempotent_async(
+    reply = await run_idempotent(
         sandbox.db,
         caller,
         raw_path(request),
@@ -189,7 +189,7 @@ def public_status(id: PaymentId, request: Request, sandbox: SandboxDep) -> Respo
     openapi_extra={"security": SIGNED},
     summary="Exchange a card number for a tok_ vault token",
 )
-def create_token(
+async def create_token(
     body: TokenRequest,
     request: Request,
     sandbox: SandboxDep,
@@ -206,8 +206,8 @@ def create_token(
         return Reply.json(201, payload)
 
     digest = _shown_card_digest(body)
-    reply = run_idempotent(
-        sandbox.db, caller, "POST", raw_path(request), idempotency_key, work, digest=digest
+    reply = await run_idempotent(
+        sandbox.db, caller, raw_path(request), idempotency_key, work, digest=digest
     )
     return reply.to_response(caller.request_id)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from workbench.sandbox.idempotency import fingerprint, run_idempotent_async
+from workbench.sandbox.idempotency import fingerprint, run_idempotent
 from workbench.sandbox.refunds import service as refunds
 from workbench.sandbox.refunds.models import RefundRequest, RefundResponse
 from workbench.sandbox.routing import (
@@ -43,7 +43,7 @@ async def refund(
 ) -> Response:
     """200 when settled at once, 202 while in flight (retry with the same Idempotency-Key)."""
     req = body or RefundRequest()
-    reply = await run_idempotent_async(
+    reply = await run_idempotent(
         sandbox.db,
         caller,
         raw_path(request),

@@ -34,7 +34,7 @@ router = APIRouter(redirect_slashes=False)
     openapi_extra={"security": SIGNED},
     summary="Create a hosted-checkout session",
 )
-def create_session(
+async def create_session(
     body: SessionRequest,
     request: Request,
     sandbox: SandboxDep,
@@ -43,10 +43,9 @@ def create_session(
 ) -> Response:
     """201 with the session; the same transactionId and payload again answers 200 with it."""
     base = checkout_base(request, sandbox)
-    reply = run_idempotent(
+    reply = await run_idempotent(
         sandbox.db,
         caller,
-        "POST",
         raw_path(request),
         idempotency_key,
         lambda conn: sessions.create_session(conn, caller, body, base),

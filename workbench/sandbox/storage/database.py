@@ -308,6 +308,31 @@ class Database:
             )
         return await batches.run(work)
 
+    async def aread(self, work: Callable[[sa.Connection], T]) -> T:
+        """`read` from async code: ``work`` in a read-only transaction; its result.
+
+        On PostgreSQL on the database's threads (`in_thread`), since every statement
+        waits on the network. On an SQLite file on the event loop itself: a read in WAL
+        mode never waits for a writer, and takes less time than handing it to a thread
+        and back. On an in-memory database on the loop when its one connection is free,
+        in a worker thread otherwise.
+        """
+
+        def run() -> T:
+            with self.read() as conn:
+                return work(conn)
+
+        if not self.is_sqlite:
+            return await self.in_thread(run)
+        if not self.is_memory:
+            return run()
+        if not self._memory_lock.acquire(blocking=False):
+            return await anyio.to_thread.run_sync(run)
+        try:
+            return run()
+        finally:
+            self._memory_lock.release()
+
     async def in_thread(self, work: Callable[[], T]) -> T:
         """Run blocking database work from async code in a worker thread; its result.
 

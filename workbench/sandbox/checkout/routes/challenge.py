@@ -110,20 +110,17 @@ async def challenge_form(
     """The challenge form's submit: sign the outcome, send it back to the checkout page."""
     try:
         data = parse_body(await request.body())
-        with sandbox.db.read() as conn:
-            payload = acs.challenge_result(
-                conn,
-                sandbox.acs_secret,
-                payment_id,
-                data.get("correlationId", "")[:64],
-                data.get("code", "").strip()[:32],
-            )
+        secret = sandbox.acs_secret
+        correlation_id, code = data.get("correlationId", "")[:64], data.get("code", "").strip()[:32]
+        payload = await sandbox.db.aread(
+            lambda conn: acs.challenge_result(conn, secret, payment_id, correlation_id, code)
+        )
     except (FormError, ServiceError):
         return _no_challenge(request, sandbox)
     return render(
         "acs_done.html",
         static_base=base_url(request, sandbox),
-        return_to=flow.acs_return_url(sandbox.db, payment_id),
+        return_to=await sandbox.db.aread(lambda conn: flow.acs_return_url(conn, payment_id)),
         passed=payload["result"] == "Y",
         pares=payload["pares"],
         correlation_id=payload["correlationId"],

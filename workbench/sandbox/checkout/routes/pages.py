@@ -78,7 +78,7 @@ def _answer(request: Request, result: flow.Redirect | flow.Ended) -> Response:
     return RedirectResponse(result.url, status_code=303, headers={"Cache-Control": "no-store"})
 
 
-def _page(
+async def _page(
     request: Request,
     sandbox: Running,
     session_id: str,
@@ -90,7 +90,7 @@ def _page(
 ) -> Response:
     if not _SESSION_ID.match(session_id):
         return ended_page(request, flow.Ended("missing"))
-    view = flow.page_view(sandbox.db, session_id)
+    view = await sandbox.db.aread(lambda conn: flow.page_view(conn, session_id))
     if isinstance(view, flow.Ended):
         return ended_page(request, view)
     kept = values or {}
@@ -130,9 +130,9 @@ def checkout_js() -> Response:
 
 
 @router.get("/checkout/{session_id}")
-def checkout_page(session_id: str, request: Request, sandbox: SandboxDep) -> Response:
+async def checkout_page(session_id: str, request: Request, sandbox: SandboxDep) -> Response:
     """The hosted page of a session, or the page saying it has ended."""
-    return _page(request, sandbox, session_id)
+    return await _page(request, sandbox, session_id)
 
 
 @router.post("/checkout/{session_id}/pay")
@@ -143,35 +143,34 @@ async def pay(session_id: str, request: Request, sandbox: SandboxDep) -> Respons
     data: dict[str, str] = {}
     try:
         data = parse_body(await request.body())
-        view = flow.page_view(sandbox.db, session_id)
+        view = await sandbox.db.aread(lambda conn: flow.page_view(conn, session_id))
         allowed = isinstance(view, flow.PageView) and view.installments
         form = CardForm.parse(data, installments_allowed=allowed)
-        result = flow.pay_by_card(
-            sandbox.db,
-            session_id,
-            form,
-            base_url=_static_base(request),
-            request_id=request_id_of(request.scope),
+        base, request_id = _static_base(request), request_id_of(request.scope)
+        result = await sandbox.db.atransact(
+            lambda conn: flow.pay_by_card(
+                conn, session_id, form, base_url=base, request_id=request_id
+            )
         )
     except FormError as exc:
-        return _page(
+        return await _page(
             request, sandbox, session_id, status=400, error=exc.message,
             error_field=exc.field, values=data,
         )  # fmt: skip
     except ServiceError as exc:
-        return _refused(request, sandbox, session_id, exc, data)
+        return await _refused(request, sandbox, session_id, exc, data)
     return _answer(request, result)
 
 
 @router.post("/checkout/{session_id}/qr")
-def pay_qr(session_id: str, request: Request, sandbox: SandboxDep) -> Response:
+async def pay_qr(session_id: str, request: Request, sandbox: SandboxDep) -> Response:
     """Sandbox only: the buyer's bank app pays the TR QR code of this session."""
     if not _SESSION_ID.match(session_id):
         return ended_page(request, flow.Ended("missing"))
     try:
-        result = flow.pay_by_qr(sandbox.db, session_id)
+        result = await sandbox.db.atransact(lambda conn: flow.pay_by_qr(conn, session_id))
     except ServiceError as exc:
-        return _refused(request, sandbox, session_id, exc, {})
+        return await _refused(request, sandbox, session_id, exc, {})
     return _answer(request, result)
 
 
@@ -182,22 +181,21 @@ async def threeds_return(session_id: str, request: Request, sandbox: SandboxDep)
         return ended_page(request, flow.Ended("missing"))
     try:
         data = parse_body(await request.body())
-        result = flow.finish_challenge(
-            sandbox.db,
-            sandbox.acs_secret,
-            session_id,
-            data,
-            base_url=_static_base(request),
-            request_id=request_id_of(request.scope),
+        secret, base = sandbox.acs_secret, _static_base(request)
+        request_id = request_id_of(request.scope)
+        result = await sandbox.db.atransact(
+            lambda conn: flow.finish_challenge(
+                conn, secret, session_id, data, base_url=base, request_id=request_id
+            )
         )
     except FormError as exc:
-        return _page(request, sandbox, session_id, status=400, error=exc.message)
+        return await _page(request, sandbox, session_id, status=400, error=exc.message)
     except ServiceError as exc:
-        return _refused(request, sandbox, session_id, exc, {})
+        return await _refused(request, sandbox, session_id, exc, {})
     return _answer(request, result)
 
 
-def _refused(
+async def _refused(
     request: Request,
     sandbox: Running,
     session_id: str,
@@ -210,7 +208,7 @@ def _refused(
     field = "cardNumber" if exc.message.startswith("cardNumber") else None
     if exc.message.startswith("expiry"):
         field = "expiry"
-    return _page(
+    return await _page(
         request, sandbox, session_id, status=400, error=f"{exc.message} ({exc.code})",
         error_field=field, values=data,
     )  # fmt: skip

@@ -60,7 +60,7 @@ def _signed(**extra: Any) -> dict[str, Any]:
     response_model=SubscriptionObject,
     **_signed(summary="Create a subscription"),
 )
-def create(
+async def create(
     body: SubscriptionRequest,
     request: Request,
     sandbox: SandboxDep,
@@ -68,10 +68,9 @@ def create(
     idempotency_key: IdemKey = None,
 ) -> Response:
     """201 with the subscription and its publicHash (shown only here)."""
-    reply = run_idempotent(
+    reply = await run_idempotent(
         sandbox.db,
         caller,
-        "POST",
         raw_path(request),
         idempotency_key,
         lambda conn: service.create(conn, caller, body),
@@ -138,7 +137,7 @@ def charges(id: str, sandbox: SandboxDep, caller: CallerDep) -> Response:
     response_model=CancelResponse,
     **_signed(summary="Cancel now or at the period end"),
 )
-def cancel(
+async def cancel(
     id: str,
     body: CancelRequest,
     request: Request,
@@ -147,10 +146,9 @@ def cancel(
     idempotency_key: IdemKey = None,
 ) -> Response:
     """atPeriodEnd=true keeps it running until nextChargeAt; false cancels at once."""
-    reply = run_idempotent(
+    reply = await run_idempotent(
         sandbox.db,
         caller,
-        "POST",
         raw_path(request),
         idempotency_key,
         lambda conn: service.cancel(conn, caller, id, body),
@@ -162,7 +160,7 @@ def cancel(
 def _action(name: str, summary: str, model: type[Any], status_code: int = 200) -> None:
     work = getattr(service, name.replace("-", "_"))
 
-    def endpoint(
+    async def endpoint(
         id: str,
         body: EmptyRequest,
         request: Request,
@@ -170,10 +168,9 @@ def _action(name: str, summary: str, model: type[Any], status_code: int = 200) -
         caller: CallerDep,
         idempotency_key: IdemKey = None,
     ) -> Response:
-        reply = run_idempotent(
+        reply = await run_idempotent(
             sandbox.db,
             caller,
-            "POST",
             raw_path(request),
             idempotency_key,
             lambda conn: work(conn, caller, id),

@@ -32,7 +32,7 @@ router = APIRouter(redirect_slashes=False)
 _BASE = "/v1/public/subscriptions/{hash}"
 
 
-def _idempotent(
+async def _idempotent(
     request: Request,
     sandbox: Running,
     public_hash: str,
@@ -47,9 +47,10 @@ def _idempotent(
     only as the SHA-256 in the caller's key.
     """
     request_id = request_id_of(request.scope)
-    with sandbox.db.read() as conn:
-        caller = service.portal_caller(conn, public_hash, request_id)
-    reply = run_idempotent(sandbox.db, caller, "POST", _BASE + tail, key, work, digest=digest)
+    caller = await sandbox.db.aread(
+        lambda conn: service.portal_caller(conn, public_hash, request_id)
+    )
+    reply = await run_idempotent(sandbox.db, caller, _BASE + tail, key, work, digest=digest)
     return reply.to_response(request_id)
 
 
@@ -72,7 +73,7 @@ def view(hash: str, request: Request, sandbox: SandboxDep) -> Response:
     responses=PUBLIC_ERRORS,
     summary="Buyer portal: cancel (atPeriodEnd defaults to true)",
 )
-def cancel(
+async def cancel(
     hash: str,
     request: Request,
     sandbox: SandboxDep,
@@ -81,7 +82,7 @@ def cancel(
 ) -> Response:
     """publicHash, status, cancelAtPeriodEnd."""
     req = body or PublicCancelRequest()
-    return _idempotent(
+    return await _idempotent(
         request,
         sandbox,
         hash,
@@ -99,7 +100,7 @@ def cancel(
     responses=PUBLIC_ERRORS,
     summary="Buyer portal: a card_update_only checkout session",
 )
-def update_card_session(
+async def update_card_session(
     hash: str,
     request: Request,
     sandbox: SandboxDep,
@@ -110,7 +111,7 @@ def update_card_session(
     answers the same session instead of making a second one."""
     checkout = checkout_base(request, sandbox)
     portal = base_url(request, sandbox)
-    return _idempotent(
+    return await _idempotent(
         request,
         sandbox,
         hash,
