@@ -157,8 +157,8 @@ def test_lone_surrogate_in_a_string_is_a_400(client: httpx.Client) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["http://shop.example:}A/hook", "http://:80/hook", "https://[::1/x"],
-    ids=["port-not-a-number", "no-host", "broken-ipv6"],
+    ["http://shop.example:}A/hook", "http://:80/hook", "https://[::1/x", "http://shop]x/hook"],
+    ids=["port-not-a-number", "no-host", "broken-ipv6", "bracket-in-host"],
 )
 def test_unsendable_callback_url_is_rejected_when_given(client: httpx.Client, url: str) -> None:
     # Found by schemathesis: such a URL used to be stored and crash the clock advance

@@ -298,15 +298,17 @@ class WebhookWork:
 
     @staticmethod
     async def _post(http: httpx.AsyncClient, delivery: _Delivery) -> tuple[int | None, str | None]:
-        headers = sign_request(
-            api_key="webhook",
-            secret_key=delivery.secret,
-            method="POST",
-            url=delivery.url,
-            body=delivery.body,
-            timestamp=format_timestamp(wall_now()),
-        )
         try:
+            # Signing splits the URL too: one stored before the check that both parse
+            # (an older database's) is a failed delivery like any other bad target.
+            headers = sign_request(
+                api_key="webhook",
+                secret_key=delivery.secret,
+                method="POST",
+                url=delivery.url,
+                body=delivery.body,
+                timestamp=format_timestamp(wall_now()),
+            )
             response = await http.post(
                 delivery.url,
                 content=delivery.body,
@@ -319,7 +321,7 @@ class WebhookWork:
                     "X-Event-Attempt": str(delivery.attempt),
                 },
             )
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
             # InvalidURL is not an HTTPError: a target the merchant typed wrong is a
             # failed delivery, never an error of the request that ran the reconciler.
             return None, f"{type(exc).__name__}"[:300]
