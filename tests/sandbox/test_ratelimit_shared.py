@@ -76,3 +76,16 @@ def test_forget_fills_the_merchant_buckets_again(
     assert b.check(DEMO_MERCHANT_ID, KEY) is not None
     a.forget(DEMO_MERCHANT_ID)
     assert b.check(DEMO_MERCHANT_ID, KEY) is None
+
+
+def test_a_new_limit_starts_with_a_full_bucket_whatever_the_old_one_left(
+    pair: list[SharedRateLimiter], clock: list[datetime]
+) -> None:
+    # A worker whose key record is a guess (PostgreSQL) may still take under the limit the
+    # key had: those takes must not empty the bucket the new limit is counted in.
+    a, b = pair
+    old = (0.001, 4)
+    assert [a.check(DEMO_MERCHANT_ID, KEY, old) is None for _ in range(5)] == [True] * 4 + [False]
+    assert b.check(DEMO_MERCHANT_ID, KEY) is None  # the default limit's own bucket, full
+    assert [b.check(DEMO_MERCHANT_ID, KEY) is None for _ in range(3)] == [True, True, False]
+    assert a.check(DEMO_MERCHANT_ID, KEY, old) is not None  # the old one stays empty

@@ -1,10 +1,13 @@
 """`SharedRateLimiter`: token buckets in the database, counted by every worker together.
 
-A bucket is a row of ``rate_buckets``, taken from by `workbench.sandbox.storage.take_token`
-(one autocommit statement on PostgreSQL, a short transaction on SQLite).
+A bucket is a row of ``rate_buckets``, one per key and limit, taken from by
+`workbench.sandbox.storage.take_token` (one autocommit statement on PostgreSQL, a short
+transaction on SQLite).
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import sqlalchemy as sa
 
@@ -16,6 +19,19 @@ from workbench.sandbox.storage import Database, take_token
 __all__ = ["SharedRateLimiter"]
 
 _B = tables.rate_buckets
+
+
+def _bucket_of(api_key: str, rate: float, burst: int) -> str:
+    """The bucket of one key under one limit: a limit that changes starts a full bucket.
+
+    Another worker may still hold the key's record as it was (a guess, PostgreSQL) and
+    take under the old limit until its transaction finds out; those takes drain the old
+    limit's bucket, not the one the new limit counts in.
+    """
+    name = f"{api_key} {rate!r}/{burst}"
+    if len(name) > _B.c.api_key.type.length:  # type: ignore[attr-defined]
+        name = "sha256:" + hashlib.sha256(name.encode()).hexdigest()
+    return name
 
 
 class SharedRateLimiter(RateLimiter):
@@ -41,7 +57,7 @@ class SharedRateLimiter(RateLimiter):
         rate, burst = self.limit_for(own)
         if rate <= 0:
             return None
-        key = {"merchant_id": merchant_id, "api_key": api_key}
+        key = {"merchant_id": merchant_id, "api_key": _bucket_of(api_key, rate, burst)}
         tokens = take_token(self.db, _B, key, rate, burst, wall_now)
         if tokens >= 1:
             return None
