@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import database_url
 from tests.sandbox.pgtrace import Trace
+from tests.sandbox.storage.probes import probe_database
 from workbench.sandbox.storage import Database, statements
 
 _META = sa.MetaData()
@@ -36,13 +36,8 @@ _NAMES = sa.select(_T.c.name, _T.c.hits).order_by(_T.c.name)
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    with database_url(request.param, tmp_path) as url:
-        database = Database(url)
-        _META.create_all(database.engine)
-        try:
-            yield database
-        finally:
-            database.dispose()
+    with probe_database(request.param, tmp_path, _META) as database:
+        yield database
 
 
 def _make(name: str) -> Callable[[sa.Connection], str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import database_url
+from tests.sandbox.storage.probes import probe_database
 from workbench.sandbox.storage import Database, statements
 
 _META = sa.MetaData()
@@ -28,13 +28,8 @@ _COUNT = sa.select(sa.func.count()).select_from(_T)
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    with database_url(request.param, tmp_path) as url:
-        database = Database(url)
-        _META.create_all(database.engine)
-        try:
-            yield database
-        finally:
-            database.dispose()
+    with probe_database(request.param, tmp_path, _META) as database:
+        yield database
 
 
 def _count(db: Database) -> int:
@@ -125,13 +120,8 @@ def test_a_write_drops_what_was_read_ahead(db: Database) -> None:
 
 @pytest.fixture
 def pg_db(tmp_path: Path) -> Iterator[Database]:
-    with database_url("postgres", tmp_path) as url:
-        database = Database(url)
-        _META.create_all(database.engine)
-        try:
-            yield database
-        finally:
-            database.dispose()
+    with probe_database("postgres", tmp_path, _META) as database:
+        yield database
 
 
 def test_a_pooled_connection_is_handed_back_as_it_was_taken(pg_db: Database) -> None:

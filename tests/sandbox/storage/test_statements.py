@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import database_url
+from tests.sandbox.storage.probes import probe_database
 from workbench.sandbox.storage import Database, UTCDateTime, statements
 
 _META = sa.MetaData()
@@ -35,13 +35,8 @@ _COUNT = sa.select(sa.func.count()).select_from(_T)
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    with database_url(request.param, tmp_path) as url:
-        database = Database(url)
-        _META.create_all(database.engine)
-        try:
-            yield database
-        finally:
-            database.dispose()
+    with probe_database(request.param, tmp_path, _META) as database:
+        yield database
 
 
 def test_values_round_trip_through_the_column_types(db: Database) -> None:
