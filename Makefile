@@ -16,7 +16,7 @@ export UV_PYTHON_DOWNLOADS := never
 # which doubled the start of each and cost the suite about a third of its time.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test coverage durations lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism lab notebooks bench clean
+.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism lab notebooks bench clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -61,12 +61,6 @@ docs-serve: $(STAMP)
 PYTEST_WORKERS ?= auto
 pytest: $(STAMP)
 	$(RUN) pytest -n $(PYTEST_WORKERS) --durations=15 $(PYTEST_ARGS)
-
-# The whole suite once, writing each test's duration to tests/durations.json, which
-# orders the work of every later run (longest first; see conftest.py).
-durations: $(STAMP) browser signing-tools prism
-	rm -f tests/durations.json
-	$(RUN) pytest -n $(PYTEST_WORKERS) --record-durations $(PYTEST_ARGS)
 
 # --cov names its source: nbval copies the raw option into each notebook kernel, and a bare
 # --cov (source [True]) leaves every kernel's coverage setup hanging until it times out.

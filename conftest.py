@@ -23,7 +23,6 @@ order on one worker, and a few files whose fixtures are expensive (a browser, a
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -118,84 +117,14 @@ def _unit_of(nodeid: str) -> str:
     return nodeid
 
 
-#: How long each test took (setup, call and teardown, seconds) in a recent run of the
-#: whole suite: `pytest_collection_modifyitems` starts the longest units first.
-#: ``make durations`` measures them again.
-DURATIONS = ROOT / "tests" / "durations.json"
-#: What a test not in `DURATIONS` (a new one) is taken to cost.
-_UNKNOWN_SECONDS = 0.2
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """``--record-durations``: write every test's duration to `DURATIONS` at the end."""
-    parser.addoption(
-        "--record-durations",
-        action="store_true",
-        help=f"write each test's duration to {DURATIONS.relative_to(ROOT)}",
-    )
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist, order the units of `_unit_of` longest first (by `DURATIONS`).
-
-    The workers are handed units in this order, so the long ones (the guide in Chromium,
-    the wheel, the crash tests...) start at once and the short ones fill in around them,
-    instead of one of them starting last while the other worker has nothing left to do.
-    A unit keeps its tests in the order they were collected (a notebook's cells too).
-    """
-    if not hasattr(config, "workerinput"):
-        return
-    try:
-        seconds: dict[str, float] = json.loads(DURATIONS.read_text())
-    except (OSError, ValueError):
-        return
-    cost: dict[str, float] = {}
-    for item in items:
-        unit = _unit_of(item.nodeid)
-        cost[unit] = cost.get(unit, 0.0) + seconds.get(item.nodeid, _UNKNOWN_SECONDS)
-    items.sort(key=lambda item: -cost[_unit_of(item.nodeid)])
-
-
-class _DurationRecorder:
-    """``--record-durations``: each test's phases added up, written to `DURATIONS`.
-
-    Registered on the process that sees every report: the xdist controller, or the
-    only process.
-    """
-
-    def __init__(self) -> None:
-        self.seconds: dict[str, float] = {}
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
-
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if exitstatus != 0:
-            return  # a failed or interrupted run measured less than it ran
-        try:  # a run of part of the suite updates its part
-            seconds: dict[str, float] = json.loads(DURATIONS.read_text())
-        except (OSError, ValueError):
-            seconds = {}
-        seconds.update((nodeid, round(t, 2)) for nodeid, t in self.seconds.items())
-        DURATIONS.write_text(json.dumps(dict(sorted(seconds.items())), indent=0) + "\n")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Record durations where asked (`_DurationRecorder`)."""
-    if config.getoption("record_durations") and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(_DurationRecorder(), "workbench-durations")
-
-
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Hand out tests one by one, each unit of `_unit_of` whole (``--dist load``), in
-    the order of the collection (`pytest_collection_modifyitems`: longest first).
+    """Hand out tests one by one, each unit of `_unit_of` whole (``--dist load``).
 
     xdist's own ``loadgroup`` cannot be used: it marks a group by rewriting a test's
     node id, which pytest 9 no longer reads.
     """
     if config.getoption("dist") not in ("load", "loadgroup"):
         return None
-    config.option.loadscopereorder = False  # xdist's own order: most tests first
     from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
     class UnitScheduling(LoadScopeScheduling):  # type: ignore[misc]
