@@ -454,14 +454,26 @@ def _read_unlocked(
         cursor.close()
     if len(rows) != 1:
         raise LocksNeeded("an announced read found more than one row")
-    row, offset = rows[0], 0
+    locked = _split_row(rows[0], 0, reads, transaction.read_ahead)
+    if locked:
+        raise LocksNeeded("a locking read found a row")
+
+
+def _split_row(
+    row: Sequence[Any],
+    offset: int,
+    reads: Sequence[tuple[Statement, Mapping[str, Any], _Prepared]],
+    into: dict[_ReadKey, list[Any] | None],
+) -> bool:
+    """Each read's records from ``row`` (`_reads_as_one`'s columns, from ``offset``) into
+    ``into``; whether a read that locks found a row."""
+    locked = False
     for statement, params, read in reads:
         found, values = row[offset], row[offset + 1 : offset + 1 + read.width]
         offset += 1 + read.width
-        if found is not None and read.locks:
-            raise LocksNeeded("a locking read found a row")
-        records = [] if found is None else [read.record(values)]
-        transaction.read_ahead[_key(statement, params)] = records
+        locked = locked or (found is not None and read.locks)
+        into[_key(statement, params)] = [] if found is None else [read.record(values)]
+    return locked
 
 
 def _wrap(conn: sa.Connection, sql: str, args: Any, exc: Exception) -> sa.exc.StatementError:
@@ -753,15 +765,8 @@ def together(
                 if len(mine_rows) != 1:  # a read found several rows: on its own, as usual
                     outcomes[index].alone = True
                     continue
-                offset = 1
-                for statement, params, read in reads[index]:
-                    row = mine_rows[0]
-                    found, values = row[offset], row[offset + 1 : offset + 1 + read.width]
-                    offset += 1 + read.width
-                    if found is not None and read.locks:
-                        outcomes[index].alone = True
-                    records = [] if found is None else [read.record(values)]
-                    ahead[index][_key(statement, params)] = records
+                if _split_row(mine_rows[0], 1, reads[index], ahead[index]):
+                    outcomes[index].alone = True  # a locking read found a row
         inserts: list[_Sent] = []
         for (work, context), outcome, rows_ahead in zip(works, outcomes, ahead, strict=True):
             if outcome.alone:
