@@ -38,7 +38,7 @@ from workbench._logs import configure_logging
 from workbench._options import CallOptions, RequestOptions, check_headers
 from workbench._response import ResponseInfo
 from workbench._retry import RetryPolicy
-from workbench._transport import ShardedAsyncTransport
+from workbench._transport import ShardedAsyncTransport, default_ssl_context
 from workbench._version import __version__
 from workbench.config import Settings, mask_key
 from workbench.models._base import APIObject
@@ -423,6 +423,7 @@ class SyncAPIClient(BaseClient):
             timeout=self._timeout,
             transport=transport,
             limits=DEFAULT_LIMITS,
+            verify=default_ssl_context(),
         )
         self._sleep: Callable[[float], None] = time.sleep
 

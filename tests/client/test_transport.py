@@ -1,15 +1,23 @@
-"""The AsyncClient's transport spreads requests over several pools, in turn."""
+"""The clients' transports: the AsyncClient's pools taken in turn, one shared SSL context."""
 
 from __future__ import annotations
 
 import asyncio
+import http.server
+import json
+import ssl
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.client import samples
+from workbench import APIConnectionError
 from workbench._base_client import ASYNC_POOLS, DEFAULT_LIMITS
-from workbench._client import AsyncClient
+from workbench._client import AsyncClient, Client
 from workbench._transport import ShardedAsyncTransport
 
 
@@ -64,3 +72,64 @@ def test_async_client_uses_sharded_pools_by_default() -> None:
 def test_no_shards_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one"):
         ShardedAsyncTransport([])
+
+
+@pytest.fixture(scope="module")
+def self_signed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """An HTTPS server on 127.0.0.1 whose certificate no store trusts, and that certificate."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subject = ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+    files = ["-keyout", str(key), "-out", str(cert)]
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days=1", *subject, *files],
+        check=True,
+        capture_output=True,
+    )
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps(samples.PAYMENT).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}", cert
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_clients_sharing_one_ssl_context_still_refuse_an_untrusted_certificate(
+    self_signed: tuple[str, Path],
+) -> None:
+    base, cert = self_signed
+    keys = ("pk_test_a_0000", "sk_test_b_0000")
+    for _ in range(2):  # the second client takes the context the first one built
+        with Client(*keys, base, max_retries=0) as c, pytest.raises(APIConnectionError) as sync:
+            c.payments.retrieve("pay_1")
+        assert "CERTIFICATE_VERIFY_FAILED" in repr(sync.value.__cause__)
+
+        async def run() -> None:
+            async with AsyncClient(*keys, base, max_retries=0) as c:
+                await c.payments.retrieve("pay_1")
+
+        with pytest.raises(APIConnectionError) as unsure:
+            asyncio.run(run())
+        assert "CERTIFICATE_VERIFY_FAILED" in repr(unsure.value.__cause__)
+    # The server itself answers a client that trusts its certificate.
+    trust = ssl.create_default_context(cafile=str(cert))
+    with httpx.Client(verify=trust) as trusting, Client(*keys, base, http_client=trusting) as c:
+        assert c.payments.retrieve("pay_1").id == samples.PAYMENT["id"]

@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from workbench._transport import default_ssl_context
+
 if TYPE_CHECKING:
     from workbench.models import SandboxFixtures
 
@@ -101,11 +103,15 @@ def pay_by_card(
     """Fill in and submit the hosted page's card form, then follow the redirect to ``returnUrl``."""
     form = {"cardNumber": card_number, "expiry": expiry, "cvc": cvc, "holder": holder,
             "installments": str(installments)}  # fmt: skip
-    with httpx.Client(timeout=_TIMEOUT, follow_redirects=True) as browser:
+    with httpx.Client(
+        timeout=_TIMEOUT, follow_redirects=True, verify=default_ssl_context()
+    ) as browser:
         return _landing(browser.post(f"{checkout_url}/pay", data=form))
 
 
 def pay_by_qr(checkout_url: str) -> Landing:
     """Press the sandbox page's "Pay from a bank app" (a bank app scanning the TR QR code)."""
-    with httpx.Client(timeout=_TIMEOUT, follow_redirects=True) as browser:
+    with httpx.Client(
+        timeout=_TIMEOUT, follow_redirects=True, verify=default_ssl_context()
+    ) as browser:
         return _landing(browser.post(f"{checkout_url}/qr"))

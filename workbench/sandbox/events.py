@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 import sqlalchemy as sa
 
+from workbench._transport import default_ssl_context
 from workbench.sandbox import tables
 from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
@@ -284,7 +285,9 @@ class WebhookWork:
 
     async def _post_all(self, batch: Sequence[_Delivery]) -> list[tuple[int | None, str | None]]:
         gate = asyncio.Semaphore(self.concurrency)
-        async with httpx.AsyncClient(timeout=self.timeout_seconds) as http:
+        async with httpx.AsyncClient(
+            timeout=self.timeout_seconds, verify=default_ssl_context()
+        ) as http:
 
             async def one(delivery: _Delivery) -> tuple[int | None, str | None]:
                 async with gate:

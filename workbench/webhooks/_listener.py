@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Self
 
 import httpx
 
+from workbench._transport import default_ssl_context
 from workbench.signing import canonical_path
 from workbench.webhooks._receiver import ReceivedRequest, WebhookReceiver
 from workbench.webhooks._verify import (
@@ -115,7 +116,7 @@ class WebhookListener(WebhookReceiver):
     def start(self) -> Self:
         """Start listening in a background thread; returns the listener."""
         if self._forward_to is not None and self._http is None:
-            self._http = httpx.Client(timeout=10.0)
+            self._http = httpx.Client(timeout=10.0, verify=default_ssl_context())
         return super().start()
 
     def stop(self) -> None:
