@@ -33,6 +33,16 @@ def test_checkout_url_is_the_bound_address_whatever_the_host_header(
     assert created.json()["checkoutUrl"].startswith(server.base_url + "/checkout/")
 
 
+def test_forwarded_headers_change_neither_the_scheme_nor_the_address(
+    client: httpx.Client, server: SandboxServer
+) -> None:
+    # uvicorn believes X-Forwarded-* from 127.0.0.1 unless told not to; they are unsigned.
+    forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"}
+    created = _session(client, **forwarded)
+    assert created.status_code == 201, created.text
+    assert created.json()["checkoutUrl"].startswith(server.base_url + "/checkout/")
+
+
 @pytest.mark.parametrize(
     "host", ["evil.example", "evil.example:8765", "127.0.0.1.evil.example", "[2001:db8::1]:80"]
 )

@@ -266,7 +266,8 @@ def sandbox(
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
 
     Public addresses (checkoutUrl, redirects) come from --public-url, never from a
-    request's Host header; a request naming a Host this sandbox does not serve is refused.
+    request's Host or X-Forwarded-* headers; a request naming a Host this sandbox does not
+    serve is refused.
     A database written by an older version is migrated; one it cannot serve is refused
     with a message, and --reset starts it afresh.
     """

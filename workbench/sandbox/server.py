@@ -21,13 +21,21 @@ __all__ = ["SandboxServer", "http_settings"]
 
 
 def http_settings(config: SandboxConfig) -> dict[str, Any]:
-    """uvicorn settings for the configured HTTP limits (header cap and deadline, keep-alive)."""
+    """uvicorn settings: the configured HTTP limits (header cap and deadline, keep-alive),
+    and no trust in forwarding headers."""
     limits = HttpLimits(
         max_header_bytes=config.max_header_bytes,
         header_timeout=config.header_timeout_seconds,
         implementation=config.http_implementation,
     )
-    return {**limits.uvicorn_settings(), "timeout_keep_alive": config.keep_alive_seconds}
+    return {
+        **limits.uvicorn_settings(),
+        "timeout_keep_alive": config.keep_alive_seconds,
+        # uvicorn would take the scheme and client from X-Forwarded-* sent from 127.0.0.1:
+        # unsigned headers, which then shaped the checkoutUrl (`context.base_url_of`).
+        # Behind a proxy, --public-url says the public address instead.
+        "proxy_headers": False,
+    }
 
 
 class SandboxServer:
