@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -12,7 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -122,15 +124,34 @@ def sandbox_app() -> FastAPI:
     return create_app(bench_config())
 
 
-# As `workbench sandbox --workers N` does: tables and fixtures once, then the workers.
+@functools.cache
+def _http_settings() -> dict[str, Any]:
+    from workbench.sandbox.server import http_settings
+
+    return http_settings(bench_config())
+
+
+def bench_protocol(**kwargs: Any) -> asyncio.Protocol:
+    """One connection's protocol in a worker process, with the limits the sandbox serves with."""
+    protocol: asyncio.Protocol = _http_settings()["http"](**kwargs)
+    return protocol
+
+
+# As `workbench sandbox --workers N` does: tables and fixtures once, then the workers, with
+# the command's HTTP settings (header cap and deadline, no forwarding headers); only the
+# access log is off, as the command's output is not what is measured.
 SANDBOX_MAIN = """
 import sys, uvicorn
-from benchmarks._servers import bench_config
+from benchmarks._servers import _http_settings, bench_config
 from workbench.sandbox.runtime import SandboxRuntime
 SandboxRuntime(bench_config()).open().stop()
+workers = int(sys.argv[2])
+settings = dict(_http_settings())
+if workers > 1:
+    settings["http"] = "benchmarks._servers:bench_protocol"
 uvicorn.run("benchmarks._servers:sandbox_app", factory=True, host="127.0.0.1",
-            port=int(sys.argv[1]), workers=int(sys.argv[2]), log_level="warning",
-            access_log=False)
+            port=int(sys.argv[1]), workers=workers, log_level="warning",
+            access_log=False, **settings)
 """
 
 STARLETTE_MAIN = """
