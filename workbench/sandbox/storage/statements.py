@@ -90,6 +90,7 @@ class _Prepared:
 
     __slots__ = (
         "_binds",
+        "_converts",
         "_positional",
         "_processed",
         "_record",
@@ -131,6 +132,7 @@ class _Prepared:
         ]
         columns = list(getattr(statement, "exported_columns", None) or ())
         self._results: list[_Processor] = [_result_processor(column, dialect) for column in columns]
+        self._converts = any(self._results)
         fields: list[str] = [
             str(getattr(column, "key", None) or getattr(column, "name", "")) for column in columns
         ]
@@ -156,7 +158,7 @@ class _Prepared:
 
     def record(self, row: Sequence[Any]) -> Any:
         assert self._record is not None
-        if not any(self._results):
+        if not self._converts:
             return self._record._make(row)
         return self._record._make(
             value if processor is None or value is None else processor(value)
@@ -542,11 +544,16 @@ def _execute(conn: sa.Connection, raw: Any, sql: str, args: Any) -> Any:
     return cursor
 
 
-def _run(conn: sa.Connection, prepared: _Prepared, params: Mapping[str, Any]) -> Any:
+def _run(
+    conn: sa.Connection,
+    transaction: Transaction | None,
+    prepared: _Prepared,
+    params: Mapping[str, Any],
+) -> Any:
+    """Run ``prepared``; ``transaction`` is ``transaction_of(conn)``, looked up by the caller."""
     raw = conn.connection.driver_connection
     assert raw is not None
     args = prepared.parameters(params)
-    transaction = transaction_of(conn)
     if transaction is not None and transaction.unlocked:
         raise LocksNeeded("a statement that was not announced, or a write that is no INSERT")
     if transaction is not None:
@@ -556,14 +563,16 @@ def _run(conn: sa.Connection, prepared: _Prepared, params: Mapping[str, Any]) ->
     return _execute(conn, raw, prepared.sql, args)
 
 
-def _from_read_ahead(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> Any:
+def _from_read_ahead(
+    conn: sa.Connection,
+    transaction: Transaction,
+    statement: Statement,
+    params: Mapping[str, Any],
+) -> Any:
     """The rows read ahead for this read, once, or ``False`` if none are waiting.
 
     An unlocked transaction's first read goes with the announced ones (`_read_unlocked`).
     """
-    transaction = transaction_of(conn)
-    if transaction is None:
-        return False
     if transaction.unlocked and not transaction.begun and isinstance(statement, sa.Select):
         _read_unlocked(conn, transaction, (statement, params))
     if not transaction.read_ahead:
@@ -579,7 +588,8 @@ def defer(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) 
     """
     transaction = transaction_of(conn)
     if transaction is None:
-        execute(conn, statement, params)
+        prepared = _prepared(conn, statement, _insert_keys(statement, params))
+        _run(conn, None, prepared, params).close()
         return
     if transaction.unlocked and not isinstance(statement, sa.Insert):
         raise LocksNeeded("an UPDATE or DELETE changes rows an unlocked read did not lock")
@@ -657,11 +667,13 @@ def _all_inserts(inserts: Sequence[_Sent]) -> _Sent:
 
 def fetch_one(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> Any:
     """The first row of a SELECT (or an INSERT ... RETURNING), as a named tuple, or ``None``."""
-    rows = _from_read_ahead(conn, statement, params)
-    if rows is not False:
-        return rows[0] if rows else None
+    transaction = transaction_of(conn)
+    if transaction is not None:
+        rows = _from_read_ahead(conn, transaction, statement, params)
+        if rows is not False:
+            return rows[0] if rows else None
     prepared = _prepared(conn, statement, _insert_keys(statement, params))
-    cursor = _run(conn, prepared, params)
+    cursor = _run(conn, transaction, prepared, params)
     try:
         row = cursor.fetchone()
     finally:
@@ -671,11 +683,13 @@ def fetch_one(conn: sa.Connection, statement: Statement, params: Mapping[str, An
 
 def fetch_all(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> list[Any]:
     """Every row of a SELECT, as named tuples."""
-    rows = _from_read_ahead(conn, statement, params)
-    if rows is not False:
-        return list(rows)
+    transaction = transaction_of(conn)
+    if transaction is not None:
+        rows = _from_read_ahead(conn, transaction, statement, params)
+        if rows is not False:
+            return list(rows)
     prepared = _prepared(conn, statement, None)
-    cursor = _run(conn, prepared, params)
+    cursor = _run(conn, transaction, prepared, params)
     try:
         return [prepared.record(row) for row in cursor.fetchall()]
     finally:
@@ -694,7 +708,7 @@ def execute(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]
     An INSERT built without ``.values()`` is compiled for exactly the keys given.
     """
     prepared = _prepared(conn, statement, _insert_keys(statement, params))
-    cursor = _run(conn, prepared, params)
+    cursor = _run(conn, transaction_of(conn), prepared, params)
     try:
         return int(cursor.rowcount)
     finally:
