@@ -2,18 +2,22 @@
 
 The routes reach the running sandbox (the app's `workbench.sandbox.runtime.SandboxRuntime`)
 through `sandbox_of`, typed by `Running`, the parts of it they use; no route imports the
-composition root that builds it.
+composition root that builds it. A signed POST's one write goes through `IdempotentPost`
+(`PostDep`), which runs it under the request's Idempotency-Key and answers.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Header, Path, Request
+from starlette.responses import Response
 
 from workbench.sandbox.bodies import ErrorEnvelope
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.context import Caller, base_url_of, caller_of
+from workbench.sandbox.idempotency import Refresh, Work, run_idempotent
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import Reconciler
@@ -26,7 +30,9 @@ __all__ = [
     "SIGNED",
     "CallerDep",
     "IdemKey",
+    "IdempotentPost",
     "PaymentId",
+    "PostDep",
     "Running",
     "SandboxDep",
     "base_url",
@@ -90,6 +96,49 @@ CallerDep = Annotated[Caller, Depends(caller_of)]
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 #: A payment's id in a path.
 PaymentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotentPost:
+    """A signed POST's one write, run under its Idempotency-Key (`idempotent_post`).
+
+    Attributes:
+        db: the sandbox database.
+        caller: who signed the request.
+        path: the path exactly as signed (the key's endpoint).
+        key: the ``Idempotency-Key`` header, if sent.
+    """
+
+    db: Database
+    caller: Caller
+    path: str
+    key: str | None
+
+    async def __call__(
+        self, work: Work, *, digest: str, refresh: Refresh | None = None
+    ) -> Response:
+        """Run ``work`` once per (key, endpoint, payload) and answer with its reply.
+
+        Args:
+            work: the route's transaction (`idempotency.run_idempotent`).
+            digest: `idempotency.fingerprint` of the validated body.
+            refresh: rebuilds a provisional answer when the key is used again.
+        """
+        reply = await run_idempotent(
+            self.db, self.caller, self.path, self.key, work, digest=digest, refresh=refresh
+        )
+        return reply.to_response(self.caller.request_id)
+
+
+async def idempotent_post(
+    request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
+) -> IdempotentPost:
+    """The request's `IdempotentPost` (a FastAPI dependency)."""
+    return IdempotentPost(sandbox.db, caller, raw_path(request), idempotency_key)
+
+
+#: A signed POST's write (`idempotent_post`); declares the ``Idempotency-Key`` header.
+PostDep = Annotated[IdempotentPost, Depends(idempotent_post)]
 
 _ENVELOPE: dict[str, Any] = {"model": ErrorEnvelope}
 #: Error statuses any signed route may answer with, all in the envelope.

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.errors import request_id_of
-from workbench.sandbox.idempotency import fingerprint, run_idempotent
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments import threeds
 from workbench.sandbox.payments.charging import answer_charge
@@ -40,6 +40,7 @@ from workbench.sandbox.routing import (
     CallerDep,
     IdemKey,
     PaymentId,
+    PostDep,
     SandboxDep,
     base_url,
     raw_path,
@@ -88,23 +89,14 @@ async def charge_card(
     **_signed(summary="Complete a 3-D Secure challenge"),
 )
 async def threeds_callback(
-    id: PaymentId,
-    body: ThreeDSCallbackRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
+    id: PaymentId, body: ThreeDSCallbackRequest, sandbox: SandboxDep, post: PostDep
 ) -> Response:
     """Verify the signed pares; a duplicate returns the first result unchanged."""
-    reply = await run_idempotent(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: threeds.threeds_callback(conn, sandbox.acs_secret, caller, id, body),
+    secret, caller = sandbox.acs_secret, post.caller
+    return await post(
+        lambda conn: threeds.threeds_callback(conn, secret, caller, id, body),
         digest=fingerprint(body),
     )
-    return reply.to_response(caller.request_id)
 
 
 @router.post(
@@ -112,24 +104,10 @@ async def threeds_callback(
     response_model=CaptureResponse,
     **_signed(summary="Capture a preauthorization (full amount)"),
 )
-async def capture(
-    id: PaymentId,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    body: CaptureRequest | None = None,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def capture(id: PaymentId, post: PostDep, body: CaptureRequest | None = None) -> Response:
     """Captured; a repeat on a captured payment answers the same."""
-    reply = await run_idempotent(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: payments.capture(conn, caller, id),
-        digest=fingerprint(body),
-    )
-    return reply.to_response(caller.request_id)
+    caller = post.caller
+    return await post(lambda conn: payments.capture(conn, caller, id), digest=fingerprint(body))
 
 
 @router.post(
@@ -137,25 +115,10 @@ async def capture(
     response_model=VoidResponse,
     **_signed(summary="Void an authorization"),
 )
-async def void(
-    id: PaymentId,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    body: VoidRequest | None = None,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def void(id: PaymentId, post: PostDep, body: VoidRequest | None = None) -> Response:
     """Voided; the reason travels on the payment.voided event."""
-    req = body or VoidRequest()
-    reply = await run_idempotent(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: payments.void(conn, caller, id, req),
-        digest=fingerprint(req),
-    )
-    return reply.to_response(caller.request_id)
+    req, caller = body or VoidRequest(), post.caller
+    return await post(lambda conn: payments.void(conn, caller, id, req), digest=fingerprint(req))
 
 
 @router.get(
@@ -189,27 +152,18 @@ def public_status(id: PaymentId, request: Request, sandbox: SandboxDep) -> Respo
     openapi_extra={"security": SIGNED},
     summary="Exchange a card number for a tok_ vault token",
 )
-async def create_token(
-    body: TokenRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def create_token(body: TokenRequest, post: PostDep) -> Response:
     """The number is checked (digits, Luhn, expiry) and never stored or echoed."""
+    merchant_id = post.caller.merchant_id
 
     def work(conn: sa.Connection) -> Reply:
-        now = business_now(conn, caller.merchant_id)
+        now = business_now(conn, merchant_id)
         payload = cards.tokenize_checked(
-            conn, caller.merchant_id, body.cardNumber, body.expiryMonth, body.expiryYear, now
+            conn, merchant_id, body.cardNumber, body.expiryMonth, body.expiryYear, now
         )
         return Reply.json(201, payload)
 
-    digest = _shown_card_digest(body)
-    reply = await run_idempotent(
-        sandbox.db, caller, raw_path(request), idempotency_key, work, digest=digest
-    )
-    return reply.to_response(caller.request_id)
+    return await post(work, digest=_shown_card_digest(body))
 
 
 def _shown_card_digest(body: TokenRequest) -> str:

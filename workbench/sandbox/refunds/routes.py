@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from starlette.responses import Response
 
-from workbench.sandbox.idempotency import fingerprint, run_idempotent
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.refunds import service as refunds
 from workbench.sandbox.refunds.models import RefundRequest, RefundResponse
 from workbench.sandbox.routing import (
     ERROR_RESPONSES,
     SIGNED,
-    CallerDep,
-    IdemKey,
     PaymentId,
+    PostDep,
     SandboxDep,
-    raw_path,
 )
 
 __all__ = ["router"]
@@ -34,24 +32,13 @@ router = APIRouter(redirect_slashes=False)
     summary="Refund a captured payment",
 )
 async def refund(
-    id: PaymentId,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    body: RefundRequest | None = None,
-    idempotency_key: IdemKey = None,
+    id: PaymentId, sandbox: SandboxDep, post: PostDep, body: RefundRequest | None = None
 ) -> Response:
     """200 when settled at once, 202 while in flight (retry with the same Idempotency-Key)."""
-    req = body or RefundRequest()
-    reply = await run_idempotent(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: refunds.refund(
-            conn, caller, id, req, settle_seconds=sandbox.config.refund_settle_seconds
-        ),
+    req, caller = body or RefundRequest(), post.caller
+    settle = sandbox.config.refund_settle_seconds
+    return await post(
+        lambda conn: refunds.refund(conn, caller, id, req, settle_seconds=settle),
         digest=fingerprint(req),
         refresh=refunds.refund_reply,
     )
-    return reply.to_response(caller.request_id)

@@ -5,15 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from workbench.sandbox.idempotency import fingerprint, run_idempotent
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.routing import (
     ERROR_RESPONSES,
     SIGNED,
-    CallerDep,
-    IdemKey,
+    PostDep,
     SandboxDep,
     checkout_base,
-    raw_path,
 )
 from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.models import SessionRequest, SessionResponse
@@ -35,20 +33,10 @@ router = APIRouter(redirect_slashes=False)
     summary="Create a hosted-checkout session",
 )
 async def create_session(
-    body: SessionRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
+    body: SessionRequest, request: Request, sandbox: SandboxDep, post: PostDep
 ) -> Response:
     """201 with the session; the same transactionId and payload again answers 200 with it."""
-    base = checkout_base(request, sandbox)
-    reply = await run_idempotent(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: sessions.create_session(conn, caller, body, base),
-        digest=fingerprint(body),
+    base, caller = checkout_base(request, sandbox), post.caller
+    return await post(
+        lambda conn: sessions.create_session(conn, caller, body, base), digest=fingerprint(body)
     )
-    return reply.to_response(caller.request_id)

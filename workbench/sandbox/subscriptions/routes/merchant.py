@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from starlette.responses import Response
 
-from workbench.sandbox.idempotency import fingerprint, run_idempotent
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     ERROR_RESPONSES,
     SIGNED,
     CallerDep,
-    IdemKey,
+    PostDep,
     SandboxDep,
-    raw_path,
 )
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.cursor import ensure_secret
@@ -60,23 +59,10 @@ def _signed(**extra: Any) -> dict[str, Any]:
     response_model=SubscriptionObject,
     **_signed(summary="Create a subscription"),
 )
-async def create(
-    body: SubscriptionRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def create(body: SubscriptionRequest, post: PostDep) -> Response:
     """201 with the subscription and its publicHash (shown only here)."""
-    reply = await run_idempotent(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: service.create(conn, caller, body),
-        digest=fingerprint(body),
-    )
-    return reply.to_response(caller.request_id)
+    caller = post.caller
+    return await post(lambda conn: service.create(conn, caller, body), digest=fingerprint(body))
 
 
 @router.get(
@@ -137,46 +123,18 @@ def charges(id: str, sandbox: SandboxDep, caller: CallerDep) -> Response:
     response_model=CancelResponse,
     **_signed(summary="Cancel now or at the period end"),
 )
-async def cancel(
-    id: str,
-    body: CancelRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def cancel(id: str, body: CancelRequest, post: PostDep) -> Response:
     """atPeriodEnd=true keeps it running until nextChargeAt; false cancels at once."""
-    reply = await run_idempotent(
-        sandbox.db,
-        caller,
-        raw_path(request),
-        idempotency_key,
-        lambda conn: service.cancel(conn, caller, id, body),
-        digest=fingerprint(body),
-    )
-    return reply.to_response(caller.request_id)
+    caller = post.caller
+    return await post(lambda conn: service.cancel(conn, caller, id, body), digest=fingerprint(body))
 
 
 def _action(name: str, summary: str, model: type[Any], status_code: int = 200) -> None:
     work = getattr(service, name.replace("-", "_"))
 
-    async def endpoint(
-        id: str,
-        body: EmptyRequest,
-        request: Request,
-        sandbox: SandboxDep,
-        caller: CallerDep,
-        idempotency_key: IdemKey = None,
-    ) -> Response:
-        reply = await run_idempotent(
-            sandbox.db,
-            caller,
-            raw_path(request),
-            idempotency_key,
-            lambda conn: work(conn, caller, id),
-            digest=fingerprint(body),
-        )
-        return reply.to_response(caller.request_id)
+    async def endpoint(id: str, body: EmptyRequest, post: PostDep) -> Response:
+        caller = post.caller
+        return await post(lambda conn: work(conn, caller, id), digest=fingerprint(body))
 
     endpoint.__name__ = name.replace("-", "_")
     endpoint.__doc__ = summary
