@@ -8,6 +8,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -254,6 +255,8 @@ def test_a_failing_forward_is_answered_so_the_sandbox_retries(
             client.sandbox.advance_clock(10)
             retried = lines.wait_for(rf"{charge.payment_id} +verified, forwarded 200")
             assert retried.endswith("-> 200 (attempt 2)")
+            # The redelivery is followed by the attempt before it, as the sandbox saw it.
+            earlier = lines.wait_for(r"earlier attempt 1 of evt_")
         finally:
             code, stderr = _stop(process, signal.SIGINT)  # Ctrl-C
         assert code == 0, stderr
@@ -261,6 +264,44 @@ def test_a_failing_forward_is_answered_so_the_sandbox_retries(
     (event,) = client.sandbox.events().items
     assert event.delivery["state"] == "delivered"
     assert event.delivery["attempts"] == 2
+    assert earlier.endswith(f"earlier attempt 1 of {event.id}: answered 500")
+    assert not [line for line in lines.seen if "earlier attempt 2" in line]
+
+
+def test_a_receiver_that_was_down_sees_the_attempts_it_missed(
+    tmp_path: Path, sandbox_url: str, client: Client
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on, until the command does
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client.sandbox.set_webhook(f"http://127.0.0.1:{port}/webhooks")
+    try:
+        charge = client.payments.charge_card(
+            transaction_id=f"order-{uuid.uuid4().hex[:12]}",
+            amount=5_000,
+            card_token="tok_test_success",
+            three_d_secure=False,
+        )
+        client.sandbox.tick()
+        client.sandbox.advance_clock(10)
+        (event,) = client.sandbox.events().items
+        missed = client.sandbox.deliveries(event.id).attempts
+        assert [(a.attempt, a.status_code) for a in missed] == [(1, None), (2, None)]
+        process, lines = _start(tmp_path, sandbox_url, "--port", str(port))
+        try:
+            lines.wait_for(r"^Ready\.")
+            client.sandbox.advance_clock(60)
+            line = lines.wait_for(rf"{charge.payment_id} +verified")
+            assert line.endswith("-> 200 (attempt 3)")
+            shown = [lines.wait_for(rf"earlier attempt {n} of {event.id}: ") for n in (1, 2)]
+        finally:
+            code, stderr = _stop(process)
+        assert code == 0, stderr
+    finally:
+        client.sandbox.set_webhook(None)
+    for attempt, text in zip(missed, shown, strict=True):
+        assert attempt.error
+        assert text.endswith(f": {attempt.error}")
 
 
 def test_set_webhook_is_refused_against_a_remote_service(

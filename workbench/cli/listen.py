@@ -1,4 +1,10 @@
-"""``workbench listen``: receive webhooks on a local port, verify each, print and log it."""
+"""``workbench listen``: receive webhooks on a local port, verify each, print and log it.
+
+Against a local sandbox, a delivery that is not its event's first attempt is followed by
+the earlier attempts the sandbox made (time, status or error), read from its signed
+``GET /sandbox/events/{id}/deliveries`` on a thread of their own: the delivery is
+answered without waiting for them.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,8 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
@@ -19,8 +26,9 @@ from workbench.webhooks import DEFAULT_TOLERANCE, Delivery, WebhookListener
 
 if TYPE_CHECKING:
     from workbench._client import Client
+    from workbench.models import DeliveryAttempt
 
-__all__ = ["ENV_WEBHOOK_SECRET", "delivery_line", "delivery_record", "listen"]
+__all__ = ["ENV_WEBHOOK_SECRET", "attempt_line", "delivery_line", "delivery_record", "listen"]
 
 #: Where the command reads the webhook secret when ``--secret`` is not given.
 ENV_WEBHOOK_SECRET = "WORKBENCH_WEBHOOK_SECRET"
@@ -41,6 +49,16 @@ def delivery_line(delivery: Delivery) -> str:
     when = delivery.received_at.strftime("%H:%M:%SZ")
     attempt = f" (attempt {delivery.attempt})" if delivery.attempt else ""
     return f"{when}  {kind:<28} {obj:<30} {outcome} -> {delivery.status}{attempt}"
+
+
+def attempt_line(event_id: str, attempt: DeliveryAttempt) -> str:
+    """One earlier attempt, printed under a redelivery: time, number, status or error."""
+    when = attempt.attempted_at.strftime("%H:%M:%SZ") if attempt.attempted_at else "-"
+    if attempt.status_code is not None:
+        outcome = f"answered {attempt.status_code}"
+    else:
+        outcome = attempt.error or "no answer"
+    return f"{when:<9}  earlier attempt {attempt.attempt} of {event_id}: {outcome}"
 
 
 def delivery_record(delivery: Delivery) -> dict[str, Any]:
@@ -67,6 +85,8 @@ class _Reporter:
         self._log = log
         self._lock = threading.Lock()
         self.counts: dict[str, int] = {}
+        #: Called after each delivery is reported (`_EarlierAttempts`).
+        self.then: Callable[[Delivery], None] | None = None
 
     def __call__(self, delivery: Delivery) -> None:
         with self._lock:
@@ -75,6 +95,42 @@ class _Reporter:
             if self._log is not None:
                 self._log.write(json.dumps(delivery_record(delivery)) + "\n")
                 self._log.flush()
+        if self.then is not None:
+            self.then(delivery)
+
+    def echo(self, line: str) -> None:
+        """Print a line between deliveries' lines, never inside one."""
+        with self._lock:
+            click.echo(line)
+
+
+class _EarlierAttempts:
+    """Prints a redelivery's earlier attempts, read from the local sandbox, off the
+    listener's threads (one at a time, in the order the deliveries came)."""
+
+    def __init__(self, settings: Settings, echo: Callable[[str], None]) -> None:
+        self._settings = settings
+        self._echo = echo
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="earlier-attempts")
+
+    def __call__(self, delivery: Delivery) -> None:
+        if delivery.event is not None and (delivery.attempt or 0) > 1:
+            self._pool.submit(self._show, delivery.event.id, delivery.attempt or 0)
+
+    def _show(self, event_id: str, attempt: int) -> None:
+        try:
+            with _sandbox_client(self._settings) as client:
+                found = client.sandbox.deliveries(event_id, timeout=10)
+        except Exception as exc:  # the delivery was answered; say why there is no history
+            self._echo(f"{'':<9}  earlier attempts of {event_id}: not read ({type(exc).__name__})")
+            return
+        for earlier in found.attempts:
+            if earlier.attempt < attempt:
+                self._echo(attempt_line(event_id, earlier))
+
+    def close(self) -> None:
+        """Drop what is not yet read; wait for the one being read."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _sandbox_client(settings: Settings) -> Client:
@@ -190,8 +246,9 @@ def listen(
 
     Like `stripe listen`: each delivery is checked with
     workbench.webhooks.construct_event (signature, timestamp, replay) and printed as
-    time, event type, object id and outcome. The keys and base URL come from
-    WORKBENCH_* (or .env), as for the client. Stop with Ctrl-C.
+    time, event type, object id and outcome. Against a local sandbox, a redelivery is
+    followed by its event's earlier attempts (status or error). The keys and base URL
+    come from WORKBENCH_* (or .env), as for the client. Stop with Ctrl-C.
     """
     settings = Settings.load()
     if set_webhook and settings.environment is not Environment.LOCAL:
@@ -210,6 +267,10 @@ def listen(
     with contextlib.ExitStack() as stack:
         log = stack.enter_context(log_path.open("a", encoding="utf-8")) if log_path else None
         reporter = _Reporter(log)
+        if settings.environment is Environment.LOCAL:
+            earlier = _EarlierAttempts(settings, reporter.echo)
+            reporter.then = earlier
+            stack.callback(earlier.close)
         listener = WebhookListener(
             webhook_secret,
             host=host,
