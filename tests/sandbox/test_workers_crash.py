@@ -1,20 +1,25 @@
-"""``workbench sandbox --workers 2`` whose master is killed: no orphan keeps the port.
+"""``workbench sandbox --workers 2`` killed: no orphan keeps the port, nothing acknowledged is lost.
 
 After ``kill -9`` of the master, its workers shut themselves down, and a sandbox
-started again on the same port and database comes up and finds its data.
+started again on the same port and database comes up and finds its data. After
+``kill -9`` of every process under load, every acknowledged charge is there exactly once.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.postgres import database_url
@@ -104,3 +109,87 @@ def test_workers_exit_when_their_master_is_killed_and_a_restart_finds_the_data(
     second.wait(timeout=30)
     assert again.status_code == 200, again.text
     assert again.json()["amount"] == paid.json()["amount"]
+
+
+def test_kill_9_under_load_keeps_each_acknowledged_charge_once_and_replays_it_unchanged(
+    db: str,
+) -> None:
+    """The reliability probe's check: charges in flight from four connections, then
+    ``kill -9`` of the master and both workers at once, then a restart on the same
+    database. Every charge answered 201 is there, once; the same Idempotency-Key answers
+    the same bytes; the same transactionId under a new key finds the same payment."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    sent: list[tuple[str, dict[str, object]]] = []
+    acknowledged: dict[str, bytes] = {}
+    stop = threading.Event()
+
+    def send() -> None:
+        with signed_client(base) as client:
+            while not stop.is_set():
+                key, body = str(uuid.uuid4()), charge_body(threeDSecure=False)
+                sent.append((key, body))
+                try:
+                    answer = client.post(
+                        "/v1/payments/card", json=body, headers={"Idempotency-Key": key}
+                    )
+                except httpx.TransportError:
+                    return  # the sandbox was killed under this request
+                assert answer.status_code == 201, answer.text
+                acknowledged[key] = answer.content
+
+    first = _start(port, db)
+    try:
+        processes = [first.pid, *_wait_serving(first, base)]
+        with signed_client(base) as client:
+            limit = client.post("/sandbox/rate-limit", json={"perSecond": 0})
+            assert limit.status_code == 200, limit.text
+        senders = [threading.Thread(target=send) for _ in range(4)]
+        for thread in senders:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < 100 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for pid in processes:
+            os.kill(pid, signal.SIGKILL)
+        first.wait(timeout=30)
+    except BaseException:
+        _stop_all(first)
+        raise
+    finally:
+        stop.set()
+    for thread in senders:
+        thread.join(timeout=60)
+    assert len(acknowledged) >= 100, "fewer than 100 charges answered within 60 s"
+    second = _start(port, db)
+    try:
+        _wait_serving(second, base)
+        with signed_client(base) as client:
+            replays = {
+                key: client.post("/v1/payments/card", json=body, headers={"Idempotency-Key": key})
+                for key, body in sent
+            }
+            fenced = {
+                key: client.post(
+                    "/v1/payments/card", json=body, headers={"Idempotency-Key": str(uuid.uuid4())}
+                )
+                for key, body in sent
+                if key in acknowledged
+            }
+    finally:
+        _stop_all(second)
+    print(
+        f"{len(acknowledged)} charges acknowledged before the kill, "
+        f"{len(sent) - len(acknowledged)} sent and cut off"
+    )
+    changed = [
+        key for key, first_answer in acknowledged.items() if replays[key].content != first_answer
+    ]
+    assert changed == []
+    for key, answer in fenced.items():
+        assert answer.status_code == 200, answer.text  # the fence's answer: that payment
+        assert answer.json()["paymentId"] == json.loads(acknowledged[key])["paymentId"]
+    # Requests cut off by the kill were either kept (replayed) or never happened (made now).
+    assert {r.status_code for r in replays.values()} == {201}
