@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from workbench._client import Client
 from workbench.cli import main
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.models import CardCharge
 from workbench.signing import format_timestamp, sign_request
 from workbench.testing import running_sandbox
 from workbench.webhooks import ReceivedRequest, WebhookReceiver, construct_event
@@ -48,6 +49,16 @@ def client(sandbox_url: str) -> Iterator[Client]:
     with Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, sandbox_url) as c:
         c.sandbox.reset()
         yield c
+
+
+def _charge(client: Client, amount: int) -> CardCharge:
+    """A captured card charge, whose ``payment.captured`` the store's webhook then gets."""
+    return client.payments.charge_card(
+        transaction_id=f"order-{uuid.uuid4().hex[:12]}",
+        amount=amount,
+        card_token="tok_test_success",
+        three_d_secure=False,
+    )
 
 
 class _Lines:
@@ -167,12 +178,7 @@ def test_listen_verifies_forwards_logs_and_rejects_a_forgery(
             store = client.sandbox.fixtures().stores[0]
             assert store.webhook_url == url
 
-            charge = client.payments.charge_card(
-                transaction_id=f"order-{uuid.uuid4().hex[:12]}",
-                amount=12_500,
-                card_token="tok_test_success",
-                three_d_secure=False,
-            )
+            charge = _charge(client, 12_500)
             client.sandbox.tick()
             line = lines.wait_for(rf"payment\.\w+ +{charge.payment_id} ")
             assert "verified, forwarded 200 -> 200" in line
@@ -242,12 +248,7 @@ def test_a_failing_forward_is_answered_so_the_sandbox_retries(
         process, lines = _start(tmp_path, sandbox_url, "--set-webhook", "--forward-to", shop.url)
         try:
             lines.wait_for(r"^Ready\.")
-            charge = client.payments.charge_card(
-                transaction_id=f"order-{uuid.uuid4().hex[:12]}",
-                amount=5_000,
-                card_token="tok_test_success",
-                three_d_secure=False,
-            )
+            charge = _charge(client, 5_000)
             client.sandbox.tick()
             failed = lines.wait_for(rf"{charge.payment_id} +failed")
             assert "forward answered 500" in failed
@@ -276,12 +277,7 @@ def test_a_receiver_that_was_down_sees_the_attempts_it_missed(
         port = probe.getsockname()[1]
     client.sandbox.set_webhook(f"http://127.0.0.1:{port}/webhooks")
     try:
-        charge = client.payments.charge_card(
-            transaction_id=f"order-{uuid.uuid4().hex[:12]}",
-            amount=5_000,
-            card_token="tok_test_success",
-            three_d_secure=False,
-        )
+        charge = _charge(client, 5_000)
         client.sandbox.tick()
         client.sandbox.advance_clock(10)
         (event,) = client.sandbox.events().items
