@@ -280,8 +280,13 @@ def close_transaction(conn: sa.Connection) -> None:
         return
     transaction.discard()
     raw = conn.connection.driver_connection
-    if not transaction.own_begin or raw is None:
-        return
+    if transaction.own_begin and raw is not None:
+        _leave_autocommit(conn, raw)
+
+
+def _leave_autocommit(conn: sa.Connection, raw: Any) -> None:
+    """Take the driver connection out of autocommit mode, rolling back a transaction it is
+    somehow still in; one that cannot be is dropped from the pool."""
     try:
         if raw.info.transaction_status != _IDLE:
             raw.rollback()
@@ -302,12 +307,7 @@ def autocommit(conn: sa.Connection) -> Iterator[None]:
     try:
         yield
     finally:
-        try:
-            if raw.info.transaction_status != _IDLE:
-                raw.rollback()
-            raw.autocommit = False
-        except conn.dialect.loaded_dbapi.Error:
-            conn.invalidate()
+        _leave_autocommit(conn, raw)
 
 
 def announced() -> bool:
