@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 
 from workbench.sandbox.storage import statements
+from workbench.sandbox.storage.answers import settle
 
 __all__ = ["LoopBatches"]
 
@@ -95,11 +96,8 @@ class LoopBatches:
         self._room += 1
         error = done.exception() if not done.cancelled() else asyncio.CancelledError()
         answers = done.result() if error is None else [(None, error)] * len(batch)
-        for (_, _, future), (result, exc) in zip(batch, answers, strict=True):
-            if future.cancelled():
-                continue
-            if exc is None:
-                future.set_result(result)
-            else:
-                future.set_exception(exc)
+        settle(
+            (future, result, exc)
+            for (_, _, future), (result, exc) in zip(batch, answers, strict=True)
+        )
         self._send()

@@ -18,14 +18,13 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from workbench.sandbox.storage.answers import Answer, settle
 from workbench.sandbox.storage.groups import TransactionGroup
 from workbench.sandbox.storage.writelock import WriteLock
 
 __all__ = ["LoopWrites"]
 
 T = TypeVar("T")
-#: A caller's future and what to settle it with: a result, or an exception.
-_Answer = tuple["asyncio.Future[Any]", Any, BaseException | None]
 #: How long a wait goes without trying the lock even when no wake-up came.
 _RETRY_SECONDS = 0.005
 
@@ -74,9 +73,9 @@ class LoopWrites:
             group = self._begin_group()
         except BaseException as exc:  # cannot even begin: every caller hears why
             lock.release()
-            _settle([(future, None, exc) for _, future in items])
+            settle([(future, None, exc) for _, future in items])
             return
-        done: list[_Answer] = []
+        done: list[Answer] = []
         for work, future in items:
             try:
                 done.append((future, work(), None))
@@ -85,7 +84,7 @@ class LoopWrites:
         error = group.finish()  # releases the lock
         if error is not None:
             done = [(future, None, exc or error) for future, _, exc in done]
-        _settle(done)
+        settle(done)
 
     def _wait(self) -> None:
         wake = self._lock.wake_fd
@@ -112,14 +111,3 @@ class LoopWrites:
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
-
-
-def _settle(answers: list[_Answer]) -> None:
-    """Answer each caller (one whose request was cancelled meanwhile is skipped)."""
-    for future, result, exc in answers:
-        if future.cancelled():
-            continue
-        if exc is None:
-            future.set_result(result)
-        else:
-            future.set_exception(exc)
