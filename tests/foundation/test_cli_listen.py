@@ -8,7 +8,6 @@ import os
 import queue
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
+from tests.ports import free_port
 from workbench._client import Client
 from workbench.cli import main
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
@@ -272,9 +272,7 @@ def test_a_failing_forward_is_answered_so_the_sandbox_retries(
 def test_a_receiver_that_was_down_sees_the_attempts_it_missed(
     tmp_path: Path, sandbox_url: str, client: Client
 ) -> None:
-    with socket.socket() as probe:  # a port nothing listens on, until the command does
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     client.sandbox.set_webhook(f"http://127.0.0.1:{port}/webhooks")
     try:
         charge = _charge(client, 5_000)

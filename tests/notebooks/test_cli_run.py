@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_notebook
 
+from tests.ports import free_port
 from workbench.cli.run import run
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
 from workbench.notebook_runner import control_calls, execute_notebook
@@ -79,13 +80,6 @@ def test_kernels_run_over_private_sockets_without_warnings(
     assert not list(own_tmp.glob("wb-kernel-*"))
 
 
-def _free_port() -> int:
-    """A port nobody listens on: bound, then closed."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
 
 def _service_env(base_url: str) -> dict[str, str | None]:
     """The variables ``--external`` reads: this address, the default demo keys."""
@@ -97,7 +91,7 @@ def test_external_stops_with_one_message_when_nothing_answers(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no .env of the working copy
     _write(tmp_path / "01-ok.ipynb", 'open("ran", "w").close()')
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     result = CliRunner().invoke(
         run, ["--notebooks", str(tmp_path), "--external"], env=_service_env(url)
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ import pytest
 from nbformat.v4 import new_code_cell
 from packaging.utils import canonicalize_name
 
+from tests.ports import free_port
 from workbench import Client
 from workbench._exceptions import APIConnectionError
 from workbench.testing import running_sandbox
@@ -180,13 +180,6 @@ def _refused(result: subprocess.CompletedProcess[str], extras: str) -> None:
     assert f"Install with: pip install 'payments-workbench[{extras}]'" in output, output
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 CLIENT_CALL = """
 import sys
 from workbench import Client, SignatureError
@@ -241,7 +234,7 @@ def _wait_until_serving(base_url: str, process: subprocess.Popen[bytes], log: Pa
 def sandbox_command(installs: Installs, tmp_path: Path) -> Iterator[str]:
     """``workbench sandbox`` of the ``[sandbox]`` install, running; its base URL."""
     env = installs("sandbox")
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "sandbox.log"
     command = [
         str(env.path / "bin" / "workbench"), "sandbox", "--port", str(port),

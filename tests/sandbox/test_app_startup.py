@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ import platformdirs
 import pytest
 import sqlalchemy as sa
 
+from tests.ports import free_port
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
@@ -45,9 +45,7 @@ def test_create_app_writes_nothing_until_the_app_starts(data_dir: Path, tmp_path
 
 def test_create_app_opens_no_connection_to_postgresql() -> None:
     # A port nothing listens on: building the app would fail if it connected.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     url = f"postgresql+psycopg://nobody@127.0.0.1:{port}/nothing"
 
     app = create_app(SandboxConfig(db_url=url))

@@ -27,6 +27,7 @@ import httpx
 import pytest
 from fastapi import APIRouter
 
+from tests.ports import free_port
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
@@ -284,9 +285,7 @@ def command(
         print("measuring a server's memory reads /proc (Linux only); skipped")
         pytest.skip("measuring a server's memory reads /proc (Linux only)")
     implementation, workers = request.param
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     command = [sys.executable, "-m", "workbench", "sandbox", "--port", str(port)]
     database = tmp_path_factory.mktemp("limits") / "sandbox.db"
     command += ["--db", f"sqlite:///{database}", "--no-reconciler"]

@@ -7,7 +7,6 @@ runs); this test uses it when it is there and never installs it (no network in t
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ import httpx
 import pytest
 
 from tests.paths import ROOT
+from tests.ports import free_port
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox.app import create_app
 from workbench.sandbox.openapi import openapi_json
@@ -45,9 +45,7 @@ def prism(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip(reason)
     document = tmp_path_factory.mktemp("prism") / "openapi.json"
     document.write_text(openapi_json(create_app()), encoding="utf-8")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     command = [str(PRISM), "mock", str(document), "-h", "127.0.0.1", "-p", str(port), "--errors"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"

@@ -9,7 +9,6 @@ cache's stamp: a control route answered by one worker must bind the other at onc
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
+from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
@@ -51,9 +51,7 @@ def workers(
     if not Path("/proc").is_dir():
         pytest.skip("counting worker processes reads /proc (Linux only)")
     with database_url(request.param, tmp_path_factory.mktemp("workers")) as url:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
         command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
         command += ["--port", str(port), "--db", url]  # each worker runs a reconciler

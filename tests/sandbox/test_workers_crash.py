@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
@@ -74,9 +74,7 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 def test_workers_exit_when_their_master_is_killed_and_a_restart_finds_the_data(
     db: str,
 ) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     first = _start(port, db)
     try:
@@ -118,9 +116,7 @@ def test_kill_9_under_load_keeps_each_acknowledged_charge_once_and_replays_it_un
     ``kill -9`` of the master and both workers at once, then a restart on the same
     database. Every charge answered 201 is there, once; the same Idempotency-Key answers
     the same bytes; the same transactionId under a new key finds the same payment."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     sent: list[tuple[str, dict[str, object]]] = []
     acknowledged: dict[str, bytes] = {}

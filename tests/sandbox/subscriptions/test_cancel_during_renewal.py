@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.subscriptions.api import sub_body
@@ -49,9 +49,7 @@ def two_workers(
 ) -> Iterator[str]:
     """The base URL of a two-worker sandbox on its own database, reconciler off."""
     with database_url(request.param, tmp_path_factory.mktemp("renewal-race")) as url:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
         command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
         command += ["--no-reconciler", "--port", str(port), "--db", url]
