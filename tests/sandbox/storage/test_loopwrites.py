@@ -6,12 +6,14 @@ treats as another process would be: the server cannot see the difference.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import httpx
 import pytest
@@ -20,6 +22,10 @@ from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
 from workbench.sandbox.storage import WriteLock
+from workbench.sandbox.storage.loopwrites import LoopWrites
+
+if TYPE_CHECKING:
+    from workbench.sandbox.storage.groups import TransactionGroup
 
 #: How long a request may take to be answered: a guard against a hang on a loaded
 #: machine, never asserted as a duration (a stalled loop would not answer at all).
@@ -107,3 +113,55 @@ def test_the_lock_is_handed_back_between_groups(served: tuple[SandboxServer, Wri
         charged = sum(future.result(timeout=30) for future in streams)
     assert taken == 20
     assert charged > 0
+
+
+class _RecordedGroup:
+    """A stand-in for `TransactionGroup`: notes which writes ran in it."""
+
+    def __init__(self, groups: list[list[str]], lock: WriteLock) -> None:
+        self.members: list[str] = []
+        self._lock = lock
+        groups.append(self.members)
+
+    def finish(self) -> None:
+        self._lock.release()
+
+
+def _groups_of_two_writes_a_turn_apart(first_group_size: int) -> list[list[str]]:
+    """Run a group of ``first_group_size`` writes, then write "c" and, a turn later, "d"."""
+    groups: list[list[str]] = []
+    lock = WriteLock(None)
+
+    async def main() -> None:
+        writes = LoopWrites(
+            lock,
+            lambda: cast("TransactionGroup", _RecordedGroup(groups, lock)),
+            asyncio.get_running_loop(),
+        )
+
+        def write(name: str) -> Callable[[], str]:
+            def work() -> str:
+                groups[-1].append(name)
+                return name
+
+            return work
+
+        first = [write(f"first-{n}") for n in range(first_group_size)]
+        await asyncio.gather(*(writes.run(w) for w in first))
+        c = asyncio.ensure_future(writes.run(write("c")))
+        await asyncio.sleep(0)  # "c" is asked for in this turn, "d" in the next
+        d = asyncio.ensure_future(writes.run(write("d")))
+        assert list(await asyncio.gather(c, d)) == ["c", "d"]
+
+    asyncio.run(main())
+    return groups
+
+
+def test_after_a_shared_group_the_next_waits_a_turn_for_company() -> None:
+    groups = _groups_of_two_writes_a_turn_apart(2)
+    assert groups == [["first-0", "first-1"], ["c", "d"]]
+
+
+def test_a_lone_callers_write_does_not_wait_the_extra_turn() -> None:
+    groups = _groups_of_two_writes_a_turn_apart(1)
+    assert groups == [["first-0"], ["c"], ["d"]]

@@ -7,6 +7,11 @@ is acknowledged before it is durable. The write lock is held from ``BEGIN`` to
 ``COMMIT`` only, so another process serving the same file writes while this one parses
 and verifies requests.
 
+When the last group had more than one member (concurrent callers), a group waits one
+turn more, so that requests read from the network meanwhile join it: under load a
+group then holds about twice as many writes, and each commit, whose cost barely grows
+with its size, serves twice as many. A lone caller's write never waits that turn.
+
 When the lock is taken (another process's group, the reconciler thread), the loop does
 not wait for it: it watches the lock's wake-up pipe and tries again when a release
 writes to it (see `WriteLock`), and every few milliseconds in any case.
@@ -50,16 +55,23 @@ class LoopWrites:
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._watching = False
         self._retry: asyncio.TimerHandle | None = None
+        self._extra_turns = 0
+        self._last_size = 0
 
     async def run(self, work: Callable[[], T]) -> T:
         """Run ``work`` (short, synchronous database work) in the next group; its result."""
         future: asyncio.Future[T] = self.loop.create_future()
         if not self._pending:
+            self._extra_turns = 1 if self._last_size > 1 else 0
             self.loop.call_soon(self._flush)
         self._pending.append((work, future))
         return await future
 
     def _flush(self) -> None:
+        if self._extra_turns:
+            self._extra_turns -= 1
+            self.loop.call_soon(self._flush)
+            return
         lock = self._lock
         if not self._pending:
             self._stop_waiting()
@@ -69,6 +81,7 @@ class LoopWrites:
             return
         self._stop_waiting()
         items, self._pending = self._pending, []
+        self._last_size = len(items)
         try:
             group = self._begin_group()
         except BaseException as exc:  # cannot even begin: every caller hears why
