@@ -82,27 +82,29 @@ _SESSION_OF_TRANSACTION = sa.and_(
 _SESSION_CALLBACK = sa.select(sessions.c.callback_url, sessions.c.customer_id).where(
     _SESSION_OF_TRANSACTION
 )
-# The terms a charge under a session's transactionId must meet (issue 15, rule 1).
-_SESSION_TERMS = sa.select(
-    sessions.c.mode,
-    sessions.c.amount,
-    sessions.c.currency,
-    sessions.c.installment_enabled,
-    sessions.c.callback_url,
-).where(_SESSION_OF_TRANSACTION)
 #: Session modes a card charge can settle (``qr`` is paid by a bank app, and a
 #: ``card_update_only`` session has nothing to pay).
 _CARD_MODES = frozenset({"payment"})
-# What a new charge reads besides the fence and the session, in one statement: the
-# merchant's clock offset and the store's webhook (where the event goes when there is
-# no session callback).
-_CHARGE_CONTEXT = sa.select(
-    tables.merchants.c.clock_offset_us,
-    sa.select(tables.stores.c.webhook_url)
-    .where(tables.stores.c.id == sa.bindparam("f_store"))
-    .scalar_subquery()
-    .label("store_webhook"),
-).where(tables.merchants.c.id == sa.bindparam("f_merchant"))
+# What a new charge reads besides the fence, in one statement: the terms a charge under
+# a session's transactionId must meet (issue 15, rule 1; the session columns are NULL
+# when there is none), the merchant's clock offset and the store's webhook (where the
+# event goes when there is no session callback).
+_CHARGE_CONTEXT = (
+    sa.select(
+        sessions.c.mode,
+        sessions.c.amount,
+        sessions.c.currency,
+        sessions.c.installment_enabled,
+        sessions.c.callback_url,
+        tables.merchants.c.clock_offset_us,
+        sa.select(tables.stores.c.webhook_url)
+        .where(tables.stores.c.id == sa.bindparam("f_store"))
+        .scalar_subquery()
+        .label("store_webhook"),
+    )
+    .select_from(tables.merchants.outerjoin(sessions, _SESSION_OF_TRANSACTION))
+    .where(tables.merchants.c.id == sa.bindparam("f_merchant"))
+)
 _INSERT = sa.insert(_P)
 
 
@@ -297,12 +299,18 @@ def charge_reads(
 
     On PostgreSQL they then go to the server with the transaction's first statement.
     """
-    params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
     return (
-        (_SESSION_TERMS, params),
-        (_BY_TRANSACTION, params),
-        (_CHARGE_CONTEXT, {"f_merchant": caller.merchant_id, "f_store": caller.store_id}),
+        (_CHARGE_CONTEXT, _context_params(caller, req)),
+        (_BY_TRANSACTION, {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}),
     )
+
+
+def _context_params(caller: Caller, req: ChargeRequest) -> dict[str, str]:
+    return {
+        "f_merchant": caller.merchant_id,
+        "f_store": caller.store_id,
+        "f_transaction": req.transactionId,
+    }
 
 
 def fence_answer(row: Row, base_url: str, request_id: str) -> Reply:
@@ -334,12 +342,15 @@ def charge(
     """
     _check_token(req.cardToken)
     digest = digest or fingerprint(req)
-    params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
+    context = statements.fetch_one(conn, _CHARGE_CONTEXT, _context_params(caller, req))
+    if context is None:
+        raise LookupError(f"no merchant {caller.merchant_id!r}")
     # The session's terms first: a charge that does not match its session gets the
     # same answer whether or not the session was paid meanwhile.
-    session = statements.fetch_one(conn, _SESSION_TERMS, params)
+    session = context if context.mode is not None else None
     if session is not None:
         _check_session_terms(session, req)
+    params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
     existing = statements.fetch_one(conn, _BY_TRANSACTION, params)
     if existing is not None:
         if existing.fingerprint != digest:
@@ -359,13 +370,6 @@ def charge(
         raise ServiceError(
             "SVC-VAL-4001", "installmentCount: debit cards take a single installment"
         )
-    context = statements.fetch_one(
-        conn,
-        _CHARGE_CONTEXT,
-        {"f_merchant": caller.merchant_id, "f_store": caller.store_id},
-    )
-    if context is None:
-        raise LookupError(f"no merchant {caller.merchant_id!r}")
     now = business_time(int(context.clock_offset_us))
     payment_id = new_id(IdPrefix.PAYMENT)
     commission = commission_for(req.amount, req.installmentCount)
