@@ -317,14 +317,17 @@ class AuthMiddleware:
         self.sandbox = sandbox
         self.strict_replay = strict_replay
         self.latency_ms = latency_ms
-        self.public = [
-            (method, re.compile(pattern))
-            for method, pattern in (*DEFAULT_PUBLIC_ROUTES, *public_routes)
-        ]
+        self.public = (*DEFAULT_PUBLIC_ROUTES, *public_routes)
+        self._public_by_method: dict[str, re.Pattern[str]] = {}
         self.confirming = frozenset(confirming_routes)
 
     def _is_public(self, method: str, path: str) -> bool:
-        return any(m in ("*", method) and rx.search(path) for m, rx in self.public)
+        rx = self._public_by_method.get(method)
+        if rx is None:  # one search rather than one per public route; the HTTP parser
+            # knows a fixed set of methods, so this holds a few patterns at most
+            patterns = [f"(?:{p})" for m, p in self.public if m in ("*", method)]
+            rx = self._public_by_method[method] = re.compile("|".join(patterns) or "(?!)")
+        return rx.search(path) is not None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
