@@ -56,9 +56,12 @@ docs-serve: $(STAMP)
 
 # pytest-xdist runs the tests on PYTEST_WORKERS processes (PYTEST_WORKERS=0: one process);
 # conftest.py keeps each notebook's cells (and a few fixtures' tests) on one worker, and the
-# 15 slowest tests are printed at the end. Coverage is `make coverage`: measuring every line
-# costs the suite about a tenth of its time, so the test command leaves it out.
-PYTEST_WORKERS ?= auto
+# 15 slowest tests are printed at the end. One worker more than the cores: many tests wait
+# (a browser for a quiet network, a killed server's restart), and on 2 cores 3 workers ran
+# the suite in 201 s where 2 took 252 s and 4 took 214 s. Coverage is `make coverage`:
+# measuring every line costs the suite about a tenth of its time, so the test command
+# leaves it out.
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 pytest: $(STAMP)
 	$(RUN) pytest -n $(PYTEST_WORKERS) --durations=15 $(PYTEST_ARGS)
 
