@@ -9,8 +9,9 @@ and verifies requests.
 
 When the last group had more than one member (concurrent callers), a group waits one
 turn more, so that requests read from the network meanwhile join it: under load a
-group then holds about twice as many writes, and each commit, whose cost barely grows
-with its size, serves twice as many. A lone caller's write never waits that turn.
+group then holds about twice as many writes, which share what a group costs whatever
+its size (its BEGIN and COMMIT, the table and index pages all its writes append to).
+A lone caller's write never waits that turn.
 
 When the lock is taken (another process's group, the reconciler thread), the loop does
 not wait for it: it watches the lock's wake-up pipe and tries again when a release
@@ -55,21 +56,21 @@ class LoopWrites:
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._watching = False
         self._retry: asyncio.TimerHandle | None = None
-        self._extra_turns = 0
+        self._one_more_turn = False
         self._last_size = 0
 
     async def run(self, work: Callable[[], T]) -> T:
         """Run ``work`` (short, synchronous database work) in the next group; its result."""
         future: asyncio.Future[T] = self.loop.create_future()
         if not self._pending:
-            self._extra_turns = 1 if self._last_size > 1 else 0
+            self._one_more_turn = self._last_size > 1
             self.loop.call_soon(self._flush)
         self._pending.append((work, future))
         return await future
 
     def _flush(self) -> None:
-        if self._extra_turns:
-            self._extra_turns -= 1
+        if self._one_more_turn:
+            self._one_more_turn = False
             self.loop.call_soon(self._flush)
             return
         lock = self._lock
