@@ -27,6 +27,7 @@ import asyncio
 import functools
 import re
 from collections.abc import Iterable
+from http import HTTPMethod
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import anyio.to_thread
@@ -318,15 +319,21 @@ class AuthMiddleware:
         self.strict_replay = strict_replay
         self.latency_ms = latency_ms
         self.public = (*DEFAULT_PUBLIC_ROUTES, *public_routes)
-        self._public_by_method: dict[str, re.Pattern[str]] = {}
+        # One search per request rather than one per public route. Built here for the
+        # standard methods, so a bad pattern fails at construction, not on a request.
+        self._public_by_method: dict[str, re.Pattern[str]] = {
+            str(method): self._public_pattern(method) for method in HTTPMethod
+        }
         self.confirming = frozenset(confirming_routes)
+
+    def _public_pattern(self, method: str) -> re.Pattern[str]:
+        patterns = [f"(?:{p})" for m, p in self.public if m in ("*", method)]
+        return re.compile("|".join(patterns) or "(?!)")
 
     def _is_public(self, method: str, path: str) -> bool:
         rx = self._public_by_method.get(method)
-        if rx is None:  # one search rather than one per public route; the HTTP parser
-            # knows a fixed set of methods, so this holds a few patterns at most
-            patterns = [f"(?:{p})" for m, p in self.public if m in ("*", method)]
-            rx = self._public_by_method[method] = re.compile("|".join(patterns) or "(?!)")
+        if rx is None:  # a method outside the standard ones (the HTTP parser knows a few)
+            rx = self._public_by_method[method] = self._public_pattern(method)
         return rx.search(path) is not None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
