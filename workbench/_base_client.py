@@ -38,7 +38,12 @@ from workbench._logs import configure_logging
 from workbench._options import CallOptions, RequestOptions, check_headers
 from workbench._response import ResponseInfo
 from workbench._retry import RetryPolicy
-from workbench._transport import ShardedAsyncTransport, default_ssl_context
+from workbench._transport import (
+    ProxySetting,
+    ShardedAsyncTransport,
+    default_ssl_context,
+    proxy_routes,
+)
 from workbench._version import __version__
 from workbench.config import Settings, mask_key
 from workbench.models._base import APIObject
@@ -117,6 +122,16 @@ def _check_http_client(http_client: object, expected: type[object]) -> None:
         f"{kind.__qualname__} (the client is built on httpx2, the maintained continuation "
         "of httpx: create it with `import httpx2`)"
     )
+
+
+def _check_proxy(proxy: ProxySetting | None, http_client: object, transport: object) -> None:
+    """``proxy`` configures the connections the client makes itself, so only those."""
+    if proxy is None:
+        return
+    if http_client is not None:
+        raise ValueError("give proxy= to your http_client, not to the client that uses it")
+    if transport is not None:
+        raise ValueError("proxy= and transport= exclude each other: a transport makes no proxy")
 
 
 def _query_value(value: Any) -> str:
@@ -421,6 +436,33 @@ class BaseClient:
             observer(info, body)
 
 
+def _sharded_async_client(
+    timeout: float | httpx2.Timeout,
+    transport: httpx2.AsyncBaseTransport | None,
+    proxy: ProxySetting | None,
+) -> httpx2.AsyncClient:
+    """An `httpx2.AsyncClient` over sharded pools, routed through proxies as `Client` is.
+
+    httpx2 turns the environment's proxies off for a client given a transport, so the
+    routes are mounted here: sharded pools through each proxy, and ``None`` (the default
+    pools) for the addresses ``NO_PROXY`` names. A transport of the caller's is used as
+    is, for every address.
+    """
+    if transport is not None:
+        return httpx2.AsyncClient(timeout=timeout, transport=transport)
+    mounts: dict[str, httpx2.AsyncBaseTransport | None] = {
+        pattern: None
+        if route is None
+        else ShardedAsyncTransport.pools(ASYNC_POOLS, DEFAULT_LIMITS, proxy=route)
+        for pattern, route in proxy_routes(proxy).items()
+    }
+    return httpx2.AsyncClient(
+        timeout=timeout,
+        transport=ShardedAsyncTransport.pools(ASYNC_POOLS, DEFAULT_LIMITS),
+        mounts=mounts,
+    )
+
+
 class SyncAPIClient(BaseClient):
     """The blocking retry loop over an `httpx2.Client`."""
 
@@ -429,14 +471,19 @@ class SyncAPIClient(BaseClient):
         *,
         http_client: httpx2.Client | None,
         transport: httpx2.BaseTransport | None,
+        proxy: ProxySetting | None = None,
         **kwargs: Any,
     ) -> None:
         _check_http_client(http_client, httpx2.Client)
+        _check_proxy(proxy, http_client, transport)
         super().__init__(**kwargs)
         self._owns_http = http_client is None
+        # Without a transport of the caller's, httpx2 itself routes through ``proxy`` or,
+        # when it is None, the proxies of the environment (NO_PROXY included).
         self._http: httpx2.Client = http_client or httpx2.Client(
             timeout=self._timeout,
             transport=transport,
+            proxy=proxy,
             limits=DEFAULT_LIMITS,
             verify=default_ssl_context(),
         )
@@ -503,15 +550,16 @@ class AsyncAPIClient(BaseClient):
         *,
         http_client: httpx2.AsyncClient | None,
         transport: httpx2.AsyncBaseTransport | None,
+        proxy: ProxySetting | None = None,
         **kwargs: Any,
     ) -> None:
         _check_http_client(http_client, httpx2.AsyncClient)
+        _check_proxy(proxy, http_client, transport)
         super().__init__(**kwargs)
         self._owns_http = http_client is None
-        self._http: httpx2.AsyncClient = http_client or httpx2.AsyncClient(
-            timeout=self._timeout,
-            transport=transport or ShardedAsyncTransport.pools(ASYNC_POOLS, DEFAULT_LIMITS),
-        )
+        if http_client is None:
+            http_client = _sharded_async_client(self._timeout, transport, proxy)
+        self._http: httpx2.AsyncClient = http_client
         self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     async def request(

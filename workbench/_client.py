@@ -9,6 +9,7 @@ import httpx2
 
 from workbench._base_client import DEFAULT_TIMEOUT, AsyncAPIClient, SyncAPIClient
 from workbench._retry import DEFAULT_MAX_RETRIES, RetryPolicy
+from workbench._transport import ProxySetting
 from workbench.config import Settings
 from workbench.resources import (
     AsyncCards,
@@ -51,6 +52,12 @@ class Client(SyncAPIClient):
         retry_policy: full control of retries and backoff (overrides ``max_retries``).
         http_client: an `httpx2.Client` of your own (it is not closed by `close`).
         transport: an httpx2 transport for the client's own `httpx2.Client` (tests).
+        proxy: the proxy every request goes through (a URL such as
+            ``"http://proxy.internal:3128"``, or an `httpx2.Proxy`). Left out, the
+            client follows ``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY`` and
+            ``NO_PROXY``, as `AsyncClient` does; neither applies with ``http_client``
+            (configure yours) or ``transport`` (combining either with ``proxy`` is a
+            ``ValueError``).
         sync_clock: learn the server's clock from ``Date`` after a timestamp rejection.
         settings: resolved `Settings` (overrides the three credentials arguments).
         log_level: ``debug``/``info``/``warning``; default reads ``WORKBENCH_LOG``.
@@ -81,6 +88,7 @@ class Client(SyncAPIClient):
         retry_policy: RetryPolicy | None = None,
         http_client: httpx2.Client | None = None,
         transport: httpx2.BaseTransport | None = None,
+        proxy: ProxySetting | None = None,
         sync_clock: bool = True,
         settings: Settings | None = None,
         log_level: str | None = None,
@@ -89,6 +97,7 @@ class Client(SyncAPIClient):
         super().__init__(
             http_client=http_client,
             transport=transport,
+            proxy=proxy,
             api_key=api_key,
             secret_key=secret_key,
             base_url=base_url,
@@ -148,6 +157,7 @@ class AsyncClient(AsyncAPIClient):
         retry_policy: RetryPolicy | None = None,
         http_client: httpx2.AsyncClient | None = None,
         transport: httpx2.AsyncBaseTransport | None = None,
+        proxy: ProxySetting | None = None,
         sync_clock: bool = True,
         settings: Settings | None = None,
         log_level: str | None = None,
@@ -156,6 +166,7 @@ class AsyncClient(AsyncAPIClient):
         super().__init__(
             http_client=http_client,
             transport=transport,
+            proxy=proxy,
             api_key=api_key,
             secret_key=secret_key,
             base_url=base_url,

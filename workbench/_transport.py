@@ -10,6 +10,11 @@ changing what goes on the wire.
 Every pool of every client, each webhook delivery batch of the sandbox and each buyer flow
 verify servers with one SSL context (`default_ssl_context`): loading the certificate
 store took about 17 ms per pool, so 130 ms per `AsyncClient`.
+
+An httpx2 client given its own transport ignores ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
+``ALL_PROXY`` / ``NO_PROXY``, so `proxy_routes` reads them as httpx2 does and the
+`AsyncClient` mounts sharded pools through each proxy itself (`ShardedAsyncTransport.pools`
+with ``proxy``).
 """
 
 from __future__ import annotations
@@ -20,8 +25,13 @@ import ssl
 from collections.abc import Sequence
 
 import httpx2
+from httpx2._utils import get_environment_proxies
 
-__all__ = ["ShardedAsyncTransport", "default_ssl_context"]
+__all__ = ["ProxySetting", "ShardedAsyncTransport", "default_ssl_context", "proxy_routes"]
+
+#: A proxy as the clients take it: its URL (``"http://proxy.internal:3128"``) or an
+#: `httpx2.Proxy` (with its own credentials, headers or SSL context).
+ProxySetting = str | httpx2.URL | httpx2.Proxy
 
 
 @functools.cache
@@ -33,6 +43,27 @@ def default_ssl_context() -> ssl.SSLContext:
     certificates required. Nothing changes it after it is built, so clients and threads share it.
     """
     return httpx2.create_ssl_context()
+
+
+def proxy_routes(proxy: ProxySetting | None) -> dict[str, httpx2.Proxy | None]:
+    """Which proxy each address goes through, as URL patterns of httpx2's ``mounts``.
+
+    Args:
+        proxy: one proxy for every address; ``None`` reads ``HTTP_PROXY``,
+            ``HTTPS_PROXY``, ``ALL_PROXY`` and ``NO_PROXY`` (any case) as `httpx2.Client`
+            does, an address that ``NO_PROXY`` names mapping to ``None`` (no proxy).
+
+    Returns:
+        The patterns (``"https://"``, ``"all://*example.com"``...) and their proxies.
+    """
+    if proxy is not None:
+        return {"all://": proxy if isinstance(proxy, httpx2.Proxy) else httpx2.Proxy(proxy)}
+    # httpx2's own reading of the environment (its clients use the same function), so that
+    # NO_PROXY's forms (domains, "*.", IP ranges, ports, "*") mean what they mean to it.
+    return {
+        pattern: None if url is None else httpx2.Proxy(url)
+        for pattern, url in get_environment_proxies().items()
+    }
 
 
 class ShardedAsyncTransport(httpx2.AsyncBaseTransport):
@@ -49,8 +80,16 @@ class ShardedAsyncTransport(httpx2.AsyncBaseTransport):
         self._next = itertools.cycle(self._shards)
 
     @classmethod
-    def pools(cls, count: int, limits: httpx2.Limits) -> ShardedAsyncTransport:
-        """``count`` HTTP transports sharing ``limits`` (at least one connection each)."""
+    def pools(
+        cls, count: int, limits: httpx2.Limits, *, proxy: httpx2.Proxy | None = None
+    ) -> ShardedAsyncTransport:
+        """``count`` HTTP transports sharing ``limits`` (at least one connection each).
+
+        Args:
+            count: how many pools.
+            limits: the connection limits of all of them together.
+            proxy: the proxy every pool connects through (default: none).
+        """
         per_pool = httpx2.Limits(
             max_connections=_share(limits.max_connections, count),
             max_keepalive_connections=_share(limits.max_keepalive_connections, count),
@@ -58,7 +97,10 @@ class ShardedAsyncTransport(httpx2.AsyncBaseTransport):
         )
         verify = default_ssl_context()
         return cls(
-            [httpx2.AsyncHTTPTransport(verify=verify, limits=per_pool) for _ in range(count)]
+            [
+                httpx2.AsyncHTTPTransport(verify=verify, limits=per_pool, proxy=proxy)
+                for _ in range(count)
+            ]
         )
 
     @property

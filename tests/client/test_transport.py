@@ -151,3 +151,18 @@ def test_an_http_client_of_another_library_or_kind_is_refused() -> None:
 
     with pytest.raises(TypeError, match=r"must be an httpx2\.AsyncClient, not httpx2\.Client"):
         asyncio.run(run())
+
+
+def test_async_client_shards_its_pools_through_a_proxy_too() -> None:
+    async def run() -> list[httpx2.AsyncBaseTransport | None]:
+        async with AsyncClient(
+            "pk_test_a_0000", "sk_test_b_0000", "http://t", proxy="http://127.0.0.1:9"
+        ) as c:
+            return list(c._http._mounts.values())
+
+    mounted = asyncio.run(run())
+    assert len(mounted) == 1
+    assert isinstance(mounted[0], ShardedAsyncTransport)
+    assert len(mounted[0].shards) == ASYNC_POOLS
+    pool = mounted[0].shards[0]._pool  # type: ignore[attr-defined]
+    assert pool._proxy_url.port == 9
