@@ -275,7 +275,21 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
                 expect=(202,),
                 fields={"status": "queuing"},
             ),
-            Step("listSubscriptionCharges", "List its charges", path=_SUB),
+            Step(
+                "runSandboxReconciler",
+                "Run one reconciler pass (it makes the queued charge)",
+                description="Until then the subscription is charging; the sandbox's "
+                "background reconciler would make the charge within seconds.",
+            ),
+            Step(
+                "getSubscription", "Get it again: charged", path=_SUB, fields={"status": "active"}
+            ),
+            Step(
+                "listSubscriptionCharges",
+                "List its charges",
+                path=_SUB,
+                fields={"items.0.status": "captured"},
+            ),
             Step(
                 "cancelSubscription",
                 "Cancel the past-due subscription now",
@@ -306,7 +320,6 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         "Sandbox controls",
         (
             Step("getSandboxFixtures", "Fixtures: store, customers, test cards"),
-            Step("runSandboxReconciler", "Run one reconciler pass"),
             Step("settleSandboxRefunds", "Settle in-flight refunds"),
             Step("listSandboxEvents", "Events", saves={"eventId": "items.0.id"}),
             Step(
