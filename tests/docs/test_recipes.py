@@ -253,11 +253,11 @@ def test_other_numbers_tokenize_as_the_brand_the_page_names(number: str, client:
 
 
 def test_the_pages_local_sandbox_block_runs_as_written(sandbox: SandboxServer) -> None:
-    """The page's own block (keys read from the package, both recipes) against a sandbox.
+    """The page's own block (keys read from the package, every recipe) against a sandbox.
 
     Only the address changes: the page's fixed port becomes the test sandbox's free one.
     """
-    _needs("bash", "openssl", "curl", "node")
+    _needs("bash", "openssl", "curl", "node", "php")
     page = (ROOT / "docs" / "concepts" / "signing-without-python.md").read_text("utf-8")
     block = next(b for b in re.findall(r"```sh\n(.*?)```", page, re.S) if "sign-request.sh" in b)
     assert "http://127.0.0.1:8765" in block
@@ -267,4 +267,4 @@ def test_the_pages_local_sandbox_block_runs_as_written(sandbox: SandboxServer) -
         ["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count('"status":"captured"') == 2, result.stdout
+    assert result.stdout.count('"status":"captured"') == 3, result.stdout
