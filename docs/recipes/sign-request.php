@@ -1,12 +1,16 @@
 <?php
-// Sign and send one card charge with plain PHP 8: hash(), hash_hmac() and an HTTP stream,
-// no framework, no extension beyond the defaults. Reads WORKBENCH_BASE_URL,
+// Sign and send one card charge with plain PHP 8: hash(), hash_hmac() and an HTTP
+// stream, no framework, no extension beyond the defaults. Reads WORKBENCH_BASE_URL,
 // WORKBENCH_API_KEY and WORKBENCH_SECRET_KEY.
 declare(strict_types=1);
 
 /** The three signature headers of one request, as the spec defines them. */
-function sign_request(string $secretKey, string $method, string $path, string $body): array
-{
+function sign_request(
+    string $secretKey,
+    string $method,
+    string $path,
+    string $body,
+): array {
     // UTC to the second with Z (no fraction, no offset), as X-Timestamp requires.
     $timestamp = gmdate('Y-m-d\TH:i:s\Z');
     // Line 3: the route path only: no query string, no trailing slash.

@@ -17,7 +17,8 @@ function verify_webhook(
     int $now,
 ): bool {
     // X-Timestamp is UTC to the second ending in Z; anything else is refused.
-    $sent = DateTimeImmutable::createFromFormat('!Y-m-d\TH:i:s\Z', $timestamp, new DateTimeZone('UTC'));
+    $utc = new DateTimeZone('UTC');
+    $sent = DateTimeImmutable::createFromFormat('!Y-m-d\TH:i:s\Z', $timestamp, $utc);
     if ($sent === false || $sent->format('Y-m-d\TH:i:s\Z') !== $timestamp) {
         return false;
     }
