@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
+import httpx2
 import pytest
 
 from tests.postgres import database_url
@@ -38,21 +38,21 @@ def server(db_url: str) -> Iterator[SandboxServer]:
 
 
 @pytest.fixture
-def client(server: SandboxServer) -> Iterator[httpx.Client]:
+def client(server: SandboxServer) -> Iterator[httpx2.Client]:
     """A client signed with the demo merchant's keys."""
     with signed_client(server.base_url) as c:
         yield c
 
 
 @pytest.fixture
-def other_client(server: SandboxServer) -> Iterator[httpx.Client]:
+def other_client(server: SandboxServer) -> Iterator[httpx2.Client]:
     """A client signed with the second merchant's keys."""
     with signed_client(server.base_url, OTHER_API_KEY, OTHER_SECRET_KEY) as c:
         yield c
 
 
 @pytest.fixture
-def anon(server: SandboxServer) -> Iterator[httpx.Client]:
+def anon(server: SandboxServer) -> Iterator[httpx2.Client]:
     """An unsigned client."""
-    with httpx.Client(base_url=server.base_url, timeout=30) as c:
+    with httpx2.Client(base_url=server.base_url, timeout=30) as c:
         yield c

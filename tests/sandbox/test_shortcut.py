@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.postgres import database_url
@@ -57,12 +57,12 @@ def pair(
         yield urls[0], urls[1]
 
 
-Send = Callable[[httpx.Client], httpx.Response]
+Send = Callable[[httpx2.Client], httpx2.Response]
 
 
-def _same(pair: tuple[str, str], *sends: Send) -> list[httpx.Response]:
+def _same(pair: tuple[str, str], *sends: Send) -> list[httpx2.Response]:
     """Send the same requests to both; assert the answers match; return the shortcut's."""
-    answers: list[list[httpx.Response]] = []
+    answers: list[list[httpx2.Response]] = []
     for url in pair:
         with signed_client(url) as client:
             answers.append([send(client) for send in sends])
@@ -150,7 +150,7 @@ def test_rule3_fence_answers_alike_with_this_requests_id(pair: tuple[str, str]) 
     assert answers[4].json()["status"] == "captured"
 
 
-def _last_payment(client: httpx.Client) -> str:
+def _last_payment(client: httpx2.Client) -> str:
     items = client.get("/sandbox/events").json()["items"]
     return str(
         next(e for e in reversed(items) if e["type"] == "payment.authorized")["data"]["paymentId"]

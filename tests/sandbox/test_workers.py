@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 import sqlalchemy as sa
 
@@ -74,8 +74,8 @@ def workers(
 
 def _answers(base: str) -> bool:
     try:
-        return httpx.get(base + "/openapi.json", timeout=2).status_code == 200
-    except httpx.TransportError:
+        return httpx2.get(base + "/openapi.json", timeout=2).status_code == 200
+    except httpx2.TransportError:
         return False
 
 
@@ -112,7 +112,7 @@ def test_concurrent_duplicates_on_both_workers_make_one_payment(
     body = charge_body(threeDSecure=False)
     key = str(uuid.uuid4())
 
-    def send(_: int) -> httpx.Response:
+    def send(_: int) -> httpx2.Response:
         with signed_client(base) as fresh:
             return fresh.post("/v1/payments/card", json=body, headers={"Idempotency-Key": key})
 
@@ -143,7 +143,7 @@ def test_concurrent_distinct_charges_on_both_workers_are_all_stored(
     base, url, _ = workers
     bodies = [charge_body(threeDSecure=False) for _ in range(120)]
 
-    def send(body: dict[str, object]) -> httpx.Response:
+    def send(body: dict[str, object]) -> httpx2.Response:
         with signed_client(base) as fresh:
             return fresh.post(
                 "/v1/payments/card", json=body, headers={"Idempotency-Key": str(uuid.uuid4())}

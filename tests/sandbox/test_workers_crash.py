@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from tests.ports import free_port
@@ -131,7 +131,7 @@ def test_kill_9_under_load_keeps_each_acknowledged_charge_once_and_replays_it_un
                     answer = client.post(
                         "/v1/payments/card", json=body, headers={"Idempotency-Key": key}
                     )
-                except httpx.TransportError:
+                except httpx2.TransportError:
                     return  # the sandbox was killed under this request
                 assert answer.status_code == 201, answer.text
                 acknowledged[key] = answer.content

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from workbench.spec import limits
@@ -32,14 +32,14 @@ TransactionId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[\x
 def _parsable_url(value: str) -> str:
     """A URL the sandbox can send to: it parses, names a host, any port is a number.
 
-    Parsed twice, as httpx sends it and as the standard library splits it to sign a
-    webhook (`workbench.signing.canonical_path`): httpx takes ``http://a]b/`` for a host
+    Parsed twice, as httpx2 sends it and as the standard library splits it to sign a
+    webhook (`workbench.signing.canonical_path`): httpx2 takes ``http://a]b/`` for a host
     with an escaped bracket, which ``urlsplit`` refuses.
     """
     try:
-        url = httpx.URL(value)
+        url = httpx2.URL(value)
         urlsplit(value).port  # noqa: B018  (reading the port validates it)
-    except (httpx.InvalidURL, ValueError) as exc:
+    except (httpx2.InvalidURL, ValueError) as exc:
         raise ValueError(f"not a valid URL: {exc}") from None
     if not url.host:
         raise ValueError("URL has no host")
