@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import httpx
 import sqlalchemy as sa
 
 from workbench.emvco import QrFields, build_payload
@@ -96,11 +97,16 @@ class Redirect:
 
 
 def result_url(return_url: str, **params: str | None) -> str:
-    """``returnUrl`` with ``params`` added to its query (existing parameters kept)."""
+    """``returnUrl`` with ``params`` added to its query (existing parameters kept).
+
+    The answer is ASCII, as a ``Location`` header must be: a non-ASCII path or query is
+    percent-encoded as UTF-8 and a non-ASCII host becomes its IDNA (``xn--``) form;
+    escapes already in ``returnUrl`` are kept as they are.
+    """
     parts = urlsplit(return_url)
     query = parse_qsl(parts.query, keep_blank_values=True)
     query += [(k, v) for k, v in params.items() if v is not None]
-    return urlunsplit(parts._replace(query=urlencode(query)))
+    return str(httpx.URL(urlunsplit(parts._replace(query=urlencode(query)))))
 
 
 def _caller(session: Row, request_id: str) -> Caller:
