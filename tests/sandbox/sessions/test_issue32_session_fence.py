@@ -30,7 +30,9 @@ from workbench.spec import limits
 CARD = {"cardNumber": "4242424242424242", "expiry": "12/30", "cvc": "123", "holder": "Ayse"}
 
 
-def _session(client: httpx.Client, transaction_id: str, amount: int, **extra: Any) -> httpx.Response:
+def _session(
+    client: httpx.Client, transaction_id: str, amount: int, **extra: Any
+) -> httpx.Response:
     body = {
         "transactionId": transaction_id,
         "amount": amount,
