@@ -129,17 +129,22 @@ def test_rule1_the_hosted_page_never_completes_with_another_payment(
     assert other.status_code == 201, other.text
     _foreign_payment_under(server, session_txn, other.json()["paymentId"])
 
+    # The page says it cannot be paid, before the buyer types anything ...
+    shown = anon.get(checkout_url)
+    assert shown.status_code == 409
+    assert 'data-reason="taken"' in shown.text
+    # ... and a submit (an open tab, a replayed POST) is refused the same way.
     if mode == "payment":
         submit = anon.post(f"{checkout_url}/pay", data=CARD, follow_redirects=False)
     else:
         submit = anon.post(f"{checkout_url}/qr", follow_redirects=False)
-    assert submit.status_code == 400, submit.headers.get("location")
-    assert "SVC-GW-2001" in submit.text
+    assert submit.status_code == 409, submit.headers.get("location")
+    assert 'data-reason="taken"' in submit.text
     assert "outcome=success" not in submit.text
     # The session was not completed: no session.completed names the 10 TL payment.
     events = client.get("/sandbox/events", params={"type": "session.completed"}).json()["items"]
     assert session.json()["sessionId"] not in {e["data"]["sessionId"] for e in events}
-    assert anon.get(checkout_url).status_code == 200
+    assert _payments_of(client, session_txn) == set()  # no payment event under it either
 
 
 def _expire(client: httpx.Client) -> None:

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Ended",
+    "ForeignPayment",
     "PageView",
     "Redirect",
     "acs_return_url",
@@ -82,9 +83,10 @@ class PageView:
 
 @dataclass(frozen=True, slots=True)
 class Ended:
-    """A session whose page can no longer be used: ``missing``, ``expired``, ``completed``."""
+    """A session whose page can no longer be used: ``missing``, ``expired``, ``completed``,
+    or ``taken`` (its ``transactionId`` holds a payment that is not the session's)."""
 
-    reason: Literal["missing", "expired", "completed"]
+    reason: Literal["missing", "expired", "completed", "taken"]
     return_url: str | None = None
 
 
@@ -94,6 +96,22 @@ class Redirect:
 
     url: str
     final: bool = True
+
+
+class ForeignPayment(ServiceError):
+    """The session's ``transactionId`` holds a payment that was not made for it.
+
+    Raised inside the page's transaction, so nothing is written; the page answers
+    ``Ended("taken")`` with the session's ``returnUrl``.
+    """
+
+    def __init__(self, payment_id: str, return_url: str) -> None:
+        super().__init__(
+            "SVC-GW-2001",
+            f"transactionId: already belongs to payment {payment_id}, which is not this "
+            "checkout's; nothing was charged",
+        )
+        self.return_url = return_url
 
 
 def result_url(return_url: str, **params: str | None) -> str:
@@ -149,7 +167,7 @@ def _payment_of(conn: sa.Connection, session: Row) -> Row | None:
     """The payment under the session's ``transactionId``, if any: one made for it.
 
     Raises:
-        ServiceError: SVC-GW-2001 when that payment is of other terms than the session's.
+        ForeignPayment: that payment is of other terms than the session's (SVC-GW-2001).
     """
     payment = conn.execute(
         sa.select(_P).where(
@@ -158,11 +176,7 @@ def _payment_of(conn: sa.Connection, session: Row) -> Row | None:
         )
     ).first()
     if payment is not None and not _made_for(session, payment):
-        raise ServiceError(
-            "SVC-GW-2001",
-            f"transactionId: already belongs to payment {payment.id}, which is not this "
-            "checkout's; nothing was charged, ask the shop for a new checkout",
-        )
+        raise ForeignPayment(payment.id, session.return_url)
     return payment
 
 
@@ -205,6 +219,10 @@ def page_view(conn: sa.Connection, session_id: str) -> PageView | Ended:
     ended = _state(conn, session)
     if ended is not None or session is None:
         return ended or Ended("missing")
+    try:
+        _payment_of(conn, session)
+    except ForeignPayment as exc:
+        return Ended("taken", exc.return_url)
     name = conn.execute(
         sa.select(tables.merchants.c.name).where(tables.merchants.c.id == session.merchant_id)
     ).scalar_one()
