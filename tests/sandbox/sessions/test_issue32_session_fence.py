@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from tests.sandbox.bodies import txn
 from tests.sandbox.envelope import assert_envelope
+from workbench import Client, IdempotencyConflictError, SessionStateError
 from workbench.sandbox import SandboxServer
 from workbench.sandbox.payments.tables import payments as payments_table
 from workbench.sandbox.sessions.tables import sessions as sessions_table
@@ -230,3 +231,27 @@ def test_rule2_the_charge_that_paid_the_session_still_answers_it(
     assert again.status_code == 200, again.text
     assert again.json()["paymentId"] == first.json()["paymentId"]
     assert again.json()["status"] == "captured"
+
+
+def test_rules_1_and_2_through_the_client(server: SandboxServer) -> None:
+    with Client(
+        base_url=server.base_url, api_key=server.config.api_key, secret_key=server.config.secret_key
+    ) as client:
+        paid_txn, expiring_txn = txn(), txn()
+        ten_lira = client.payments.charge_card(
+            transaction_id=paid_txn, amount=1_000, card_token="tok_test_success"
+        )
+        with pytest.raises(IdempotencyConflictError) as refused:
+            client.sessions.create(
+                transaction_id=paid_txn, amount=5_000, return_url="https://shop.example/r"
+            )
+        assert ten_lira.payment_id in refused.value.message
+        client.sessions.create(
+            transaction_id=expiring_txn, amount=5_000, return_url="https://shop.example/r"
+        )
+        client.sandbox.advance_clock(limits.SESSION_LIFETIME_SECONDS + 1)  # sandbox-only
+        with pytest.raises(SessionStateError) as expired:
+            client.payments.charge_card(
+                transaction_id=expiring_txn, amount=5_000, card_token="tok_test_success"
+            )
+        assert expired.value.code == "SVC-SES-4090"
