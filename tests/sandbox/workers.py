@@ -18,7 +18,7 @@ import httpx
 
 from tests.ports import free_port
 
-__all__ = ["children", "two_workers"]
+__all__ = ["answers", "children", "two_workers"]
 
 
 def children(pid: int) -> list[int]:
@@ -35,7 +35,8 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def _answers(base: str) -> bool:
+def answers(base: str) -> bool:
+    """Whether a sandbox at ``base`` answers HTTP yet."""
     try:
         return httpx.get(base + "/openapi.json", timeout=2).status_code == 200
     except httpx.TransportError:
@@ -54,7 +55,7 @@ def two_workers(url: str) -> Iterator[tuple[str, int]]:
     try:
         # A guard, not a measured time: on a loaded machine the start took over 60 s.
         deadline = time.monotonic() + 180
-        while len(children(proc.pid)) < 2 or not _answers(base):
+        while len(children(proc.pid)) < 2 or not answers(base):
             assert proc.poll() is None, "the sandbox exited while starting"
             assert time.monotonic() < deadline, "two workers did not start within 180 s"
             time.sleep(0.2)
