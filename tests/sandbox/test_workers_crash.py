@@ -25,7 +25,8 @@ from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
-from tests.sandbox.test_workers import _answers, _children
+from tests.sandbox.workers import answers as _answers
+from tests.sandbox.workers import children as _children
 
 
 def _alive(pid: int) -> bool:
