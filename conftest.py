@@ -98,6 +98,7 @@ _ONE_WORKER = {
     "tests/sandbox/test_shortcut.py": "shortcut",
     "tests/sandbox/test_schemathesis.py": "schemathesis",
     "tests/foundation/test_cli_listen.py": "cli-listen",
+    "tests/foundation/test_cli_trigger.py": "cli-trigger",  # one sandbox for every trigger
     "tests/client/test_webhooks_docs.py": "webhooks-docs",
     "tests/notebooks/test_cli_run.py": "cli-run",
     "tests/packaging/test_wheel.py": "wheel",  # the wheel is built and installed once
