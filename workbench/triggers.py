@@ -214,13 +214,13 @@ def _failed(run: _Run) -> None:
 def _refunded(run: _Run) -> None:
     payment_id = _charge(run)
     refund = run.client.payments.refund(payment_id)
-    run.say(f"refund {payment_id} in full: {refund.status}")
+    run.say(f"refund {payment_id} in full: {'in flight (202)' if refund.in_flight else 'done'}")
 
 
 def _refund_in_flight(run: _Run) -> None:
     payment_id = _charge(run, "tok_test_refund_async")
     refund = run.client.payments.refund(payment_id)
-    run.say(f"refund {payment_id} in full: {refund.status}")
+    run.say(f"refund {payment_id} in full: {'in flight (202)' if refund.in_flight else 'done'}")
 
 
 def _refund_settled(run: _Run) -> None:
