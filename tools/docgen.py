@@ -7,6 +7,9 @@ OpenAPI summary and the list of flow notebooks are rendered here and committed u
 ``docs/``, so the guide builds without running anything. A test renders them again
 and fails when the committed files differ, so they cannot drift from the code.
 
+``make docs-gen`` also takes the screenshots of the sandbox's hosted pages
+(``tools.screenshots``: pictures, not compared by the test, only checked for readability).
+
 Regenerate after changing ``workbench.spec``, a command or a notebook::
 
     .venv/bin/python -m tools.docgen          # write (or: make docs-gen)
@@ -955,6 +958,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.docgen", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
     parser.add_argument("--check", action="store_true", help="only report stale files")
+    parser.add_argument(
+        "--no-screenshots",
+        action="store_true",
+        help="leave the hosted pages' screenshots as they are (tools.screenshots)",
+    )
     args = parser.parse_args(argv)
     if args.check:
         stale = check(args.root)
@@ -963,7 +971,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if stale else 0
     for relative in write(args.root):
         print(f"wrote {relative}")
-    return 0
+    if args.no_screenshots:
+        return 0
+    from tools import screenshots
+
+    return screenshots.main()
 
 
 if __name__ == "__main__":

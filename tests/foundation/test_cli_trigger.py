@@ -93,7 +93,8 @@ def test_list_names_every_event_with_what_it_does(sandbox_url: str) -> None:
     assert code == 0, output
     names = [line.split()[0] for line in output.splitlines()]
     assert names == list(TRIGGERS)
-    assert "session.expired" in output and "(local sandbox only)" in output
+    assert "session.expired" in output
+    assert "(local sandbox only)" in output
 
 
 def test_every_event_the_webhooks_page_names_can_be_triggered() -> None:
