@@ -16,7 +16,7 @@ export UV_PYTHON_DOWNLOADS := never
 # which doubled the start of each and cost the suite about a third of its time.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism lab notebooks bench clean
+.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism lab notebooks bench wheel clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -94,6 +94,10 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(RUN) python -m benchmarks
+
+# The wheel to install into another project: dist/payments_workbench-<version>-py3-none-any.whl.
+wheel: | $(UV)
+	$(UV) build --wheel --out-dir dist
 
 clean:
 	rm -rf $(VENV) $(TOOLS) site .pytest_cache .mypy_cache .ruff_cache .coverage
