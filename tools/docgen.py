@@ -398,13 +398,28 @@ def _edges(machine: StateMachine) -> dict[tuple[str, str], list[str]]:
     return edges
 
 
+def _described(edges: Mapping[tuple[str, str], Sequence[str]]) -> str:
+    """The drawing in words, for a screen reader: each arrow, its actions."""
+    arrows = [
+        f"{'new' if src == '[*]' else src} to {dst} by {' or '.join(labels)}"
+        for (src, dst), labels in edges.items()
+    ]
+    return "; ".join(arrows)
+
+
 def _mermaid(
-    edges: Mapping[tuple[str, str], Sequence[str]], final: Iterable[str], *, across: bool = False
+    edges: Mapping[tuple[str, str], Sequence[str]],
+    final: Iterable[str],
+    *,
+    title: str,
+    across: bool = False,
 ) -> str:
     # More room between ranks than Mermaid's default, so that labels of edges leaving
     # and entering one state do not touch.
     head = ["---", "config:", "  state:", f"    rankSpacing: {_RANK_SPACING}", "---"]
     lines = [*head, "stateDiagram-v2"] + (["    direction LR"] if across else [])
+    # Mermaid makes these the drawing's <title> and <desc>: its text alternative.
+    lines += [f"    accTitle: {title}", f"    accDescr: {_described(edges)}"]
     lines.extend(
         f"    {src} --> {dst}: {'<br>'.join(labels)}" for (src, dst), labels in edges.items()
     )
@@ -432,10 +447,11 @@ def diagrams(machine: StateMachine) -> list[str]:
         dst for dst, srcs in sources.items() if dst in machine.terminal and len(srcs) >= _FAN_IN
     }
     main = {edge: labels for edge, labels in edges.items() if edge[1] not in apart}
-    out = [_mermaid(main, machine.terminal)]
+    out = [_mermaid(main, machine.terminal, title=f"The {machine.name} states and their arrows")]
     for dst in sorted(apart):
         into = {e: lb for e, lb in edges.items() if e[1] == dst}
-        out.append(_mermaid(into, machine.terminal, across=True))
+        title = f"The {machine.name} states that lead to {dst}"
+        out.append(_mermaid(into, machine.terminal, title=title, across=True))
     return out
 
 
