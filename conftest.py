@@ -93,6 +93,7 @@ _ONE_WORKER = {
     "tests/docs/test_browser.py": "docs-site",
     "tests/docs/test_build.py": "docs-site",
     "tests/docs/test_wording.py": "docs-site",
+    "tests/docs/test_images.py": "docs-site",  # the same built guide
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_shortcut.py": "shortcut",
