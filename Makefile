@@ -102,6 +102,7 @@ wheel: | $(UV)
 clean:
 	rm -rf $(VENV) $(TOOLS) site .pytest_cache .mypy_cache .ruff_cache .coverage
 
-# Regenerate the guide's pages that come from code (error table, diagrams, CLI help...).
-docs-gen: $(STAMP)
+# Regenerate the guide's pages that come from code (error table, diagrams, CLI help...) and
+# the screenshots of the hosted pages (taken in the system's Chromium: `browser`).
+docs-gen: $(STAMP) browser
 	$(RUN) python -m tools.docgen
