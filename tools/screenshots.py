@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from workbench.testing import client_for, running_sandbox
 if TYPE_CHECKING:
     from playwright.sync_api import FloatRect as Clip
 
-__all__ = ["FOLDER", "PAGES", "WIDTHS", "main", "take"]
+__all__ = ["FOLDER", "PAGES", "WIDTHS", "main", "png_size", "take"]
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "docs" / "images" / "screenshots"
@@ -69,6 +70,15 @@ class Shot:
     width: int
     height: int
     smallest_text: float
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """A PNG file's width and height, from its header."""
+    head = path.read_bytes()[:24]
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path} is not a PNG file")
+    width, height = struct.unpack(">II", head[16:24])
+    return int(width), int(height)
 
 
 def _addresses(client: Client) -> dict[str, str]:
@@ -164,14 +174,9 @@ def take(folder: Path = FOLDER) -> list[Shot]:
                     if clip is None:
                         page.screenshot(path=str(path), full_page=True)
                     else:
-                        page.screenshot(path=str(path), clip=clip)
-                    size = page.evaluate(
-                        "() => [document.documentElement.scrollWidth,"
-                        " document.documentElement.scrollHeight]"
-                    )
-                    shown = (clip["width"], clip["height"]) if clip else (size[0], size[1])
+                        page.screenshot(path=str(path), clip=clip, full_page=True)
                     smallest = float(page.evaluate(_SMALLEST_TEXT, clip))
-                    shots.append(Shot(path.name, int(shown[0]), int(shown[1]), smallest))
+                    shots.append(Shot(path.name, *png_size(path), smallest))
                 context.close()
         finally:
             browser.close()

@@ -192,3 +192,21 @@ def test_every_picture_draws_its_text_at_least_11_px(
                 small.append(f"{path}: {item['kind']} {what}: text drawn at {smallest:.1f} px")
     assert unknown == []
     assert small == []
+
+
+def test_every_hosted_page_has_its_screenshots_at_both_widths() -> None:
+    """`make docs-gen` left a picture per hosted page and width, as its manifest says."""
+    from tools.screenshots import FOLDER, PAGES, WIDTHS, png_size
+
+    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    expected = {f"{page}-{width}.png" for page in PAGES for width in WIDTHS}
+    assert set(manifest) == expected
+    for name, shot in manifest.items():
+        width, height = png_size(FOLDER / name)
+        assert (width, height) == (shot["width"], shot["height"]), name
+        assert shot["smallestText"] >= MIN_TEXT_PX, name
+        if name.endswith("-phone.png"):
+            assert width == WIDTHS["phone"][0], name
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    for page in PAGES:
+        assert f"images/screenshots/{page}-desktop.png" in home, page
