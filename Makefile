@@ -105,4 +105,4 @@ clean:
 # Regenerate the guide's pages that come from code (error table, diagrams, CLI help...) and
 # the screenshots of the hosted pages (taken in the system's Chromium: `browser`).
 docs-gen: $(STAMP) browser
-	$(RUN) python -m tools.docgen
+	$(RUN) python -m tools.docgen --screenshots

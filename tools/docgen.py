@@ -7,8 +7,8 @@ OpenAPI summary and the list of flow notebooks are rendered here and committed u
 ``docs/``, so the guide builds without running anything. A test renders them again
 and fails when the committed files differ, so they cannot drift from the code.
 
-``make docs-gen`` also takes the screenshots of the sandbox's hosted pages
-(``tools.screenshots``: pictures, not compared by the test, only checked for readability).
+``make docs-gen`` also takes the screenshots of the sandbox's hosted pages (``--screenshots``,
+``tools.screenshots``: pictures, not compared by the test, only checked for readability).
 
 Regenerate after changing ``workbench.spec``, a command or a notebook::
 
@@ -975,9 +975,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
     parser.add_argument("--check", action="store_true", help="only report stale files")
     parser.add_argument(
-        "--no-screenshots",
+        "--screenshots",
         action="store_true",
-        help="leave the hosted pages' screenshots as they are (tools.screenshots)",
+        help="also take the hosted pages' screenshots (tools.screenshots; make docs-gen does)",
     )
     args = parser.parse_args(argv)
     if args.check:
@@ -987,11 +987,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if stale else 0
     for relative in write(args.root):
         print(f"wrote {relative}")
-    if args.no_screenshots:
+    if not args.screenshots:
         return 0
     from tools import screenshots
 
-    return screenshots.main()
+    return screenshots.main(args.root / screenshots.FOLDER.relative_to(screenshots.ROOT))
 
 
 if __name__ == "__main__":

@@ -186,13 +186,13 @@ def take(folder: Path = FOLDER) -> list[Shot]:
     return shots
 
 
-def main() -> int:
-    """Take the screenshots; print what was saved."""
+def main(folder: Path = FOLDER) -> int:
+    """Take the screenshots into ``folder``; print what was saved."""
     if not CHROMIUM.is_file():
         print(f"screenshots not taken: {CHROMIUM} is missing (`make browser` installs it)")
         return 1
-    for shot in take():
-        print(f"wrote docs/images/screenshots/{shot.name} ({shot.width}x{shot.height})")
+    for shot in take(folder):
+        print(f"wrote {folder / shot.name} ({shot.width}x{shot.height})")
     return 0
 
 
