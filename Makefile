@@ -16,7 +16,7 @@ export UV_PYTHON_DOWNLOADS := never
 # which doubled the start of each and cost the suite about a third of its time.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench clean
+.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench wheel clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -99,9 +99,14 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(RUN) python -m benchmarks
 
+# The wheel to install into another project: dist/payments_workbench-<version>-py3-none-any.whl.
+wheel: | $(UV)
+	$(UV) build --wheel --out-dir dist
+
 clean:
 	rm -rf $(VENV) $(TOOLS) site .pytest_cache .mypy_cache .ruff_cache .coverage
 
-# Regenerate the guide's pages that come from code (error table, diagrams, CLI help...).
-docs-gen: $(STAMP)
-	$(RUN) python -m tools.docgen
+# Regenerate the guide's pages that come from code (error table, diagrams, CLI help...) and
+# the screenshots of the hosted pages (taken in the system's Chromium: `browser`).
+docs-gen: $(STAMP) browser
+	$(RUN) python -m tools.docgen --screenshots

@@ -7,6 +7,9 @@ OpenAPI summary and the list of flow notebooks are rendered here and committed u
 ``docs/``, so the guide builds without running anything. A test renders them again
 and fails when the committed files differ, so they cannot drift from the code.
 
+``make docs-gen`` also takes the screenshots of the sandbox's hosted pages (``--screenshots``,
+``tools.screenshots``: pictures, not compared by the test, only checked for readability).
+
 Regenerate after changing ``workbench.spec``, a command or a notebook::
 
     .venv/bin/python -m tools.docgen          # write (or: make docs-gen)
@@ -395,13 +398,28 @@ def _edges(machine: StateMachine) -> dict[tuple[str, str], list[str]]:
     return edges
 
 
+def _described(edges: Mapping[tuple[str, str], Sequence[str]]) -> str:
+    """The drawing in words, for a screen reader: each arrow, its actions."""
+    arrows = [
+        f"{'new' if src == '[*]' else src} to {dst} by {' or '.join(labels)}"
+        for (src, dst), labels in edges.items()
+    ]
+    return "; ".join(arrows)
+
+
 def _mermaid(
-    edges: Mapping[tuple[str, str], Sequence[str]], final: Iterable[str], *, across: bool = False
+    edges: Mapping[tuple[str, str], Sequence[str]],
+    final: Iterable[str],
+    *,
+    title: str,
+    across: bool = False,
 ) -> str:
     # More room between ranks than Mermaid's default, so that labels of edges leaving
     # and entering one state do not touch.
     head = ["---", "config:", "  state:", f"    rankSpacing: {_RANK_SPACING}", "---"]
     lines = [*head, "stateDiagram-v2"] + (["    direction LR"] if across else [])
+    # Mermaid makes these the drawing's <title> and <desc>: its text alternative.
+    lines += [f"    accTitle: {title}", f"    accDescr: {_described(edges)}"]
     lines.extend(
         f"    {src} --> {dst}: {'<br>'.join(labels)}" for (src, dst), labels in edges.items()
     )
@@ -429,10 +447,11 @@ def diagrams(machine: StateMachine) -> list[str]:
         dst for dst, srcs in sources.items() if dst in machine.terminal and len(srcs) >= _FAN_IN
     }
     main = {edge: labels for edge, labels in edges.items() if edge[1] not in apart}
-    out = [_mermaid(main, machine.terminal)]
+    out = [_mermaid(main, machine.terminal, title=f"The {machine.name} states and their arrows")]
     for dst in sorted(apart):
         into = {e: lb for e, lb in edges.items() if e[1] == dst}
-        out.append(_mermaid(into, machine.terminal, across=True))
+        title = f"The {machine.name} states that lead to {dst}"
+        out.append(_mermaid(into, machine.terminal, title=title, across=True))
     return out
 
 
@@ -955,6 +974,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.docgen", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
     parser.add_argument("--check", action="store_true", help="only report stale files")
+    parser.add_argument(
+        "--screenshots",
+        action="store_true",
+        help="also take the hosted pages' screenshots (tools.screenshots; make docs-gen does)",
+    )
     args = parser.parse_args(argv)
     if args.check:
         stale = check(args.root)
@@ -963,7 +987,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if stale else 0
     for relative in write(args.root):
         print(f"wrote {relative}")
-    return 0
+    if not args.screenshots:
+        return 0
+    from tools import screenshots
+
+    return screenshots.main(args.root / screenshots.FOLDER.relative_to(screenshots.ROOT))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The pytest plugin: the sandbox and signed clients as fixtures, for your own test suite.
 
-Installed with ``pip install 'payments-workbench[testing]'`` and loaded by pytest by
-itself (a ``pytest11`` entry point): nothing to add to ``conftest.py``.
+Installed with the ``testing`` extra (``pip install '.[testing]'`` from a checkout) and
+loaded by pytest by itself (a ``pytest11`` entry point): nothing to add to ``conftest.py``.
 
 ``workbench_sandbox``
     One sandbox for the test session, on a free 127.0.0.1 port, its SQLite database

@@ -34,6 +34,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("workbench.cli.run", "run", "Execute every flow notebook against a sandbox."),
     "lab": ("workbench.cli.lab", "lab", "Start the sandbox and JupyterLab on the notebooks."),
     "listen": ("workbench.cli.listen", "listen", "Receive, verify and forward webhooks locally."),
+    "trigger": (
+        "workbench.cli.trigger",
+        "trigger_command",
+        "Make the sandbox send one event (payment.captured...) to your webhook.",
+    ),
     "parity": (
         "workbench.cli.parity",
         "parity",
