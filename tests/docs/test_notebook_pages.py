@@ -4,7 +4,8 @@ Every notebook page is opened at 1280 px and at 390 px, all at once in one brows
 (the pages load side by side, which keeps the suite's time), then measured: at 1280
 px no code block, output or table scrolls sideways; at 390 px the page itself does
 not; outputs wrap at word boundaries; the tags that serve the tests are not shown;
-the table of contents says what the headings say.
+the table of contents says what the headings say. The errors page is measured with
+them: its table keeps each identifier whole and fits the column.
 """
 
 from __future__ import annotations
@@ -56,6 +57,20 @@ MEASURE = """
 """
 
 
+MEASURE_TABLES = """
+() => {
+  const article = document.querySelector('article.md-content__inner');
+  const cut = [...article.querySelectorAll('td code')]
+    .filter(e => !/[\\s-]/.test(e.innerText) && e.getClientRects().length > 1)
+    .map(e => e.innerText);
+  const scrolling = [...article.querySelectorAll('.md-typeset__scrollwrap, table')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.innerText.trim().slice(0, 60));
+  return {cut, scrolling};
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def measured(site_url: str) -> Iterator[dict[tuple[str, int], dict[str, Any]]]:
     """Every notebook page at both widths, loaded side by side, then measured."""
@@ -72,12 +87,16 @@ def measured(site_url: str) -> Iterator[dict[tuple[str, int], dict[str, Any]]]:
                     # "commit" returns once the answer starts: the pages then load together.
                     page.goto(urljoin(site_url, path), wait_until="commit")
                     opened.append((path, page))
+            errors = contexts[0].new_page()
+            errors.goto(urljoin(site_url, "errors/"), wait_until="commit")
+            opened.append(("errors/", errors))
             results = {}
             for path, page in opened:
                 page.wait_for_load_state("load")
                 size = page.viewport_size
                 assert size is not None
-                results[(path, size["width"])] = page.evaluate(MEASURE)
+                script = MEASURE_TABLES if path == "errors/" else MEASURE
+                results[(path, size["width"])] = page.evaluate(script)
             yield results
         finally:
             for context in contexts:
@@ -86,13 +105,25 @@ def measured(site_url: str) -> Iterator[dict[tuple[str, int], dict[str, Any]]]:
 
 def test_every_notebook_page_was_measured(measured: dict[tuple[str, int], Any]) -> None:
     assert len(NOTEBOOK_PAGES) == 9
-    assert len(measured) == 2 * len(NOTEBOOK_PAGES)
+    assert len(measured) == 2 * len(NOTEBOOK_PAGES) + 1
+
+
+def test_the_errors_tables_keep_names_whole_and_fit_at_1280(
+    measured: dict[tuple[str, int], dict[str, Any]],
+) -> None:
+    errors = measured[("errors/", 1280)]
+    assert errors["cut"] == [], "identifiers broken across lines"
+    assert errors["scrolling"] == []
 
 
 def test_no_code_block_or_output_scrolls_sideways_at_1280(
     measured: dict[tuple[str, int], dict[str, Any]],
 ) -> None:
-    scrolling = {path: m["scrolling"] for (path, width), m in measured.items() if width == 1280}
+    scrolling = {
+        path: m["scrolling"]
+        for (path, width), m in measured.items()
+        if width == 1280 and path in NOTEBOOK_PAGES
+    }
     assert {path: blocks for path, blocks in scrolling.items() if blocks} == {}
 
 
@@ -104,12 +135,12 @@ def test_no_page_scrolls_sideways_at_390(
 
 
 def test_outputs_wrap_at_word_boundaries(measured: dict[tuple[str, int], dict[str, Any]]) -> None:
-    breaking = {path: m["breaking"] for (path, _), m in measured.items() if m["breaking"]}
+    breaking = {path: m["breaking"] for (path, _), m in measured.items() if m.get("breaking")}
     assert breaking == {}
 
 
 def test_the_tests_cell_tags_are_not_shown(measured: dict[tuple[str, int], dict[str, Any]]) -> None:
-    shown = {path: m["tags"] for (path, _), m in measured.items() if m["tags"]}
+    shown = {path: m["tags"] for (path, _), m in measured.items() if m.get("tags")}
     assert shown == {}
 
 
@@ -117,7 +148,7 @@ def test_the_table_of_contents_says_what_the_headings_say(
     measured: dict[tuple[str, int], dict[str, Any]],
 ) -> None:
     for (path, width), m in measured.items():
-        if width != 1280:
+        if width != 1280 or path not in NOTEBOOK_PAGES:
             continue
         assert m["toc"], f"{path}: no table of contents"
         assert m["toc"] == m["headings"], path
