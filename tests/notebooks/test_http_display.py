@@ -13,6 +13,7 @@ import pytest
 from tests.paths import ROOT
 from workbench import flows
 from workbench._client import Client
+from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.widgets import flow_form
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -166,3 +167,36 @@ def test_stored_exchanges_hold_no_signature_or_bearer_whole(path: Path) -> None:
         assert re.fullmatch(r".{4}…", value), value
     if "X-Signature" in text:
         assert CUT_SIGNATURE.search(text)
+
+
+def test_a_call_made_with_plain_httpx_is_shown_with_the_others(client: Client) -> None:
+    import httpx
+
+    from workbench.signing import format_timestamp, sign_request
+
+    calls = flows.CallLog(client, under_cells=False)
+    try:
+        body = b'{"transactionId":"order-x","amount":100,"cardToken":"tok_test_success"}'
+        headers = sign_request(
+            api_key=DEFAULT_API_KEY, secret_key=DEFAULT_SECRET_KEY, method="POST",
+            url="/v1/payments/card", body=body + b" ", timestamp=format_timestamp(),
+        ).as_dict()  # fmt: skip
+        answer = httpx.post(
+            client.base_url + "/v1/payments/card",
+            content=body,
+            headers={**headers, "Content-Type": "application/json"},
+        )
+        calls.record(answer)
+        charge = client.payments.charge_card(
+            transaction_id=flows.new_transaction_id(), amount=1_000, card_token="tok_test_success"
+        )
+    finally:
+        calls.close()
+    html = calls.since(0)._repr_html_()
+    assert "POST /v1/payments/card → 401 Unauthorized SVC-GW-1002" in html
+    assert headers["X-Signature"] not in html
+    assert f"X-Signature: {headers['X-Signature'][:8]}…" in html
+    table = calls.table()
+    assert list(table["error"]) == ["SVC-GW-1002", ""]
+    assert list(table["state"]) == ["", "(new) → captured"], "the states stay on their steps"
+    assert list(calls.table(charge.payment_id)["step"]) == [2]

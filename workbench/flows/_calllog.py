@@ -18,6 +18,7 @@ from workbench.flows._http import Exchanges
 from workbench.flows._run import FlowRun
 
 if TYPE_CHECKING:
+    import httpx
     import pandas as pd
 
     from workbench._client import Client
@@ -90,6 +91,14 @@ class CallLog:
             from IPython.display import display
 
             display(Exchanges(made))  # type: ignore[no-untyped-call]
+
+    def record(self, response: httpx.Response) -> None:
+        """Show a call made without the client (plain ``httpx``) with the others.
+
+        It is folded under the cell as the client's calls are, and listed in `table`
+        (without a state: the client did not read it).
+        """
+        self._run.record_response(response)
 
     def since(self, step: int = 0) -> Exchanges:
         """The calls after the first ``step`` ones, shown as they went over the wire."""

@@ -14,14 +14,16 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from workbench._response import ResponseInfo
 from workbench.flows._diagram import StatePath
 from workbench.flows._http import Exchanges, shown_headers
-from workbench.tracking import Tracker
+from workbench.tracking import CallRecord, Tracker
 
 if TYPE_CHECKING:
+    import httpx
     import pandas as pd
 
     from workbench._client import Client
@@ -195,6 +197,39 @@ class FlowRun:
                 headers=shown_headers(info.http_response.request),
             )
         )
+
+    def record_response(self, response: httpx.Response) -> Call:
+        """Keep a call made without the client (plain ``httpx``), redacted like the others."""
+        request = response.request
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = response.text or None
+        call = Call(
+            step=len(self.calls) + 1,
+            method=request.method,
+            path=_BEARER_PATH.sub(r"\1…", request.url.path),
+            request=redact(_decode(request.content)),
+            status=response.status_code,
+            response=redact(body),
+            request_id=response.headers.get("X-Request-Id"),
+            idempotency_key=request.headers.get("Idempotency-Key"),
+            retries=0,
+            replayed=response.headers.get("Idempotent-Replayed", "").lower() == "true",
+            headers=shown_headers(request),
+        )
+        self.calls.append(call)
+        # A record without an object keeps the tracker's records in step with the calls.
+        self.tracker.records.append(
+            CallRecord(
+                time=datetime.now(UTC), method=call.method, path=call.path,
+                status_code=call.status, request_id=call.request_id,
+                idempotency_key=call.idempotency_key, retries=0, object_id=None,
+                action=call.method, state_before=None, state_after=None,
+                error_code=call.error_code,
+            )
+        )  # fmt: skip
+        return call
 
     def say(self, line: str) -> None:
         """Add a line to the narrative (kept free of ids and times: it is compared)."""
