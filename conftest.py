@@ -92,6 +92,8 @@ _ONE_WORKER = {
     "tests/browser/": "browser",
     "tests/docs/test_browser.py": "docs-site",
     "tests/docs/test_build.py": "docs-site",
+    "tests/docs/test_notebook_pages.py": "docs-site",
+    "tests/docs/test_reference_returns.py": "docs-site",
     "tests/docs/test_wording.py": "docs-site",
     "tests/docs/test_images.py": "docs-site",  # the same built guide
     "tests/docs/test_recipes.py": "docs-recipes",

@@ -95,6 +95,13 @@ def test_challenge_pending_charge_requires_action() -> None:
     assert not models.CardCharge.model_validate(samples.CHARGE).requires_action
 
 
+def test_a_charge_and_a_retrieved_payment_both_name_the_payment_id() -> None:
+    charge = models.CardCharge.model_validate(samples.CHARGE)
+    payment = models.Payment.model_validate({**samples.CHARGE, "id": charge.payment_id})
+    assert charge.id == charge.payment_id == payment.id
+    assert "id" not in charge.model_dump(by_alias=True)  # the answer's shape is unchanged
+
+
 def test_raw_response_is_reachable(client: Client, script: Script) -> None:
     script.replies = [
         httpx2.Response(201, json=samples.CHARGE, headers={"X-Request-Id": "r-9", "X-Extra": "1"})

@@ -71,6 +71,15 @@ class CardCharge(APIObject):
     completed_at: UtcDatetime | None = None
 
     @property
+    def id(self) -> str:
+        """The payment's id, as `Payment.id` names it (the same as ``payment_id``).
+
+        Code written against a retrieved `Payment` (``payment.id``) works on the charge's
+        answer too.
+        """
+        return self.payment_id
+
+    @property
     def requires_action(self) -> bool:
         """Whether the buyer must pass a 3-D Secure challenge before the payment completes."""
         return self.status == "pending_3ds" or (
