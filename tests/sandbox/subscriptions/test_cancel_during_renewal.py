@@ -17,10 +17,7 @@ below read what it left:
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -31,9 +28,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
+from tests.sandbox.multiworker import two_worker_sandbox
 from tests.sandbox.subscriptions.api import sub_body
 
 #: Subscriptions per run: enough that stops land in every step of the renewal.
@@ -43,37 +40,14 @@ PACE = 0.005
 STOPPED = {"cancel": "subscription.cancelled", "pause": "subscription.paused"}
 
 
-def _answers(base: str) -> bool:
-    try:
-        return httpx.get(base + "/openapi.json", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
-
-
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def two_workers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """The base URL of a two-worker sandbox on its own database, reconciler off."""
-    with database_url(request.param, tmp_path_factory.mktemp("renewal-race")) as url:
-        port = free_port()
-        env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
-        command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
-        command += ["--no-reconciler", "--port", str(port), "--db", url]
-        proc = subprocess.Popen(
-            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while not _answers(base):
-                assert proc.poll() is None, "the sandbox exited while starting"
-                assert time.monotonic() < deadline, "the sandbox did not start within 60 s"
-                time.sleep(0.2)
-            yield base
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+    folder = tmp_path_factory.mktemp("renewal-race")
+    with database_url(request.param, folder) as url, two_worker_sandbox(url) as base:
+        yield base
 
 
 @dataclass

@@ -304,10 +304,13 @@ def _cancel(
         emit(conn, row, "subscription.cancel_scheduled", now, reason=reason)
         return row
     assert "cancelled" in SUBSCRIPTION.targets(row.status, action)
+    # An immediate cancel replaces a scheduled one: nothing waits for a period end now,
+    # so the answer says ``cancelAtPeriodEnd: false`` (issue 32, rule 7).
     row = _update(
         conn,
         row,
         status="cancelled",
+        cancel_at_period_end=False,
         next_charge_at=None,
         trial_notice_at=None,
         cancel_reason=reason,
@@ -337,11 +340,20 @@ def pause(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
 
 
 def resume(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
-    """POST /v1/subscriptions/{id}/resume: active, charged on the next reconciler tick."""
+    """POST /v1/subscriptions/{id}/resume: active, charged on the next reconciler tick.
+
+    One set to cancel at period end is not charged (issue 32, rule 9): it is active
+    until the end of the period already paid for (``nextChargeAt``), where the
+    reconciler cancels it, or at the next tick when that end has passed.
+    """
     row = load(conn, caller.merchant_id, subscription_id)
     require(SUBSCRIPTION, row.status, "resume")
     now = business_now(conn, row.merchant_id)
-    row = _update(conn, row, status="active", next_charge_at=now, trial_end_at=None)
+    due = now
+    if row.cancel_at_period_end:
+        paid_until = after(row.anchor_at, row.interval_unit, row.interval_count, row.periods)
+        due = max(paid_until, now)
+    row = _update(conn, row, status="active", next_charge_at=due, trial_end_at=None)
     emit(conn, row, "subscription.resumed", now)
     return Reply.json(200, {"id": row.id, "status": row.status})
 

@@ -1,0 +1,175 @@
+"""Issue 32 ("sandbox fidelity, round 3") on ``workbench sandbox --workers 2``.
+
+Every rule here is checked over real HTTP against two worker processes sharing an
+SQLite file, then a PostgreSQL database; each request opens a connection of its own,
+so the kernel spreads them over both workers. The reconciler runs only when a test
+advances the clock or ticks. Rule 3 (renewal against cancel) has its own race in
+``subscriptions/test_cancel_during_renewal.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.postgres import database_url
+from tests.sandbox.clients import signed_client
+from tests.sandbox.multiworker import two_worker_sandbox
+from tests.sandbox.subscriptions.api import sub_body
+from tests.sandbox.subscriptions.clock import parse
+from workbench.sandbox.subscriptions import after
+
+DAY = 86_400
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def base(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A two-worker sandbox of this module's own, on each backend."""
+    folder = tmp_path_factory.mktemp("fidelity")
+    with database_url(request.param, folder) as url, two_worker_sandbox(url) as found:
+        yield found
+
+
+def _call(base: str, method: str, path: str, body: Any = None) -> httpx.Response:
+    # A connection per request: either worker may answer it.
+    with signed_client(base) as client:
+        return client.request(method, path, json=body)
+
+
+def _ok(base: str, method: str, path: str, body: Any = None, status: int = 200) -> Any:
+    response = _call(base, method, path, body)
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+@pytest.fixture
+def fresh(base: str) -> str:
+    """The demo merchant reset (clock, records) before the test."""
+    _ok(base, "POST", "/sandbox/reset", {})
+    return base
+
+
+def _advance(base: str, seconds: int) -> None:
+    _ok(base, "POST", "/sandbox/clock/advance", {"seconds": seconds})
+
+
+def _tick(base: str) -> None:
+    _ok(base, "POST", "/sandbox/reconciler/tick", {})
+
+
+def _portal(base: str, public_hash: str, action: str = "", body: Any = None) -> httpx.Response:
+    path = f"/v1/public/subscriptions/{public_hash}" + (f"/{action}" if action else "")
+    with httpx.Client(base_url=base, timeout=30) as anon:
+        return anon.post(path, json=body) if action else anon.get(path)
+
+
+# Rule 7: an immediate cancel after a scheduled one answers cancelAtPeriodEnd false.
+
+
+def test_rule7_an_immediate_cancel_after_a_scheduled_one_is_not_at_period_end(
+    fresh: str,
+) -> None:
+    sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
+    path = f"/v1/subscriptions/{sub['id']}"
+    scheduled = _ok(fresh, "POST", f"{path}/cancel", {"atPeriodEnd": True})
+    assert (scheduled["status"], scheduled["cancelAtPeriodEnd"]) == ("active", True)
+    now = _ok(fresh, "POST", f"{path}/cancel", {"atPeriodEnd": False})
+    assert (now["status"], now["cancelAtPeriodEnd"]) == ("cancelled", False)
+    read = _ok(fresh, "GET", path)
+    assert (read["status"], read["cancelAtPeriodEnd"], read["nextChargeAt"]) == (
+        "cancelled",
+        False,
+        None,
+    )
+    events = _ok(fresh, "GET", "/sandbox/events", None)["items"]
+    cancelled = [e for e in events if e["type"] == "subscription.cancelled"]
+    assert [e["data"]["cancelAtPeriodEnd"] for e in cancelled] == [False]
+
+
+def test_rule7_the_portal_immediate_cancel_after_a_scheduled_one_is_not_at_period_end(
+    fresh: str,
+) -> None:
+    sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
+    scheduled = _portal(fresh, sub["publicHash"], "cancel", {})
+    assert scheduled.status_code == 200, scheduled.text
+    assert (scheduled.json()["status"], scheduled.json()["cancelAtPeriodEnd"]) == ("active", True)
+    now = _portal(fresh, sub["publicHash"], "cancel", {"atPeriodEnd": False})
+    assert now.status_code == 200, now.text
+    assert (now.json()["status"], now.json()["cancelAtPeriodEnd"]) == ("cancelled", False)
+    read = _ok(fresh, "GET", f"/v1/subscriptions/{sub['id']}")
+    assert read["cancelAtPeriodEnd"] is False
+
+
+# Rule 9: resuming a subscription set to end keeps the paid period; the portal shows no
+# charge date for a charge that will not happen.
+
+
+def _charges(base: str, sub_id: str) -> list[dict[str, Any]]:
+    return list(_ok(base, "GET", f"/v1/subscriptions/{sub_id}/charges")["items"])
+
+
+def test_rule9_resume_against_a_scheduled_end_runs_to_the_paid_period_end_uncharged(
+    fresh: str,
+) -> None:
+    sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
+    path = f"/v1/subscriptions/{sub['id']}"
+    paid_until = after(parse(sub["createdAt"]), "month", 1, 1)
+    assert parse(sub["nextChargeAt"]) == paid_until
+    _advance(fresh, 10 * DAY)
+    _ok(fresh, "POST", f"{path}/cancel", {"atPeriodEnd": True})
+    portal = _portal(fresh, sub["publicHash"]).json()
+    assert (portal["status"], portal["nextChargeAt"]) == ("active", None)
+    _ok(fresh, "POST", f"{path}/pause", {})
+    _advance(fresh, 5 * DAY)
+    assert _ok(fresh, "POST", f"{path}/resume", {})["status"] == "active"
+
+    _tick(fresh)
+    resumed = _ok(fresh, "GET", path)
+    assert (resumed["status"], resumed["cancelAtPeriodEnd"]) == ("active", True)
+    assert parse(resumed["nextChargeAt"]) == paid_until
+    portal = _portal(fresh, sub["publicHash"]).json()
+    assert (portal["status"], portal["nextChargeAt"]) == ("active", None)
+
+    _advance(fresh, 20 * DAY)  # fifteen days after the resume: the month ends
+    ended = _ok(fresh, "GET", path)
+    assert ended["status"] == "cancelled"
+    assert _charges(fresh, sub["id"]) == []
+    events = _ok(fresh, "GET", "/sandbox/events")["items"]
+    cancelled = [e for e in events if e["type"] == "subscription.cancelled"]
+    assert [e["data"]["reason"] for e in cancelled] == ["period_end"]
+    assert parse(cancelled[0]["createdAt"]) >= paid_until
+
+
+def test_rule9_resume_against_a_scheduled_end_that_has_passed_ends_at_the_next_tick(
+    fresh: str,
+) -> None:
+    sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
+    path = f"/v1/subscriptions/{sub['id']}"
+    _ok(fresh, "POST", f"{path}/cancel", {"atPeriodEnd": True})
+    _ok(fresh, "POST", f"{path}/pause", {})
+    _advance(fresh, 40 * DAY)
+    _ok(fresh, "POST", f"{path}/resume", {})
+    _tick(fresh)
+    assert _ok(fresh, "GET", path)["status"] == "cancelled"
+    assert _charges(fresh, sub["id"]) == []
+
+
+def test_rule9_resume_without_a_scheduled_end_still_charges_at_the_next_tick(
+    fresh: str,
+) -> None:
+    sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
+    path = f"/v1/subscriptions/{sub['id']}"
+    _ok(fresh, "POST", f"{path}/pause", {})
+    _advance(fresh, 5 * DAY)
+    _ok(fresh, "POST", f"{path}/resume", {})
+    portal = _portal(fresh, sub["publicHash"]).json()
+    assert portal["nextChargeAt"] is not None
+    _tick(fresh)
+    read = _ok(fresh, "GET", path)
+    assert (read["status"], read["cycleNumber"]) == ("active", 1)
+    assert [c["status"] for c in _charges(fresh, sub["id"])] == ["captured"]
+    assert parse(read["nextChargeAt"]) > parse(sub["nextChargeAt"]) + timedelta(days=4)
