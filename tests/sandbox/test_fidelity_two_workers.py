@@ -4,7 +4,7 @@ Every rule here is checked over real HTTP against two worker processes sharing a
 SQLite file, then a PostgreSQL database; each request opens a connection of its own,
 so the kernel spreads them over both workers. The reconciler runs only when a test
 advances the clock or ticks. Rule 3 (renewal against cancel) has its own race in
-``subscriptions/test_cancel_during_renewal.py``.
+``subscriptions/test_cancel_during_renewal.py``; rule 6 (UUID v4 headers) is below too.
 """
 
 from __future__ import annotations
@@ -17,10 +17,13 @@ import httpx
 import pytest
 
 from tests.postgres import database_url
+from tests.sandbox.bodies import charge_body, txn
 from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from tests.sandbox.multiworker import two_worker_sandbox
 from tests.sandbox.subscriptions.api import sub_body
 from tests.sandbox.subscriptions.clock import parse
+from workbench import Client, PaymentStateError
 from workbench.sandbox.subscriptions import after
 
 DAY = 86_400
@@ -173,3 +176,116 @@ def test_rule9_resume_without_a_scheduled_end_still_charges_at_the_next_tick(
     assert (read["status"], read["cycleNumber"]) == ("active", 1)
     assert [c["status"] for c in _charges(fresh, sub["id"])] == ["captured"]
     assert parse(read["nextChargeAt"]) > parse(sub["nextChargeAt"]) + timedelta(days=4)
+
+
+# Rule 10: authorizations expire after a lifetime in business time (7 days by default).
+
+
+def _authorize(base: str) -> str:
+    body = charge_body(capture=False, threeDSecure=False)
+    charged = _ok(base, "POST", "/v1/payments/card", body, 201)
+    assert charged["status"] == "authorized"
+    return str(charged["paymentId"])
+
+
+def _voided_reasons(base: str, payment_id: str) -> list[str]:
+    events = _ok(base, "GET", "/sandbox/events", None)["items"]
+    return [
+        e["data"]["reason"]
+        for e in events
+        if e["type"] == "payment.voided" and e["data"]["paymentId"] == payment_id
+    ]
+
+
+def test_rule10_an_authorization_past_its_lifetime_is_voided_and_not_captured(
+    fresh: str,
+) -> None:
+    payment_id = _authorize(fresh)
+    _advance(fresh, 60 * DAY)
+    read = _ok(fresh, "GET", f"/v1/payments/{payment_id}")
+    assert read["status"] == "voided"
+    reasons = _voided_reasons(fresh, payment_id)
+    assert len(reasons) == 1
+    assert reasons[0].startswith("authorization expired at ")
+    assert "7 days" in reasons[0]
+    body = assert_envelope(
+        _call(fresh, "POST", f"/v1/payments/{payment_id}/capture", {}), 409, "SVC-PAY-4090"
+    )
+    assert "authorization expired" in body["message"]
+    assert _ok(fresh, "GET", f"/v1/payments/{payment_id}")["status"] == "voided"
+    assert len(_voided_reasons(fresh, payment_id)) == 1
+
+
+def test_rule10_a_capture_meeting_an_expired_authorization_voids_it_and_answers_409(
+    fresh: str,
+) -> None:
+    payment_id = _authorize(fresh)
+    _advance(fresh, 600)
+    # Shortened after the authorization: it is past its lifetime and no pass has run.
+    lifetime = _ok(fresh, "POST", "/sandbox/authorization-lifetime", {"seconds": 300})
+    assert lifetime == {"seconds": 300}
+    assert _ok(fresh, "GET", f"/v1/payments/{payment_id}")["status"] == "authorized"
+    body = assert_envelope(
+        _call(fresh, "POST", f"/v1/payments/{payment_id}/capture", {}), 409, "SVC-PAY-4090"
+    )
+    assert "authorization expired" in body["message"]
+    assert "5 minutes" in body["message"]
+    assert _ok(fresh, "GET", f"/v1/payments/{payment_id}")["status"] == "voided"
+    assert [r.startswith("authorization expired") for r in _voided_reasons(fresh, payment_id)] == [
+        True
+    ]
+
+
+def test_rule10_within_its_lifetime_an_authorization_still_captures(fresh: str) -> None:
+    payment_id = _authorize(fresh)
+    _advance(fresh, 7 * DAY - 60)
+    captured = _ok(fresh, "POST", f"/v1/payments/{payment_id}/capture", {})
+    assert captured["status"] == "captured"
+    _advance(fresh, 3600)
+    assert _ok(fresh, "GET", f"/v1/payments/{payment_id}")["status"] == "captured"
+
+
+def test_rule10_the_lifetime_is_set_through_a_control_route_and_reset_restores_it(
+    fresh: str,
+) -> None:
+    assert _ok(fresh, "POST", "/sandbox/authorization-lifetime", {"seconds": 3600}) == {
+        "seconds": 3600
+    }
+    payment_id = _authorize(fresh)
+    _advance(fresh, 3599)
+    assert _ok(fresh, "GET", f"/v1/payments/{payment_id}")["status"] == "authorized"
+    _advance(fresh, 2)
+    assert _ok(fresh, "GET", f"/v1/payments/{payment_id}")["status"] == "voided"
+    assert "1 hour" in _voided_reasons(fresh, payment_id)[0]
+    assert _ok(fresh, "POST", "/sandbox/authorization-lifetime", {"seconds": None}) == {
+        "seconds": 7 * DAY
+    }
+    assert_envelope(
+        _call(fresh, "POST", "/sandbox/authorization-lifetime", {"seconds": 0}),
+        400,
+        "SVC-VAL-4001",
+    )
+    _ok(fresh, "POST", "/sandbox/authorization-lifetime", {"seconds": 60})
+    _ok(fresh, "POST", "/sandbox/reset", {})
+    assert _ok(fresh, "POST", "/sandbox/authorization-lifetime", {"seconds": None}) == {
+        "seconds": 7 * DAY
+    }
+
+
+def test_rule10_through_the_client_a_late_capture_raises_and_the_payment_is_voided(
+    fresh: str,
+) -> None:
+    with Client(base_url=fresh) as client:
+        charge = client.payments.charge_card(
+            transaction_id=txn(),
+            amount=25_000,
+            card_token="tok_test_success",
+            three_d_secure=False,
+            capture=False,
+        )
+        client.sandbox.advance_clock(8 * DAY)
+        with pytest.raises(PaymentStateError, match="authorization expired") as raised:
+            client.payments.capture(charge.payment_id)
+        assert raised.value.http_status == 409
+        assert client.payments.retrieve(charge.payment_id).status == "voided"
+        assert client.sandbox.set_authorization_lifetime(None).seconds == 7 * DAY

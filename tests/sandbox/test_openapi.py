@@ -250,7 +250,12 @@ def test_request_examples_get_the_documented_answers_from_a_fresh_sandbox() -> N
         events = signed.get("/sandbox/events").json()["items"]
         call("listSandboxEvents")
         call("listSandboxEventDeliveries", event_id=events[0]["id"])
-        for name in ("setSandboxLatency", "setSandboxRateLimit", "setSandboxWebhook"):
+        for name in (
+            "setSandboxLatency",
+            "setSandboxRateLimit",
+            "setSandboxAuthorizationLifetime",
+            "setSandboxWebhook",
+        ):
             call(name)
         call("resetSandboxMerchant")
         call("failNextSandboxRequest")  # last: the next request would fail

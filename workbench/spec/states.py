@@ -184,6 +184,7 @@ PAYMENT = StateMachine.from_table(
 | captured    | capture      | POST /v1/payments/{id}/capture      | repeat call                                | captured    | idempotent                                                                      | repeat          |
 | authorized  | void         | POST /v1/payments/{id}/void         |                                            | voided      | no ledger entries; reason surfaced on the payment.voided event                  |                 |
 | voided      | void         | POST /v1/payments/{id}/void         | repeat call                                | voided      | idempotent                                                                      | repeat          |
+| authorized  | expire       | reconciler, or a capture or void    | authorization lifetime passed (7 days)     | voided      | payment.voided naming the expiry; a capture then answers 409                    | sandbox, auto   |
 | captured    | refund       | POST /v1/payments/{id}/refund       | amount <= refundableAmount                 | captured    | refundAmount grows, refundableAmount shrinks; 200 if settled synchronously      |                 |
 | captured    | refund       | POST /v1/payments/{id}/refund       | refund still in flight                     | captured    | 202 returned; completed later by the reconciler; reuse the same Idempotency-Key |                 |
 """,
