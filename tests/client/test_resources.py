@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import json
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -687,8 +689,13 @@ def _per_call(case_id: str, method: str) -> dict[str, Any]:
         "extra_headers": {"X-Trace-Id": f"trace-{case_id}"},
     }
     if method == "POST":
-        options["idempotency_key"] = f"key-{case_id}"
+        options["idempotency_key"] = _key(case_id)
     return options
+
+
+def _key(case_id: str) -> str:
+    """A UUID v4 of the case's own (the only form the client sends as Idempotency-Key)."""
+    return str(uuid.UUID(hashlib.sha256(case_id.encode()).hexdigest()[:32], version=4))
 
 
 def _check_per_call(case_id: str, method: str, requests: list[httpx.Request]) -> None:
@@ -698,7 +705,7 @@ def _check_per_call(case_id: str, method: str, requests: list[httpx.Request]) ->
         assert request.extensions["timeout"] == httpx.Timeout(7.5).as_dict()
         assert request.headers["X-Trace-Id"] == f"trace-{case_id}"
         if method == "POST":
-            assert request.headers["Idempotency-Key"] == f"key-{case_id}"
+            assert request.headers["Idempotency-Key"] == _key(case_id)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ advances the clock or ticks. Rule 3 (renewal against cancel) has its own race in
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -25,6 +26,7 @@ from tests.sandbox.subscriptions.api import sub_body
 from tests.sandbox.subscriptions.clock import parse
 from workbench import Client, PaymentStateError
 from workbench.sandbox.subscriptions import after
+from workbench.spec import is_uuid4
 
 DAY = 86_400
 
@@ -289,3 +291,71 @@ def test_rule10_through_the_client_a_late_capture_raises_and_the_payment_is_void
         assert raised.value.http_status == 409
         assert client.payments.retrieve(charge.payment_id).status == "voided"
         assert client.sandbox.set_authorization_lifetime(None).seconds == 7 * DAY
+
+
+# Rule 6: Idempotency-Key and X-Request-Id are UUID v4.
+
+NOT_V4 = {
+    "braced": "{3f2b8c1e-9d4a-4b7e-8c2f-1a5d6e7f8091}",
+    "version-1": str(uuid.uuid1()),
+    "version-5": str(uuid.uuid5(uuid.NAMESPACE_URL, "https://shop.example/order/1")),
+    "no-hyphens": uuid.uuid4().hex,
+    "urn": f"urn:uuid:{uuid.uuid4()}",
+    "order-id": "order-1001",
+}
+
+
+@pytest.mark.parametrize("value", list(NOT_V4.values()), ids=list(NOT_V4))
+def test_rule6_an_idempotency_key_that_is_not_a_uuid4_is_refused_and_nothing_written(
+    fresh: str, value: str
+) -> None:
+    body = charge_body()
+    with signed_client(fresh) as client:
+        refused = client.post("/v1/payments/card", json=body, headers={"Idempotency-Key": value})
+        envelope = assert_envelope(refused, 400, "SVC-GW-4000")
+        assert "Idempotency-Key" in envelope["message"]
+        assert "UUID v4" in envelope["message"]
+        assert is_uuid4(envelope["requestId"])
+        assert envelope["requestId"] == refused.headers["X-Request-Id"]
+        # Nothing was recorded: the same charge with a good key creates the payment.
+        good = {"Idempotency-Key": str(uuid.uuid4())}
+        assert client.post("/v1/payments/card", json=body, headers=good).status_code == 201
+        sub = client.post("/v1/subscriptions", json=sub_body()).json()
+        portal = httpx.post(
+            f"{fresh}/v1/public/subscriptions/{sub['publicHash']}/cancel",
+            json={},
+            headers={"Idempotency-Key": value},
+        )
+        assert "Idempotency-Key" in assert_envelope(portal, 400, "SVC-GW-4000")["message"]
+        advance = client.post(
+            "/sandbox/clock/advance", json={"seconds": 1}, headers={"Idempotency-Key": value}
+        )
+        assert_envelope(advance, 400, "SVC-GW-4000")
+        assert client.get(f"/v1/subscriptions/{sub['id']}").json()["status"] == "active"
+
+
+@pytest.mark.parametrize("value", list(NOT_V4.values()), ids=list(NOT_V4))
+def test_rule6_an_x_request_id_that_is_not_a_uuid4_is_refused_never_echoed(
+    fresh: str, value: str
+) -> None:
+    with signed_client(fresh) as client:
+        refused = client.get("/sandbox/fixtures", headers={"X-Request-Id": value})
+        envelope = assert_envelope(refused, 400, "SVC-GW-4000")
+        assert "X-Request-Id" in envelope["message"]
+        assert envelope["requestId"] != value
+        assert is_uuid4(envelope["requestId"])
+        assert refused.headers["X-Request-Id"] == envelope["requestId"]
+        charge = client.post(
+            "/v1/payments/card", json=charge_body(), headers={"X-Request-Id": value}
+        )
+        assert is_uuid4(assert_envelope(charge, 400, "SVC-GW-4000")["requestId"])
+
+
+def test_rule6_a_uuid4_request_id_is_echoed_in_the_header_and_the_envelope(fresh: str) -> None:
+    given = str(uuid.uuid4())
+    with signed_client(fresh) as client:
+        answer = client.post(
+            "/v1/payments/card", json={"amount": 1}, headers={"X-Request-Id": given}
+        )
+    assert assert_envelope(answer, 400, "SVC-VAL-4001")["requestId"] == given
+    assert answer.headers["X-Request-Id"] == given
