@@ -100,6 +100,9 @@ _ONE_WORKER = {
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_shortcut.py": "shortcut",
     "tests/sandbox/test_schemathesis.py": "schemathesis",
+    # One renewal race per backend, read by two tests.
+    "tests/sandbox/subscriptions/test_cancel_during_renewal.py": "renewal-race",
+    "tests/sandbox/test_fidelity_two_workers.py": "fidelity-two-workers",
     "tests/foundation/test_cli_listen.py": "cli-listen",
     "tests/foundation/test_cli_trigger.py": "cli-trigger",  # one sandbox for every trigger
     "tests/client/test_webhooks_docs.py": "webhooks-docs",

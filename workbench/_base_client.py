@@ -35,7 +35,7 @@ from workbench._exceptions import (
     make_api_error,
 )
 from workbench._logs import configure_logging
-from workbench._options import CallOptions, RequestOptions, check_headers
+from workbench._options import CallOptions, RequestOptions, check_headers, check_idempotency_key
 from workbench._response import ResponseInfo
 from workbench._retry import RetryPolicy
 from workbench._transport import (
@@ -284,7 +284,9 @@ class BaseClient:
             content = _serialise(options.body)
             headers["Content-Type"] = "application/json"
         key = options.idempotency_key
-        if key is None and options.method == "POST":
+        if key is not None:
+            check_idempotency_key(key)
+        elif options.method == "POST":
             key = str(uuid.uuid4())
         if key is not None:
             headers["Idempotency-Key"] = key

@@ -15,7 +15,33 @@ from typing import Any, TypedDict
 
 import httpx2
 
-__all__ = ["OWNED_HEADERS", "CallOptions", "RequestOptions", "check_headers"]
+from workbench.spec.ids import is_uuid4
+
+__all__ = [
+    "OWNED_HEADERS",
+    "CallOptions",
+    "RequestOptions",
+    "check_headers",
+    "check_idempotency_key",
+]
+
+_UUID4_HINT = "a UUID v4 such as str(uuid.uuid4())"
+
+
+def check_idempotency_key(key: object) -> str:
+    """``key`` when it is a UUID v4, the format the service's header table gives it.
+
+    Raises:
+        ValueError: before anything is sent, for any other value (another UUID version,
+            braces, free text); the service would refuse it with SVC-GW-4000.
+    """
+    if not isinstance(key, str) or not is_uuid4(key):
+        raise ValueError(
+            f"idempotency_key must be {_UUID4_HINT} (the service refuses any other value "
+            "with SVC-GW-4000)"
+        )
+    return key
+
 
 #: Headers only the client may set, lower case, with what to do instead. The signature
 #: covers the bytes the client serialises under the timestamp it stamps; a second value
@@ -47,6 +73,8 @@ def check_headers(headers: Mapping[str, str] | None, where: str) -> dict[str, st
         reason = OWNED_HEADERS.get(name.lower())
         if reason is not None:
             raise ValueError(f"{where} may not set {name}: {reason}")
+        if name.lower() == "x-request-id" and not is_uuid4(value):
+            raise ValueError(f"{where}: {name} must be {_UUID4_HINT}")
         checked[name] = value
     return checked
 

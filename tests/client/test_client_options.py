@@ -152,15 +152,17 @@ def test_a_per_call_key_is_the_same_on_every_retry_of_that_call(
         envelope("SVC-GW-2002", 409),
         ok(samples.CAPTURE),
     ]
-    result = client.payments.capture("pay_1", idempotency_key="cap-7", max_retries=3)
-    assert script.header("Idempotency-Key") == ["cap-7"] * 4
+    result = client.payments.capture(
+        "pay_1", idempotency_key="d11c89fa-b579-4b5b-871b-e5effdf5f743", max_retries=3
+    )
+    assert script.header("Idempotency-Key") == ["d11c89fa-b579-4b5b-871b-e5effdf5f743"] * 4
     assert len(set(script.header("X-Timestamp"))) == 4  # each attempt signed afresh
-    assert result.idempotency_key == "cap-7"
+    assert result.idempotency_key == "d11c89fa-b579-4b5b-871b-e5effdf5f743"
     assert result.retries == 3
     script.requests.clear()
     script.replies = [ok(samples.CAPTURE)]
-    client.payments.capture("pay_1", idempotency_key="cap-8")
-    assert script.header("Idempotency-Key") == ["cap-8"]
+    client.payments.capture("pay_1", idempotency_key="1d4e5da1-1520-427f-8fdf-ddd4090b4a62")
+    assert script.header("Idempotency-Key") == ["1d4e5da1-1520-427f-8fdf-ddd4090b4a62"]
 
 
 def test_per_call_options_win_over_the_copy_and_the_client(client: Client, script: Script) -> None:
@@ -192,8 +194,14 @@ def test_async_with_options_and_per_call_options(script: Script, fake_time: Fake
             assert type(fast) is AsyncClient
             assert fast._http is c._http
             with pytest.raises(ServerError):
-                await fast.payments.capture("pay_1", idempotency_key="k1")
-            await c.payments.capture("pay_1", idempotency_key="k2", extra_headers={"X-U": "u"})
+                await fast.payments.capture(
+                    "pay_1", idempotency_key="02644d79-03a0-4a4c-89cc-df1500b17625"
+                )
+            await c.payments.capture(
+                "pay_1",
+                idempotency_key="97afa126-2305-40c1-8712-52548f576325",
+                extra_headers={"X-U": "u"},
+            )
             await fast.payments.retrieve("pay_1", timeout=9.0)
             await fast.close()
             assert not c._http.is_closed
@@ -211,8 +219,13 @@ def test_async_with_options_and_per_call_options(script: Script, fake_time: Fake
         for r in script.requests
     ]
     assert sent == [
-        ("fast", None, "k1", 1.0),  # max_retries=0: the 503 is final
-        ("base", "u", "k2", 30.0),
+        (
+            "fast",
+            None,
+            "02644d79-03a0-4a4c-89cc-df1500b17625",
+            1.0,
+        ),  # max_retries=0: the 503 is final
+        ("base", "u", "97afa126-2305-40c1-8712-52548f576325", 30.0),
         ("fast", None, None, 9.0),
     ]
 
@@ -227,14 +240,56 @@ def test_options_reach_the_wire_through_the_clients_own_transport() -> None:
         c._sleep = lambda _: None
         copy = c.with_options(timeout=12.0)
         result = copy.payments.capture(
-            "pay_1", idempotency_key="cap-1", max_retries=1, extra_headers={"X-Trace-Id": "t9"}
+            "pay_1",
+            idempotency_key="95f20cb2-55fe-485d-8c76-4bb05994bdcc",
+            max_retries=1,
+            extra_headers={"X-Trace-Id": "t9"},
         )
     assert result.status == "captured"
     assert [(r.method, r.target) for r in server.received] == [("POST", CAPTURE_PATH)] * 2
     for request in server.received:
-        assert request.headers["idempotency-key"] == "cap-1"
+        assert request.headers["idempotency-key"] == "95f20cb2-55fe-485d-8c76-4bb05994bdcc"
         assert request.headers["x-shop"] == "kahve"
         assert request.headers["x-trace-id"] == "t9"
         assert request.headers["x-api-key"] == API_KEY
     assert result._response is not None
     assert _timeout(result._response.http_response.request)["read"] == 12.0
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "order-1001",
+        "{3f2b8c1e-9d4a-4b7e-8c2f-1a5d6e7f8091}",
+        "3f2b8c1e-9d4a-1b7e-8c2f-1a5d6e7f8091",  # version 1
+        "3f2b8c1e9d4a4b7e8c2f1a5d6e7f8091",
+        "",
+    ],
+)
+def test_an_idempotency_key_that_is_not_a_uuid4_is_refused_before_sending(
+    client: Client, script: Script, key: str
+) -> None:
+    """Issue 32, rule 6: the spec's header table gives Idempotency-Key the format UUID v4."""
+    with pytest.raises(ValueError, match="idempotency_key must be a UUID v4") as info:
+        client.payments.capture("pay_1", idempotency_key=key)
+    assert key not in str(info.value) or key == ""
+    with pytest.raises(ValueError, match="X-Request-Id must be a UUID v4"):
+        client.payments.capture("pay_1", extra_headers={"X-Request-Id": key})
+    assert script.requests == []
+    script.replies = [ok(samples.CAPTURE)]
+    good = "3f2b8c1e-9d4a-4b7e-8c2f-1a5d6e7f8091"
+    client.payments.capture("pay_1", idempotency_key=good, extra_headers={"X-Request-Id": good})
+    assert script.header("Idempotency-Key") == [good]
+    assert script.header("X-Request-Id") == [good]
+
+
+def test_the_async_client_refuses_a_key_that_is_not_a_uuid4_too(
+    script: Script, fake_time: FakeTime
+) -> None:
+    async def run() -> None:
+        async with make_async_client(script, fake_time) as client:
+            with pytest.raises(ValueError, match="idempotency_key must be a UUID v4"):
+                await client.payments.capture("pay_1", idempotency_key="order-1001")
+
+    asyncio.run(run())
+    assert script.requests == []

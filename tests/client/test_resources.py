@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import json
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -132,6 +134,16 @@ CASES: list[Case] = [
         True,
         {"perSecond": 5.0, "burst": 2},
         models.RateLimit,
+    ),
+    (
+        "sandbox.set_authorization_lifetime",
+        lambda c, **o: c.sandbox.set_authorization_lifetime(3600, **o),
+        "POST",
+        "/sandbox/authorization-lifetime",
+        {"seconds": 3600},
+        True,
+        {"seconds": 3600},
+        models.AuthorizationLifetime,
     ),
     (
         "sandbox.set_webhook",
@@ -584,6 +596,7 @@ SUBJECTS: dict[str, tuple[str, str | None]] = {
     "sandbox.fail_next": ("fail_next", None),
     "sandbox.set_latency": ("set_latency", None),
     "sandbox.set_rate_limit": ("set_rate_limit", None),
+    "sandbox.set_authorization_lifetime": ("set_authorization_lifetime", None),
     "sandbox.set_webhook": ("set_webhook", None),
     "sandbox.answer_challenge": ("answer_challenge", None),
     "cards.tokenize": ("tokenize", None),
@@ -676,8 +689,13 @@ def _per_call(case_id: str, method: str) -> dict[str, Any]:
         "extra_headers": {"X-Trace-Id": f"trace-{case_id}"},
     }
     if method == "POST":
-        options["idempotency_key"] = f"key-{case_id}"
+        options["idempotency_key"] = _key(case_id)
     return options
+
+
+def _key(case_id: str) -> str:
+    """A UUID v4 of the case's own (the only form the client sends as Idempotency-Key)."""
+    return str(uuid.UUID(hashlib.sha256(case_id.encode()).hexdigest()[:32], version=4))
 
 
 def _check_per_call(case_id: str, method: str, requests: list[httpx2.Request]) -> None:
@@ -687,7 +705,7 @@ def _check_per_call(case_id: str, method: str, requests: list[httpx2.Request]) -
         assert request.extensions["timeout"] == httpx2.Timeout(7.5).as_dict()
         assert request.headers["X-Trace-Id"] == f"trace-{case_id}"
         if method == "POST":
-            assert request.headers["Idempotency-Key"] == f"key-{case_id}"
+            assert request.headers["Idempotency-Key"] == _key(case_id)
 
 
 @pytest.mark.parametrize(

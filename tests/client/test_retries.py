@@ -96,9 +96,12 @@ def test_body_is_serialised_once_per_call(
 
 def test_callers_key_is_used_on_every_attempt(client: Client, script: Script) -> None:
     script.replies = [envelope("SVC-GW-2002", 409), ok(CHARGE)]
-    result = charge(client, idempotency_key="my-key-1")
-    assert script.header("Idempotency-Key") == ["my-key-1", "my-key-1"]
-    assert result.idempotency_key == "my-key-1"  # type: ignore[attr-defined]
+    result = charge(client, idempotency_key="c429e09b-7c35-4507-87d1-261597ca25ab")
+    assert script.header("Idempotency-Key") == [
+        "c429e09b-7c35-4507-87d1-261597ca25ab",
+        "c429e09b-7c35-4507-87d1-261597ca25ab",
+    ]
+    assert result.idempotency_key == "c429e09b-7c35-4507-87d1-261597ca25ab"  # type: ignore[attr-defined]
     assert result.retries == 1  # type: ignore[attr-defined]
 
 

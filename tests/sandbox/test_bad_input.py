@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import httpx2
@@ -140,7 +141,9 @@ def test_malformed_idempotency_key_is_refused(client: httpx2.Client) -> None:
 
 def test_over_long_path_id_is_a_400_not_a_500(client: httpx2.Client) -> None:
     response = client.post(
-        f"/v1/payments/pay_{'x' * 400}/refund", json={}, headers={"Idempotency-Key": "k-long-path"}
+        f"/v1/payments/pay_{'x' * 400}/refund",
+        json={},
+        headers={"Idempotency-Key": str(uuid.uuid4())},
     )
     assert_envelope(response, 400, "SVC-VAL-4001")
 

@@ -26,7 +26,7 @@ from workbench.cli import main
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
 from workbench.sandbox.openapi import openapi_json
 from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
-from workbench.spec import PAYMENT, REFUND, SESSION, SUBSCRIPTION
+from workbench.spec import PAYMENT, REFUND, SESSION, SUBSCRIPTION, UUID4_PATTERN
 from workbench.spec.operations import OPERATIONS, TAGS
 
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -250,9 +250,33 @@ def test_request_examples_get_the_documented_answers_from_a_fresh_sandbox() -> N
         events = signed.get("/sandbox/events").json()["items"]
         call("listSandboxEvents")
         call("listSandboxEventDeliveries", event_id=events[0]["id"])
-        for name in ("setSandboxLatency", "setSandboxRateLimit", "setSandboxWebhook"):
+        for name in (
+            "setSandboxLatency",
+            "setSandboxRateLimit",
+            "setSandboxAuthorizationLifetime",
+            "setSandboxWebhook",
+        ):
             call(name)
         call("resetSandboxMerchant")
         call("failNextSandboxRequest")  # last: the next request would fail
 
     assert called == set(by_id)
+
+
+def test_both_uuid4_headers_are_documented_as_uuid4(document: dict[str, Any]) -> None:
+    """Issue 32, rule 6: Idempotency-Key and X-Request-Id are UUID v4 (the spec's header
+    table), and an error's ``requestId`` is one too."""
+    keyed = 0
+    for method, path, operation in _operations(document):
+        headers = {p["name"]: p for p in operation.get("parameters", []) if p["in"] == "header"}
+        assert "X-Request-Id" in headers, (method, path)
+        for name in ("X-Request-Id", "Idempotency-Key"):
+            if name in headers:
+                schema = headers[name]["schema"]
+                assert schema["format"] == "uuid", (method, path, name)
+                assert schema["pattern"] == UUID4_PATTERN, (method, path, name)
+                assert "UUID v4" in headers[name]["description"]
+        keyed += "Idempotency-Key" in headers
+    assert keyed >= 20
+    envelope = document["components"]["schemas"]["ErrorEnvelope"]["properties"]["requestId"]
+    assert (envelope["format"], envelope["pattern"]) == ("uuid", UUID4_PATTERN)

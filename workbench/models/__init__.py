@@ -15,6 +15,7 @@ from workbench.models.payments import (
     VoidResult,
 )
 from workbench.models.sandbox import (
+    AuthorizationLifetime,
     BusinessTime,
     ChallengeAnswer,
     CustomerFixture,
@@ -48,6 +49,7 @@ from workbench.models.subscriptions import (
 
 __all__ = [
     "APIObject",
+    "AuthorizationLifetime",
     "BusinessTime",
     "CaptureResult",
     "CardCharge",

@@ -173,6 +173,15 @@ class Latency(APIObject):
     latency_ms: int
 
 
+class AuthorizationLifetime(APIObject):
+    """``POST /sandbox/authorization-lifetime``: how long an authorization waits for a capture.
+
+    Past it (business time, counted from the authorization), the payment is voided.
+    """
+
+    seconds: int
+
+
 class RateLimit(APIObject):
     """``POST /sandbox/rate-limit``: the merchant's rate limit now in force."""
 

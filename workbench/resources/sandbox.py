@@ -13,6 +13,7 @@ from typing import Literal, Unpack
 
 from workbench._options import CallOptions, RequestOptions
 from workbench.models import (
+    AuthorizationLifetime,
     BusinessTime,
     ChallengeAnswer,
     EventDeliveries,
@@ -68,6 +69,13 @@ def _latency(milliseconds: int, key: str | None) -> RequestOptions:
 def _rate_limit(per_second: float | None, burst: int, key: str | None) -> RequestOptions:
     body: dict[str, object] = {"perSecond": per_second, "burst": burst}
     return _post("/sandbox/rate-limit", "set_rate_limit", body, key)
+
+
+def _lifetime(seconds: int | None, key: str | None) -> RequestOptions:
+    if seconds is not None and (_non_negative(seconds, "seconds") == 0):
+        raise ValueError("seconds must be at least 1 (None restores the default)")
+    body: dict[str, object] = {"seconds": seconds}
+    return _post("/sandbox/authorization-lifetime", "set_authorization_lifetime", body, key)
 
 
 def _challenge(payment_id: str, correlation_id: str, code: str, key: str | None) -> RequestOptions:
@@ -231,6 +239,28 @@ class Sandbox(SyncResource):
             _rate_limit(per_second, burst, idempotency_key), RateLimit, **options
         )
 
+    def set_authorization_lifetime(
+        self,
+        seconds: int | None,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> AuthorizationLifetime:
+        """Set how long your authorizations wait for a capture; ``None`` restores 7 days.
+
+        Counted in business time from each authorization, those already made included;
+        past it the payment is voided (``payment.voided``) and a capture is refused.
+
+        Args:
+            seconds: the lifetime, at least 1; ``None`` for the sandbox's default.
+
+        Returns:
+            The lifetime now in force.
+        """
+        return self._client.request(
+            _lifetime(seconds, idempotency_key), AuthorizationLifetime, **options
+        )
+
     def set_webhook(self, url: str | None, **options: Unpack[CallOptions]) -> WebhookTarget:
         """Point your store's webhooks at ``url`` (``None`` removes it).
 
@@ -347,6 +377,18 @@ class AsyncSandbox(AsyncResource):
         """Set your rate limit; ``None`` restores the default."""
         return await self._client.request(
             _rate_limit(per_second, burst, idempotency_key), RateLimit, **options
+        )
+
+    async def set_authorization_lifetime(
+        self,
+        seconds: int | None,
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> AuthorizationLifetime:
+        """Set how long your authorizations wait for a capture; ``None`` restores 7 days."""
+        return await self._client.request(
+            _lifetime(seconds, idempotency_key), AuthorizationLifetime, **options
         )
 
     async def set_webhook(self, url: str | None, **options: Unpack[CallOptions]) -> WebhookTarget:

@@ -14,6 +14,7 @@ import httpx2
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from workbench.spec import limits
+from workbench.spec.ids import UUID4_PATTERN
 
 __all__ = [
     "Amount",
@@ -113,4 +114,5 @@ class ErrorEnvelope(ResponseBody):
 
     code: str
     message: str
-    requestId: str
+    #: Always a UUID v4: the request's own ``X-Request-Id`` or one the sandbox made.
+    requestId: Annotated[str, Field(json_schema_extra={"format": "uuid", "pattern": UUID4_PATTERN})]

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -47,7 +46,7 @@ from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.storage import AnyRow, statements
-from workbench.spec import limits
+from workbench.spec import is_uuid4, limits
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
@@ -67,7 +66,6 @@ Work = Callable[[sa.Connection], Reply]
 #: Rebuilds a provisional reply from its object's current state, given the object's id.
 Refresh = Callable[[sa.Connection, str], Reply]
 
-_KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 #: A claim older than this whose request never finished (a crash) may be taken over.
 _CLAIM_SECONDS = 60
 
@@ -119,7 +117,7 @@ def claim_reads(
     caller: Caller, method: str, path: str, key: str | None
 ) -> tuple[tuple[statements.Statement, dict[str, str]], ...]:
     """The read `idempotent` starts with, for `statements.reading_ahead` (none without a key)."""
-    if key is None or not _KEY_RE.match(key):
+    if key is None or not is_uuid4(key):
         return ()
     return ((_FIND, {"f_api_key": caller.api_key, "f_endpoint": f"{method} {path}", "f_key": key}),)
 
@@ -253,8 +251,11 @@ def idempotent(
 
 def _endpoint(method: str, path: str, key: str) -> str:
     """What a key is scoped to, once the key itself is known to be well formed."""
-    if not _KEY_RE.match(key):
-        raise ServiceError("SVC-GW-4000", "Idempotency-Key must be 1-255 printable characters")
+    if not is_uuid4(key):
+        raise ServiceError(
+            "SVC-GW-4000",
+            "Idempotency-Key must be a UUID v4 (like 3f2b8c1e-9d4a-4b7e-8c2f-1a5d6e7f8091)",
+        )
     return f"{method} {path}"
 
 

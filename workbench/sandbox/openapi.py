@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
+from workbench.spec.ids import UUID4_PATTERN
 from workbench.spec.operations import OPERATIONS, TAGS, operation
 
 __all__ = ["SECURITY_SCHEMES", "openapi_document", "openapi_json"]
@@ -98,6 +99,33 @@ def _in_table_order(paths: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any
     return dict(sorted(ordered.items(), key=lambda item: min(place(item[0], m) for m in item[1])))
 
 
+_UUID4_SCHEMA: dict[str, Any] = {"type": "string", "format": "uuid", "pattern": UUID4_PATTERN}
+_REQUEST_ID = {
+    "name": "X-Request-Id",
+    "in": "header",
+    "required": False,
+    "description": "A UUID v4, echoed back (and as `requestId` in an error); generated when "
+    "omitted. Any other value is 400 SVC-GW-4000.",
+    "schema": _UUID4_SCHEMA,
+}
+
+
+def _uuid4_headers(item: dict[str, Any]) -> None:
+    """Both headers the spec gives the format "UUID v4": ``Idempotency-Key`` where a route
+    takes it, ``X-Request-Id`` on every route (its middleware reads it on every request).
+    The routes declare the key leniently so the sandbox's own check answers a bad one
+    (400 SVC-GW-4000 naming the header, not a validation error of FastAPI's)."""
+    parameters: list[dict[str, Any]] = item.setdefault("parameters", [])
+    for parameter in parameters:
+        if parameter.get("in") == "header" and parameter.get("name") == "Idempotency-Key":
+            parameter["schema"] = dict(_UUID4_SCHEMA)
+            parameter["description"] = (
+                "A UUID v4; a retry sends the same one. Any other value is 400 SVC-GW-4000."
+            )
+    if not any(p.get("in") == "header" and p.get("name") == "X-Request-Id" for p in parameters):
+        parameters.append(dict(_REQUEST_ID, schema=dict(_UUID4_SCHEMA)))
+
+
 def openapi_document(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI document of ``app``, a sandbox app built by `create_app`.
 
@@ -123,6 +151,7 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
             for answer in item.get("responses", {}).values():
                 _envelope_as_json(answer)
             _add_examples(found.operation_id, item)
+            _uuid4_headers(item)
     for name in ("HTTPValidationError", "ValidationError"):
         components.get("schemas", {}).pop(name, None)
     return document

@@ -94,6 +94,7 @@ REQUESTS: dict[str, tuple[str, dict[str, Any]]] = {
     "failNextSandboxRequest": ("The next request answers 500", {"mode": "500", "seconds": 10}),
     "setSandboxLatency": ("No added latency", {"milliseconds": 0}),
     "setSandboxRateLimit": ("Back to the default limit", {"perSecond": None, "burst": 1}),
+    "setSandboxAuthorizationLifetime": ("Back to the default (7 days)", {"seconds": None}),
     "setSandboxWebhook": ("Deliver events here", {"url": "https://shop.example/webhooks"}),
     "answerSandboxChallenge": (
         "The code that passes",

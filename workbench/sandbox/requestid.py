@@ -8,20 +8,17 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.sandbox.errors import error_response
+from workbench.spec import is_uuid4
 
 __all__ = ["RequestIdMiddleware"]
 
 
-def _valid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return len(value) <= 64
-
-
 class RequestIdMiddleware:
-    """Take X-Request-Id when it is a UUID, generate one when absent, echo it back.
+    """Take X-Request-Id when it is a UUID v4, generate one when absent, echo it back.
+
+    Any other value (another UUID version, braces, a ``urn:uuid:`` prefix, free text) is
+    400 SVC-GW-4000 naming the header, under a generated id: the ``requestId`` of every
+    answer is a UUID v4, as the spec's header table says (issue 32, rule 6).
 
     A response that already carries X-Request-Id (an idempotent replay of the original
     response) keeps its own.
@@ -35,10 +32,14 @@ class RequestIdMiddleware:
             await self.app(scope, receive, send)
             return
         given = Headers(scope=scope).get("x-request-id")
-        request_id = given if given and _valid(given) else str(uuid.uuid4())
+        request_id = given if given and is_uuid4(given) else str(uuid.uuid4())
         scope.setdefault("state", {})["request_id"] = request_id
         if given is not None and request_id != given:
-            response = error_response("SVC-GW-4000", "X-Request-Id must be a UUID", request_id)
+            response = error_response(
+                "SVC-GW-4000",
+                "X-Request-Id must be a UUID v4 (like 3f2b8c1e-9d4a-4b7e-8c2f-1a5d6e7f8091)",
+                request_id,
+            )
             await response(scope, receive, send)
             return
 

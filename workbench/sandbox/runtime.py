@@ -25,6 +25,7 @@ from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keycache import KeyCache
 from workbench.sandbox.payments.acs import ensure_acs_secret
+from workbench.sandbox.payments.expiry import AuthorizationExpiryWork
 from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
@@ -56,6 +57,7 @@ def _background_work(db: Database, config: SandboxConfig) -> list[DueWork]:
         RefundSettlementWork(db),
         SessionExpiryWork(db),
         ThreeDSExpiryWork(db, config.threeds_timeout_seconds),
+        AuthorizationExpiryWork(db),
         RenewalWork(db),
         WebhookWork(
             db,

@@ -28,6 +28,7 @@ from workbench.sandbox.context import Caller, base_url_of
 from workbench.sandbox.errors import ServiceError, error_response
 from workbench.sandbox.payments.charging import METHOD, PATH, answer_charge
 from workbench.sandbox.payments.models import ChargeRequest
+from workbench.spec import is_uuid4
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
@@ -92,7 +93,7 @@ class ChargeShortcut:
         if headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return None
         key = headers.get("idempotency-key")
-        if key is not None and len(key) > 255:
+        if key is not None and not is_uuid4(key):
             return None
         data = state.get("json_body")  # parsed once, by `jsonbody`'s rule, in AuthMiddleware
         try:

@@ -6,7 +6,7 @@ the guide's tables and diagrams are generated from it.
 
 from workbench.spec import limits
 from workbench.spec.errors import ERRORS, ErrorCode, error_code
-from workbench.spec.ids import IdPrefix
+from workbench.spec.ids import UUID4_PATTERN, IdPrefix, is_uuid4
 from workbench.spec.operations import OPERATIONS, Operation
 from workbench.spec.states import PAYMENT, REFUND, SESSION, SUBSCRIPTION, StateMachine, Transition
 
@@ -17,11 +17,13 @@ __all__ = [
     "REFUND",
     "SESSION",
     "SUBSCRIPTION",
+    "UUID4_PATTERN",
     "ErrorCode",
     "IdPrefix",
     "Operation",
     "StateMachine",
     "Transition",
     "error_code",
+    "is_uuid4",
     "limits",
 ]

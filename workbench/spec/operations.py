@@ -76,6 +76,13 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", "/sandbox/fail-next", "failNextSandboxRequest", _CONTROL, "sandbox"),
     Operation("POST", "/sandbox/latency", "setSandboxLatency", _CONTROL, "sandbox"),
     Operation("POST", "/sandbox/rate-limit", "setSandboxRateLimit", _CONTROL, "sandbox"),
+    Operation(
+        "POST",
+        "/sandbox/authorization-lifetime",
+        "setSandboxAuthorizationLifetime",
+        _CONTROL,
+        "sandbox",
+    ),
     Operation("PUT", "/sandbox/webhook", "setSandboxWebhook", _CONTROL, "sandbox"),
     Operation("GET", "/sandbox/acs/{payment_id}", "getSandboxChallengePage", _ACS, "sandbox"),
     Operation("POST", "/sandbox/acs/{payment_id}", "answerSandboxChallenge", _ACS, "sandbox"),

@@ -92,15 +92,16 @@ def test_rate_limit_maps_and_retries(client: Client) -> None:
 
 def test_idempotency_conflict_is_not_retried(client: Client) -> None:
     order = _order()
+    key = str(uuid.uuid4())
     client.payments.charge_card(
-        transaction_id=order, amount=1_000, card_token="tok_test_success", idempotency_key="k-9"
+        transaction_id=order, amount=1_000, card_token="tok_test_success", idempotency_key=key
     )
     with pytest.raises(IdempotencyConflictError) as info:
         client.payments.charge_card(
             transaction_id=order,
             amount=2_000,
             card_token="tok_test_success",
-            idempotency_key="k-9",
+            idempotency_key=key,
         )
     assert info.value.http_status == 409
     assert info.value.retries == 0

@@ -98,11 +98,12 @@ def test_charge_retrieve_and_public_status(client: Client) -> None:
 
 def test_same_key_replays_the_charge(client: Client) -> None:
     order = _order()
+    key = str(uuid.uuid4())
     first = client.payments.charge_card(
-        transaction_id=order, amount=500, card_token="tok_test_success", idempotency_key="k-1"
+        transaction_id=order, amount=500, card_token="tok_test_success", idempotency_key=key
     )
     again = client.payments.charge_card(
-        transaction_id=order, amount=500, card_token="tok_test_success", idempotency_key="k-1"
+        transaction_id=order, amount=500, card_token="tok_test_success", idempotency_key=key
     )
     assert again.payment_id == first.payment_id
     assert again.request_id == first.request_id

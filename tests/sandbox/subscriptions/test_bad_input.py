@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import httpx2
@@ -9,7 +10,6 @@ import pytest
 
 from tests.sandbox.envelope import assert_envelope
 from tests.sandbox.subscriptions.api import AYSE, create, post, sub_body
-from tests.sandbox.subscriptions.clock import now
 
 CASES: list[tuple[dict[str, Any], str, str]] = [
     ({"amout": 100}, "SVC-VAL-4001", "amout"),
@@ -82,7 +82,7 @@ def test_another_merchants_subscription_is_404(
 
 
 def test_idempotent_creation_replays_the_first_answer(client: httpx2.Client) -> None:
-    headers = {"Idempotency-Key": f"create-{now(client).timestamp()}"}
+    headers = {"Idempotency-Key": str(uuid.uuid4())}
     first = client.post("/v1/subscriptions", json=sub_body(AYSE), headers=headers)
     again = client.post("/v1/subscriptions", json=sub_body(AYSE), headers=headers)
     assert first.status_code == again.status_code == 201

@@ -1,46 +1,43 @@
-"""A cancel or pause acknowledged while a renewal runs: no renewal charge is captured after it.
+"""A cancel or pause acknowledged while a renewal runs: serialised with it, never torn.
 
 A real race over HTTP: ``workbench sandbox --workers 2`` (no background reconciler, so
 the only renewal pass is the clock advance the test sends) on an SQLite file and on
 PostgreSQL. Many daily subscriptions fall due in one clock advance; while it claims,
 charges and finishes them, every subscription is cancelled or paused from several
-connections, spread over the renewal window. Whatever the interleaving, no
-``payment.captured`` for a subscription may be recorded after its acknowledged
-cancel or pause, and its charges read after the acknowledgement never grow.
+connections, spread over the renewal window. The race runs once per backend; the tests
+below read what it left:
+
+- no ``payment.captured`` for a subscription is recorded after its acknowledged cancel
+  or pause, and its charges read after the acknowledgement never grow;
+- no renewal is *torn* (issue 32, rule 3): the stop's event, and the subscription read
+  right after the acknowledgement, show every cycle that was charged, and no
+  subscription event follows the stop, so a consumer applying events in order never
+  re-activates a cancelled subscription.
 """
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import httpx2
 import pytest
 
-from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
+from tests.sandbox.multiworker import two_worker_sandbox
 from tests.sandbox.subscriptions.api import sub_body
 
-#: Subscriptions per run: enough that cancels land in every step of the renewal.
+#: Subscriptions per run: enough that stops land in every step of the renewal.
 SUBSCRIPTIONS = 200
 #: Between two stop requests' start times; the stops span SUBSCRIPTIONS * PACE seconds.
 PACE = 0.005
 STOPPED = {"cancel": "subscription.cancelled", "pause": "subscription.paused"}
-
-
-def _answers(base: str) -> bool:
-    try:
-        return httpx2.get(base + "/openapi.json", timeout=2).status_code == 200
-    except httpx2.TransportError:
-        return False
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -48,25 +45,23 @@ def two_workers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """The base URL of a two-worker sandbox on its own database, reconciler off."""
-    with database_url(request.param, tmp_path_factory.mktemp("renewal-race")) as url:
-        port = free_port()
-        env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
-        command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
-        command += ["--no-reconciler", "--port", str(port), "--db", url]
-        proc = subprocess.Popen(
-            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while not _answers(base):
-                assert proc.poll() is None, "the sandbox exited while starting"
-                assert time.monotonic() < deadline, "the sandbox did not start within 60 s"
-                time.sleep(0.2)
-            yield base
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+    folder = tmp_path_factory.mktemp("renewal-race")
+    with database_url(request.param, folder) as url, two_worker_sandbox(url) as base:
+        yield base
+
+
+@dataclass
+class Race:
+    """What one race left: each subscription's stop, what was read after it, its events."""
+
+    ids: list[str]
+    actions: dict[str, str]
+    #: Captured charges and cycleNumber read right after the stop was acknowledged.
+    seen_after_ack: dict[str, tuple[int, int]]
+    #: Captured charges at the end (after one more reconciler pass).
+    at_end: dict[str, int]
+    #: Each subscription's events, oldest first.
+    history: dict[str, list[dict[str, Any]]]
 
 
 def _captured(client: httpx2.Client, sub_id: str) -> int:
@@ -75,9 +70,9 @@ def _captured(client: httpx2.Client, sub_id: str) -> int:
     return sum(1 for item in response.json()["items"] if item["status"] == "captured")
 
 
-def test_no_renewal_charge_is_captured_after_an_acknowledged_cancel_or_pause(
-    two_workers: str,
-) -> None:
+@pytest.fixture(scope="module")
+def race(two_workers: str) -> Race:
+    """Create the subscriptions, advance the clock past their renewal, stop each meanwhile."""
     base = two_workers
     local = threading.local()
     clients: list[httpx2.Client] = []
@@ -94,7 +89,7 @@ def test_no_renewal_charge_is_captured_after_an_acknowledged_cancel_or_pause(
         with signed_client(base) as setup:
             assert setup.post("/sandbox/reset", json={}).status_code == 200
             # 0 switches limiting off (null would restore the default, 200 a second): the
-            # race sends about 600 requests as fast as the machine allows.
+            # race sends about 800 requests as fast as the machine allows.
             assert setup.post("/sandbox/rate-limit", json={"perSecond": 0}).status_code == 200
 
         def create(_: int) -> str:
@@ -121,7 +116,7 @@ def test_no_renewal_charge_is_captured_after_an_acknowledged_cancel_or_pause(
         runner.start()
         start = time.monotonic()
 
-        def stop(item: tuple[int, str]) -> tuple[str, int]:
+        def stop(item: tuple[int, str]) -> tuple[str, tuple[int, int]]:
             index, sub_id = item
             time.sleep(max(0.0, start + index * PACE - time.monotonic()))
             action = actions[sub_id]
@@ -129,7 +124,9 @@ def test_no_renewal_charge_is_captured_after_an_acknowledged_cancel_or_pause(
             response = client().post(f"/v1/subscriptions/{sub_id}/{action}", json=body)
             assert response.status_code == 200, (action, response.text)
             assert response.json()["status"] == ("cancelled" if action == "cancel" else "paused")
-            return sub_id, _captured(client(), sub_id)
+            read = client().get(f"/v1/subscriptions/{sub_id}")
+            assert read.status_code == 200, read.text
+            return sub_id, (_captured(client(), sub_id), int(read.json()["cycleNumber"]))
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             seen_after_ack = dict(pool.map(stop, enumerate(order)))
@@ -145,22 +142,53 @@ def test_no_renewal_charge_is_captured_after_an_acknowledged_cancel_or_pause(
         for c in clients:
             c.close()
 
-    history: dict[str, list[str]] = {sub_id: [] for sub_id in ids}
+    history: dict[str, list[dict[str, Any]]] = {sub_id: [] for sub_id in ids}
     for event in events:
         data: dict[str, Any] = event["data"]
         if data.get("subscriptionId") in history:
-            history[data["subscriptionId"]].append(event["type"])
+            history[data["subscriptionId"]].append(event)
+    return Race(ids, actions, seen_after_ack, at_end, history)
+
+
+def _stop_index(race: Race, sub_id: str) -> int:
+    types = [e["type"] for e in race.history[sub_id]]
+    return types.index(STOPPED[race.actions[sub_id]])
+
+
+def test_no_renewal_charge_is_captured_after_an_acknowledged_cancel_or_pause(race: Race) -> None:
     after_stop = {}
-    for sub_id, types in history.items():
-        stopped_at = types.index(STOPPED[actions[sub_id]])
-        after_stop[sub_id] = types[stopped_at:].count("payment.captured")
-    grew = {s: (seen_after_ack[s], at_end[s]) for s in ids if at_end[s] > seen_after_ack[s]}
-    charged_before = sum(1 for types in history.values() if "payment.captured" in types)
+    for sub_id, events in race.history.items():
+        types = [e["type"] for e in events]
+        after_stop[sub_id] = types[_stop_index(race, sub_id) :].count("payment.captured")
+    grew = {
+        s: (race.seen_after_ack[s][0], race.at_end[s])
+        for s in race.ids
+        if race.at_end[s] > race.seen_after_ack[s][0]
+    }
+    charged_before = sum(1 for s in race.ids if race.at_end[s])
     print(
         f"{SUBSCRIPTIONS} subscriptions: {charged_before} renewed before their stop, "
         f"{sum(after_stop.values())} captured after an acknowledged stop"
     )
-    assert {s: n for s, n in after_stop.items() if n} == {}, [
-        history[s] for s, n in after_stop.items() if n
-    ][:3]
+    assert {s: n for s, n in after_stop.items() if n} == {}
     assert grew == {}
+
+
+def test_no_renewal_is_torn_by_a_cancel_or_pause(race: Race) -> None:
+    torn: dict[str, list[str]] = {}
+    for sub_id, events in race.history.items():
+        stop = _stop_index(race, sub_id)
+        charged = race.at_end[sub_id]
+        problems = []
+        if events[stop]["data"]["cycleNumber"] != charged:
+            problems.append(f"stop event cycle {events[stop]['data']['cycleNumber']} != {charged}")
+        if race.seen_after_ack[sub_id][1] != charged:
+            problems.append(f"read after the stop: cycle {race.seen_after_ack[sub_id][1]}")
+        later = [e["type"] for e in events[stop + 1 :] if e["type"].startswith("subscription.")]
+        if later:
+            problems.append(f"after the stop: {later}")
+        if problems:
+            torn[sub_id] = problems
+    charged_before = sum(1 for s in race.ids if race.at_end[s])
+    print(f"{SUBSCRIPTIONS} subscriptions, {charged_before} charged: {len(torn)} torn renewals")
+    assert torn == {}, list(torn.values())[:3]

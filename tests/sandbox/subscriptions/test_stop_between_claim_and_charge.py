@@ -125,3 +125,48 @@ def test_a_charge_now_during_a_claimed_charge_joins_it(running: SandboxServer) -
     assert (after["status"], after["cycleNumber"]) == ("active", 1)
     assert [i["status"] for i in items] == ["captured"]
     assert _renewal_payments(running, sub["id"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "status", "stop_event"),
+    [
+        ("cancel", {"atPeriodEnd": False}, "cancelled", "subscription.cancelled"),
+        ("pause", {}, "paused", "subscription.paused"),
+        ("portal-cancel", {"atPeriodEnd": False}, "cancelled", "subscription.cancelled"),
+    ],
+    ids=["cancel", "pause", "portal-cancel"],
+)
+def test_a_stop_after_the_charge_finishes_the_charged_cycle_first(
+    running: SandboxServer, action: str, body: dict[str, Any], status: str, stop_event: str
+) -> None:
+    """Issue 32, rule 3: a stop that meets a charge made but not finished applies it first.
+
+    Its event shows the charged cycle, ``subscription.renewed`` precedes it, and the
+    reconciler's finish step records nothing after it.
+    """
+    with signed_client(running.base_url) as client:
+        sub, claimed = _claimed(running, client)
+        with running.sandbox.db.read() as conn:
+            now = conn.execute(sa.select(sa.func.max(subscription_charges.c.due_at))).scalar_one()
+        RenewalWork(running.sandbox.db).charge_claims(DEMO_MERCHANT_ID, claimed, now)
+        if action == "portal-cancel":
+            answer = client.post(f"/v1/public/subscriptions/{sub['publicHash']}/cancel", json=body)
+        else:
+            answer = post(client, sub["id"], action, body)
+        assert answer.status_code == 200, answer.text
+        acknowledged = get(client, sub["id"])
+        RenewalWork(running.sandbox.db).finish_claims(DEMO_MERCHANT_ID, claimed, now)
+        assert client.post("/sandbox/reconciler/tick", json={}).status_code == 200
+        after = get(client, sub["id"])
+        items = client.get("/sandbox/events").json()["items"]
+    mine = [e for e in items if e["data"].get("subscriptionId") == sub["id"]]
+    types = [e["type"] for e in mine if e["type"].startswith("subscription.")]
+    stop = next(e for e in mine if e["type"] == stop_event)
+    assert (acknowledged["status"], acknowledged["cycleNumber"]) == (status, 1)
+    assert after == acknowledged
+    assert stop["data"]["cycleNumber"] == 1
+    assert types == ["subscription.created", "subscription.renewed", stop_event]
+    assert _renewal_payments(running, sub["id"]) == 1
+    with running.sandbox.db.read() as conn:
+        states = conn.execute(sa.select(subscription_charges.c.state)).scalars().all()
+    assert states == ["done"]

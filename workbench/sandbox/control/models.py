@@ -7,9 +7,11 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from workbench.sandbox.bodies import StrictRequest, Url
+from workbench.sandbox.payments.expiry import MAX_LIFETIME_SECONDS
 
 __all__ = [
     "AdvanceRequest",
+    "AuthorizationLifetimeRequest",
     "FailNextRequest",
     "LatencyRequest",
     "RateLimitRequest",
@@ -21,6 +23,12 @@ class AdvanceRequest(StrictRequest):
     """How far to move the business clock."""
 
     seconds: Annotated[int, Field(ge=0, le=10 * 366 * 24 * 3600)]
+
+
+class AuthorizationLifetimeRequest(StrictRequest):
+    """How long this merchant's authorizations wait for a capture (null: the default)."""
+
+    seconds: Annotated[int, Field(ge=1, le=MAX_LIFETIME_SECONDS)] | None
 
 
 class FailNextRequest(StrictRequest):

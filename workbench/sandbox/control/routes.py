@@ -16,6 +16,7 @@ from workbench.sandbox.context import Caller
 from workbench.sandbox.control import service as control
 from workbench.sandbox.control.models import (
     AdvanceRequest,
+    AuthorizationLifetimeRequest,
     FailNextRequest,
     LatencyRequest,
     RateLimitRequest,
@@ -23,6 +24,7 @@ from workbench.sandbox.control.models import (
 )
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
+from workbench.sandbox.payments import expiry
 from workbench.sandbox.refunds import service as refunds
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
@@ -230,6 +232,31 @@ async def rate_limit(
         )
         await _forget_buckets(sandbox, caller.merchant_id)
         return {"perSecond": body.perSecond, "burst": body.burst}
+
+    return await _once(request, sandbox, caller, idempotency_key, body, run)
+
+
+@router.post(
+    "/authorization-lifetime",
+    summary="Set how long this merchant's authorizations wait for a capture",
+    **_EXTRA,
+)
+async def authorization_lifetime(
+    body: AuthorizationLifetimeRequest,
+    request: Request,
+    sandbox: SandboxDep,
+    caller: CallerDep,
+    idempotency_key: IdemKey = None,
+) -> Response:
+    """Business-time seconds (default 7 days; null restores it). Applies to every
+    authorization of the merchant, those already made included; past it, the next
+    reconciler pass, capture or void voids the payment."""
+
+    async def run() -> dict[str, int]:
+        span = await sandbox.db.atransact(
+            lambda conn: expiry.set_lifetime(conn, caller.merchant_id, body.seconds)
+        )
+        return {"seconds": int(span.total_seconds())}
 
     return await _once(request, sandbox, caller, idempotency_key, body, run)
 

@@ -10,6 +10,7 @@ from workbench.sandbox import tables
 from workbench.sandbox.cards import TEST_CARDS
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.fixtures import reseed_customers
+from workbench.sandbox.payments import expiry
 from workbench.sandbox.schema import metadata
 
 __all__ = [
@@ -88,6 +89,7 @@ def reset_merchant(conn: sa.Connection, merchant_id: str) -> dict[str, int]:
         .where(tables.merchants.c.id == merchant_id)
         .values(clock_offset_us=0, fail_next=None, latency_ms=0)
     )
+    expiry.forget_lifetime(conn, merchant_id)
     reseed_customers(conn, merchant_id)
     return deleted
 

@@ -22,13 +22,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, events, tables
+from workbench.sandbox import cards, tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_id, new_uuid
-from workbench.sandbox.payments import acs
+from workbench.sandbox.payments import acs, expiry
+from workbench.sandbox.payments.events import emit
 from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
@@ -214,39 +215,6 @@ def _check_token(token: str) -> None:
 def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) -> bool:
     params = {"f_customer": customer_id, "f_merchant": merchant_id}
     return statements.fetch_one(conn, _CUSTOMER, params) is not None
-
-
-def emit(
-    conn: sa.Connection,
-    row: Row | dict[str, Any],
-    type: str,
-    now: datetime,
-    *,
-    store_webhook: str | None = None,
-    store_webhook_read: bool = False,
-    **extra: Any,
-) -> None:
-    """Record a payment event for the session's callback, else the store's webhook
-    (``store_webhook`` when the caller has read it already, looked up otherwise)."""
-    r = row if isinstance(row, dict) else row._asdict()
-    data = {
-        "paymentId": r["id"],
-        "transactionId": r["transaction_id"],
-        "status": r["status"],
-        "amount": r["amount"],
-        "currency": r["currency"],
-        **extra,
-    }
-    events.emit(
-        conn,
-        merchant_id=r["merchant_id"],
-        store_id=r["store_id"],
-        type=type,
-        data=data,
-        now=now,
-        target_url=r["callback_url"] or store_webhook,
-        look_up_webhook=not store_webhook_read,
-    )
 
 
 def _session_callback(conn: sa.Connection, merchant_id: str, transaction_id: str) -> Row | None:
@@ -549,8 +517,18 @@ def _capture_body(row: Row) -> dict[str, Any]:
 
 
 def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
-    """POST /v1/payments/{id}/capture: full amount; a repeat on a captured payment is a no-op."""
+    """POST /v1/payments/{id}/capture: full amount; a repeat on a captured payment is a no-op.
+
+    An authorization past its lifetime is voided first and the capture answers 409
+    SVC-PAY-4090 naming the expiry (`expiry`); the void is committed with that answer.
+    """
     row = load(conn, caller.merchant_id, payment_id)
+    expired = expiry.expire_if_due(conn, row, business_now(conn, caller.merchant_id)) or (
+        row if expiry.expired_reason(row) else None
+    )
+    if expired is not None:
+        message = f"payment is voided: {expiry.expired_reason(expired)}; it cannot be captured"
+        return error_reply("SVC-PAY-4090", message, caller.request_id)
     step = require(PAYMENT, row.status, "capture")
     if not step.idempotent:
         now = business_now(conn, caller.merchant_id)
@@ -567,8 +545,13 @@ def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
 
 
 def void(conn: sa.Connection, caller: Caller, payment_id: str, req: VoidRequest) -> Reply:
-    """POST /v1/payments/{id}/void: release an authorization; a repeat is a no-op."""
+    """POST /v1/payments/{id}/void: release an authorization; a repeat is a no-op.
+
+    An authorization past its lifetime is voided by its expiry first (that reason stays);
+    this void is then the idempotent repeat.
+    """
     row = load(conn, caller.merchant_id, payment_id)
+    row = expiry.expire_if_due(conn, row, business_now(conn, caller.merchant_id)) or row
     step = require(PAYMENT, row.status, "void")
     if not step.idempotent:
         now = business_now(conn, caller.merchant_id)

@@ -1,9 +1,10 @@
 """Subscriptions: tables, the state machine's actions, the reconciler's renewals, the portal.
 
 `service` holds what callers do, `renewals.RenewalWork` what the reconciler does,
-`schedule` the interval arithmetic, `cursor` the list's opaque cursors, `views` the JSON
-shapes, `models` the request and response bodies, `tables` the two tables and `routes`
-the HTTP routes (the merchant's and the buyer portal's). The hosted
+`outcome` what a made charge does to its subscription (applied once, by whichever takes
+the row lock first), `schedule` the interval arithmetic, `cursor` the list's opaque
+cursors, `views` the JSON shapes, `models` the request and response bodies, `tables` the
+two tables and `routes` the HTTP routes (the merchant's and the buyer portal's). The hosted
 ``card_update_only`` page calls `replace_card` when the buyer is done.
 """
 

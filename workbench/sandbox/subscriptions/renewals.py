@@ -12,12 +12,27 @@ point finishes the cycle exactly once after a restart:
    not charged: the claim becomes ``abandoned``. Otherwise the saved card is charged
    under that ``transactionId``. The payment is looked up by it first (the fence of
    the card charge), so a resumed claim never charges twice; the row moves to
-   ``charged``. A cancel or pause locks the same row, so it either commits first
-   (and the charge is abandoned) or waits until the charge has committed (and its
-   answer comes after the capture): no renewal charge is captured after a cancel or
-   pause was acknowledged.
+   ``charged``.
 3. **finish**: the outcome moves the subscription (cycle, next charge, status), the
-   lifecycle events are recorded and the row becomes ``done``.
+   lifecycle events are recorded and the row becomes ``done`` (`outcome.finish`).
+
+Concurrency with the caller's actions (issue 32, rule 3). The subscription row is the
+one lock: steps 2 and 3 take it (``SELECT … FOR UPDATE``; SQLite's single writer
+serialises the same way), and so does every caller action (`service.load`), which
+then applies a ``charged`` claim's outcome itself before its own change
+(`outcome.finish_pending`). A cancel or pause therefore lands in one of three places:
+
+- before step 2 commits: it commits first, and step 2 abandons the claim. No charge;
+  the cancel's answer and event show the old cycle, which is the last one charged.
+- while step 2 holds the lock: it waits; then it finishes the charged cycle and
+  cancels, in one transaction. Its answer and event show the charged cycle, and
+  ``subscription.renewed`` comes before ``subscription.cancelled``.
+- after step 3: it sees the finished cycle.
+
+Step 3 reads the claim again under the lock and skips one already ``done``, so the
+outcome is applied exactly once and nothing about a subscription is recorded after its
+cancellation. Events are rows with an increasing ``seq`` inserted under the same row
+lock, so one subscription's events are listed (and delivered) in commit order.
 
 Rows left ``processing`` or ``charged`` are due at once: the next pass resumes them
 before claiming anything new.
@@ -32,7 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -44,8 +59,8 @@ from workbench.sandbox.payments.service import settled_money
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import dumps
 from workbench.sandbox.storage import AnyRow
+from workbench.sandbox.subscriptions.outcome import CHARGEABLE, RETRY_OFFSETS, emit, finish
 from workbench.sandbox.subscriptions.schedule import after
-from workbench.sandbox.subscriptions.service import emit
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.spec import ERRORS, SUBSCRIPTION, IdPrefix
 
@@ -58,10 +73,7 @@ _S = subscriptions
 _C = subscription_charges
 _P = payments
 Row = AnyRow
-#: When a past_due subscription is retried, counted from its first failed charge.
-RETRY_OFFSETS = (timedelta(days=1), timedelta(days=3), timedelta(days=5))
-#: Card behaviours whose merchant-initiated (renewal) charges are declined, with the code.
-_CHARGEABLE = ("active", "trialing", "past_due", "charging")
+_CHARGEABLE = CHARGEABLE
 
 
 def renewal_transaction_id(subscription_id: str, attempt: int) -> str:
@@ -361,89 +373,28 @@ class RenewalWork:
         return True
 
     def finish_claims(self, merchant_id: str, claim_ids: list[int], now: datetime) -> int:
-        """Step 3: apply each charged claim's outcome to its subscription."""
+        """Step 3: apply each charged claim's outcome to its subscription.
+
+        The claim is read again under the subscription's row lock: a cancel, pause or
+        other action that took the lock first has applied it already
+        (`outcome.finish_pending`), and it is not applied twice.
+        """
+        done = 0
         with self.db.write() as conn:
             rows = conn.execute(
-                sa.select(_C)
+                sa.select(_C.c.id, _C.c.subscription_id)
                 .where(_C.c.id.in_(claim_ids), _C.c.state == "charged")
                 .order_by(_C.c.id)
             ).all()
-            for claim in rows:
+            for found in rows:
                 sub = conn.execute(
-                    sa.select(_S).where(_S.c.id == claim.subscription_id).with_for_update()
+                    sa.select(_S).where(_S.c.id == found.subscription_id).with_for_update()
                 ).one()
-                if claim.payment_status == "captured":
-                    self._succeeded(conn, sub, claim, now)
-                else:
-                    self._failed(conn, sub, claim, now)
-                conn.execute(sa.update(_C).where(_C.c.id == claim.id).values(state="done"))
-        return len(rows)
-
-    @staticmethod
-    def _apply(conn: sa.Connection, sub: Row, **values: Any) -> Row:
-        conn.execute(sa.update(_S).where(_S.c.id == sub.id).values(claim_id=None, **values))
-        return conn.execute(sa.select(_S).where(_S.c.id == sub.id)).one()
-
-    def _succeeded(self, conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
-        unit, count = sub.interval_unit, sub.interval_count
-        if claim.kind == "renewal":
-            anchor, periods = sub.anchor_at, int(sub.periods) + 1
-        elif claim.kind == "trial_end":
-            anchor, periods = claim.due_at, 1
-        else:
-            anchor, periods = now.replace(microsecond=0), 1
-        values: dict[str, Any] = {
-            "cycle_number": int(sub.cycle_number) + 1,
-            "anchor_at": anchor,
-            "periods": periods,
-        }
-        if sub.status in _CHARGEABLE:
-            action = {
-                "trialing": "trial_end",
-                "charging": "charge_succeeded",
-                "past_due": "retry_succeeded",
-            }.get(sub.status, "renew")
-            assert "active" in SUBSCRIPTION.targets(sub.status, action)
-            values.update(
-                status="active",
-                next_charge_at=after(anchor, unit, count, periods),
-                past_due_since=None,
-                trial_notice_at=None,
-            )
-        row = self._apply(conn, sub, **values)
-        emit(
-            conn,
-            row,
-            "subscription.renewed",
-            now,
-            paymentId=claim.payment_id,
-            chargeKind=claim.kind,
-            generateInvoice=bool(row.generate_invoices),
-        )
-
-    def _failed(self, conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
-        extra = {"paymentId": claim.payment_id, "chargeKind": claim.kind}
-        if sub.status not in _CHARGEABLE:
-            row = self._apply(conn, sub)
-            emit(conn, row, "subscription.renewal_failed", now, **extra)
-            return
-        since = sub.past_due_since or now.replace(microsecond=0)
-        retries = [since + offset for offset in RETRY_OFFSETS if since + offset > now]
-        if sub.past_due_since is not None and not retries:
-            action = "retries_exhausted" if sub.status == "past_due" else "charge_failed"
-            assert "expired" in SUBSCRIPTION.targets(sub.status, action)
-            row = self._apply(conn, sub, status="expired", next_charge_at=None, ended_at=now)
-            emit(conn, row, "subscription.renewal_failed", now, **extra)
-            emit(conn, row, "subscription.expired", now, reason="retries_exhausted")
-            return
-        row = self._apply(
-            conn,
-            sub,
-            status="past_due",
-            past_due_since=since,
-            next_charge_at=retries[0],
-            trial_notice_at=None,
-        )
-        emit(conn, row, "subscription.renewal_failed", now, **extra)
-        if sub.status != "past_due":
-            emit(conn, row, "subscription.past_due", now, retrySchedule=[iso(r) for r in retries])
+                claim = conn.execute(
+                    sa.select(_C).where(_C.c.id == found.id, _C.c.state == "charged")
+                ).first()
+                if claim is None:
+                    continue
+                finish(conn, sub, claim, now)
+                done += 1
+        return done

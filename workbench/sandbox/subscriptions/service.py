@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, events, tables
+from workbench.sandbox import cards, tables
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
@@ -34,6 +34,7 @@ from workbench.sandbox.subscriptions.models import (
     PublicCancelRequest,
     SubscriptionRequest,
 )
+from workbench.sandbox.subscriptions.outcome import emit, finish_pending
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.transitions import require
@@ -94,32 +95,23 @@ def parse_instant(field: str, text: str) -> datetime:
         raise ServiceError("SVC-VAL-4001", f"{field}: not a real date and time") from None
 
 
-def emit(
-    conn: sa.Connection, row: Row | dict[str, Any], type: str, now: datetime, **extra: Any
-) -> str:
-    """Record a ``subscription.*`` event for the subscription's store."""
-    r = row if isinstance(row, dict) else row._asdict()
-    return events.emit(
-        conn,
-        merchant_id=r["merchant_id"],
-        store_id=r["store_id"],
-        type=type,
-        data=views.event_data(r, **extra),
-        now=now,
-    )
-
-
 def load(conn: sa.Connection, merchant_id: str, subscription_id: str) -> Row:
-    """The merchant's subscription, locked for update.
+    """The merchant's subscription, locked for update, with a made charge's outcome applied.
+
+    Every action takes this lock (so does the reconciler's charge and finish, see
+    `renewals`). A renewal charged but not yet finished (its claim ``charged``) is
+    finished here first (`outcome.finish_pending`), so the action, its answer and its
+    event see the cycle that was paid for, and nothing about that charge follows them.
 
     Raises:
         ServiceError: SVC-GW-4004 when it does not exist *for this merchant*.
     """
-    row = conn.execute(
-        sa.select(_S)
-        .where(_S.c.id == subscription_id, _S.c.merchant_id == merchant_id)
-        .with_for_update()
-    ).first()
+    return finish_pending(conn, _find(conn, merchant_id, subscription_id, lock=True))
+
+
+def _find(conn: sa.Connection, merchant_id: str, subscription_id: str, *, lock: bool) -> Row:
+    query = sa.select(_S).where(_S.c.id == subscription_id, _S.c.merchant_id == merchant_id)
+    row = conn.execute(query.with_for_update() if lock else query).first()
     if row is None:
         raise ServiceError("SVC-GW-4004", "no such subscription for this merchant")
     return row
@@ -130,7 +122,7 @@ def _by_hash(conn: sa.Connection, public_hash: str, *, lock: bool = False) -> Ro
     row = conn.execute(query.with_for_update() if lock else query).first()
     if row is None:
         raise ServiceError("SVC-GW-4004", "no such subscription link")
-    return row
+    return finish_pending(conn, row) if lock else row
 
 
 def _update(conn: sa.Connection, row: Row, **values: Any) -> Row:
@@ -278,12 +270,12 @@ def list_page(
 
 def get(conn: sa.Connection, caller: Caller, subscription_id: str) -> dict[str, Any]:
     """GET /v1/subscriptions/{id} (no publicHash)."""
-    return views.full(load(conn, caller.merchant_id, subscription_id))
+    return views.full(_find(conn, caller.merchant_id, subscription_id, lock=False))
 
 
 def charges(conn: sa.Connection, caller: Caller, subscription_id: str) -> dict[str, Any]:
     """GET /v1/subscriptions/{id}/charges: every attempt that reached the card, oldest first."""
-    load(conn, caller.merchant_id, subscription_id)
+    _find(conn, caller.merchant_id, subscription_id, lock=False)
     rows = conn.execute(
         sa.select(_C)
         .where(_C.c.subscription_id == subscription_id, _C.c.payment_id.is_not(None))
@@ -312,10 +304,13 @@ def _cancel(
         emit(conn, row, "subscription.cancel_scheduled", now, reason=reason)
         return row
     assert "cancelled" in SUBSCRIPTION.targets(row.status, action)
+    # An immediate cancel replaces a scheduled one: nothing waits for a period end now,
+    # so the answer says ``cancelAtPeriodEnd: false`` (issue 32, rule 7).
     row = _update(
         conn,
         row,
         status="cancelled",
+        cancel_at_period_end=False,
         next_charge_at=None,
         trial_notice_at=None,
         cancel_reason=reason,
@@ -345,11 +340,20 @@ def pause(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
 
 
 def resume(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
-    """POST /v1/subscriptions/{id}/resume: active, charged on the next reconciler tick."""
+    """POST /v1/subscriptions/{id}/resume: active, charged on the next reconciler tick.
+
+    One set to cancel at period end is not charged (issue 32, rule 9): it is active
+    until the end of the period already paid for (``nextChargeAt``), where the
+    reconciler cancels it, or at the next tick when that end has passed.
+    """
     row = load(conn, caller.merchant_id, subscription_id)
     require(SUBSCRIPTION, row.status, "resume")
     now = business_now(conn, row.merchant_id)
-    row = _update(conn, row, status="active", next_charge_at=now, trial_end_at=None)
+    due = now
+    if row.cancel_at_period_end:
+        paid_until = after(row.anchor_at, row.interval_unit, row.interval_count, row.periods)
+        due = max(paid_until, now)
+    row = _update(conn, row, status="active", next_charge_at=due, trial_end_at=None)
     emit(conn, row, "subscription.resumed", now)
     return Reply.json(200, {"id": row.id, "status": row.status})
 

@@ -66,7 +66,12 @@ def charge_item(row: AnyRow) -> dict[str, Any]:
 
 
 def public_view(row: AnyRow, public_hash: str, merchant_name: str) -> dict[str, Any]:
-    """Exactly the spec's public fields: no ids, no customer, no full card."""
+    """Exactly the spec's public fields: no ids, no customer, no full card.
+
+    ``nextChargeAt`` is null when no charge will happen: a subscription set to cancel at
+    period end shows the buyer no charge date (issue 32, rule 9).
+    """
+    next_charge = None if row.cancel_at_period_end else row.next_charge_at
     return {
         "publicHash": public_hash,
         "merchantName": merchant_name,
@@ -77,7 +82,7 @@ def public_view(row: AnyRow, public_hash: str, merchant_name: str) -> dict[str, 
         "intervalUnit": row.interval_unit,
         "cardLast4": row.card_last4,
         "cardBrand": row.card_brand,
-        "nextChargeAt": iso(row.next_charge_at),
+        "nextChargeAt": iso(next_charge),
     }
 
 
