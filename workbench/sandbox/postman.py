@@ -331,6 +331,10 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             Step("setSandboxLatency", "No added latency"),
             Step("setSandboxRateLimit", "The default rate limit"),
             Step(
+                "setSandboxAuthorizationLifetime",
+                "Authorizations expire after the default 7 days",
+            ),
+            Step(
                 "setSandboxWebhook", "Deliver events to webhookUrl", body={"url": "{{webhookUrl}}"}
             ),
             Step("failNextSandboxRequest", "Make the next request fail with 500"),
