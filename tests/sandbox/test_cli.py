@@ -85,3 +85,30 @@ def test_one_worker_is_served_in_process(served: list[dict[str, Any]]) -> None:
     assert result.exit_code == 0, result.output
     assert not isinstance(served[0]["app"], str)
     assert "workers" not in served[0]
+
+
+def test_one_worker_opens_the_apps_own_database_once_before_serving(
+    served: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import workbench.sandbox.runtime as runtime
+
+    opened: list[str] = []
+
+    def counting_open_schema(db: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(db.url)
+        return open_schema(db, *args, **kwargs)
+
+    open_schema = runtime.open_schema
+    monkeypatch.setattr(runtime, "open_schema", counting_open_schema)
+    open_when_served: list[bool] = []
+    monkeypatch.setattr(
+        "uvicorn.run",
+        lambda app, **kwargs: (
+            open_when_served.append(app.state.sandbox.is_open) or app.state.sandbox.stop()
+        ),
+    )
+    db = f"sqlite:///{tmp_path / 'one.db'}"
+    result = CliRunner().invoke(main, ["sandbox", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert open_when_served == [True]  # the app's startup finds it open: no second opening
+    assert len(opened) == 1

@@ -21,10 +21,12 @@ if TYPE_CHECKING:
 
     from workbench.sandbox import SandboxConfig
     from workbench.sandbox.httplimits import HttpLimits
+    from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = [
     "app_from_environment",
     "config_from_environment",
+    "open_runtime",
     "prepare_database",
     "protocol_from_environment",
     "sandbox",
@@ -153,12 +155,24 @@ def prepare_database(config: SandboxConfig) -> None:
             serve; the message names the ``--reset`` command.
     """
     from workbench.sandbox.runtime import SandboxRuntime
-    from workbench.sandbox.storage import SchemaVersionError, is_memory_url
+    from workbench.sandbox.storage import is_memory_url
 
     if is_memory_url(config.db_url):
         return  # a new, empty database every time
+    open_runtime(SandboxRuntime(config)).stop()
+
+
+def open_runtime(runtime: SandboxRuntime) -> SandboxRuntime:
+    """Open a sandbox's database (create or migrate its tables, fixtures); the runtime.
+
+    Raises:
+        click.ClickException: the database was written by a schema this version cannot
+            serve; the message names the ``--reset`` command.
+    """
+    from workbench.sandbox.storage import SchemaVersionError
+
     try:
-        SandboxRuntime(config).open().stop()
+        return runtime.open()
     except SchemaVersionError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -308,10 +322,12 @@ def sandbox(
     limits = http_settings(config)
     # Tables, migrations and fixtures once, here: the workers do not race to make them,
     # and a database this version cannot serve is refused before anything listens.
-    prepare_database(config)
     if workers == 1:
-        uvicorn.run(create_app(config), host=host, port=port, log_level="info", **limits)
+        app = create_app(config)
+        open_runtime(app.state.sandbox)  # the app's own: its startup finds it open
+        uvicorn.run(app, host=host, port=port, log_level="info", **limits)
         return
+    prepare_database(config)
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
     os.environ[ENV_WORKERS] = str(workers)
