@@ -84,6 +84,7 @@ def create_app(
             # No collection first: it took about 50 ms of every start, to free the few
             # hundred objects the collector had not yet reached.
             gc.freeze()
+            gc.enable()  # `workbench sandbox` turns it off while it starts
         try:
             yield
         finally:
