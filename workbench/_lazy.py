@@ -9,6 +9,7 @@ a test checks that the two lists agree.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -29,9 +30,16 @@ class LazyExports:
         self.modules = {name: module for module, names in exports.items() for name in names}
 
     def load(self, name: str) -> Any:
-        """The exported ``name``, imported from its module and kept on the package."""
+        """The exported ``name``, imported from its module and kept on the package.
+
+        A submodule's name gives the submodule, imported then: ``workbench.webhooks``
+        after a bare ``import workbench`` worked when the package imported it eagerly.
+        """
         module = self.modules.get(name)
         if module is None:
+            submodule = f"{self._package}.{name}"
+            if not name.startswith("__") and importlib.util.find_spec(submodule) is not None:
+                return importlib.import_module(submodule)  # which sets it on the package
             raise AttributeError(f"module {self._package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
         setattr(sys.modules[self._package], name, value)  # later lookups skip __getattr__

@@ -112,3 +112,15 @@ def test_an_unknown_name_is_an_attribute_error_naming_it() -> None:
         _ = workbench.Clinet  # type: ignore[attr-defined]
     with pytest.raises(ImportError, match="Clinet"):
         from workbench import Clinet  # type: ignore[attr-defined]  # noqa: F401
+
+
+def test_a_submodule_is_reached_from_the_package_as_when_it_was_imported_eagerly() -> None:
+    code = (
+        "import sys, workbench\n"
+        "assert 'workbench.webhooks' not in sys.modules\n"
+        "print(workbench.webhooks.construct_event.__module__, workbench.models.payments.__name__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["workbench.webhooks._verify", "workbench.models.payments"]
