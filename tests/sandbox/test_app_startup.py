@@ -110,7 +110,7 @@ def test_the_openapi_document_is_made_when_first_asked_for(data_dir: Path) -> No
 
 #: What serving the API never needs at startup: the hosted pages' templates and QR codes,
 #: the webhook sender's HTTP client, the PostgreSQL dialect on SQLite.
-NOT_AT_START = ("jinja2", "segno", "httpx", "sqlalchemy.dialects.postgresql")
+NOT_AT_START = ("jinja2", "segno", "httpx", "httpx2", "sqlalchemy.dialects.postgresql")
 
 
 def test_building_the_app_loads_nothing_that_only_later_requests_need() -> None:
