@@ -92,12 +92,16 @@ _ONE_WORKER = {
     "tests/browser/": "browser",
     "tests/docs/test_browser.py": "docs-site",
     "tests/docs/test_build.py": "docs-site",
+    "tests/docs/test_notebook_pages.py": "docs-site",
+    "tests/docs/test_reference_returns.py": "docs-site",
     "tests/docs/test_wording.py": "docs-site",
+    "tests/docs/test_images.py": "docs-site",  # the same built guide
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_shortcut.py": "shortcut",
     "tests/sandbox/test_schemathesis.py": "schemathesis",
     "tests/foundation/test_cli_listen.py": "cli-listen",
+    "tests/foundation/test_cli_trigger.py": "cli-trigger",  # one sandbox for every trigger
     "tests/client/test_webhooks_docs.py": "webhooks-docs",
     "tests/notebooks/test_cli_run.py": "cli-run",
     "tests/packaging/test_wheel.py": "wheel",  # the wheel is built and installed once

@@ -7,6 +7,9 @@ OpenAPI summary and the list of flow notebooks are rendered here and committed u
 ``docs/``, so the guide builds without running anything. A test renders them again
 and fails when the committed files differ, so they cannot drift from the code.
 
+``make docs-gen`` also takes the screenshots of the sandbox's hosted pages (``--screenshots``,
+``tools.screenshots``: pictures, not compared by the test, only checked for readability).
+
 Regenerate after changing ``workbench.spec``, a command or a notebook::
 
     .venv/bin/python -m tools.docgen          # write (or: make docs-gen)
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-import httpx
+import httpx2
 from click.testing import CliRunner
 
 from workbench import _exceptions as _exc
@@ -125,15 +128,15 @@ def _raised_for(code: str) -> type[_exc.APIError]:
 
 def _client_retries(code: str, http_status: int) -> bool:
     """Whether the client retries this answer by itself (its retry policy decides)."""
-    return RetryPolicy.should_retry_response(httpx.Response(http_status), code)
+    return RetryPolicy.should_retry_response(httpx2.Response(http_status), code)
 
 
 def errors_table() -> str:
     """Every error code, in the order the spec module defines them, with its anchor and class."""
     rows = [
         (
-            f'<span id="{anchor(e.code)}"></span>`{e.code}`<br>{_cell(e.title)}{_origin(e.origin)}',
-            str(e.http_status),
+            f'<span id="{anchor(e.code)}"></span>`{e.code}`<br>{_cell(e.title)}<br>'
+            f"HTTP {e.http_status}{_origin(e.origin)}",
             _exception_ref(_raised_for(e.code)),
             ("yes" if e.retryable else "no")
             + (" (the client does)" if _client_retries(e.code, e.http_status) else ""),
@@ -142,7 +145,9 @@ def errors_table() -> str:
         )
         for e in ERRORS.values()
     ]
-    header = ("Code", "HTTP", "Raises", "Retry?", "Cause", "What to do")
+    # The status sits under the code: one column fewer lets each exception's name fit
+    # its column whole at 1280 px.
+    header = ("Code", "Raises", "Retry?", "Cause", "What to do")
     return _BANNER + _table(header, rows) + "\n" + declines_section()
 
 
@@ -395,13 +400,28 @@ def _edges(machine: StateMachine) -> dict[tuple[str, str], list[str]]:
     return edges
 
 
+def _described(edges: Mapping[tuple[str, str], Sequence[str]]) -> str:
+    """The drawing in words, for a screen reader: each arrow, its actions."""
+    arrows = [
+        f"{'new' if src == '[*]' else src} to {dst} by {' or '.join(labels)}"
+        for (src, dst), labels in edges.items()
+    ]
+    return "; ".join(arrows)
+
+
 def _mermaid(
-    edges: Mapping[tuple[str, str], Sequence[str]], final: Iterable[str], *, across: bool = False
+    edges: Mapping[tuple[str, str], Sequence[str]],
+    final: Iterable[str],
+    *,
+    title: str,
+    across: bool = False,
 ) -> str:
     # More room between ranks than Mermaid's default, so that labels of edges leaving
     # and entering one state do not touch.
     head = ["---", "config:", "  state:", f"    rankSpacing: {_RANK_SPACING}", "---"]
     lines = [*head, "stateDiagram-v2"] + (["    direction LR"] if across else [])
+    # Mermaid makes these the drawing's <title> and <desc>: its text alternative.
+    lines += [f"    accTitle: {title}", f"    accDescr: {_described(edges)}"]
     lines.extend(
         f"    {src} --> {dst}: {'<br>'.join(labels)}" for (src, dst), labels in edges.items()
     )
@@ -429,10 +449,11 @@ def diagrams(machine: StateMachine) -> list[str]:
         dst for dst, srcs in sources.items() if dst in machine.terminal and len(srcs) >= _FAN_IN
     }
     main = {edge: labels for edge, labels in edges.items() if edge[1] not in apart}
-    out = [_mermaid(main, machine.terminal)]
+    out = [_mermaid(main, machine.terminal, title=f"The {machine.name} states and their arrows")]
     for dst in sorted(apart):
         into = {e: lb for e, lb in edges.items() if e[1] == dst}
-        out.append(_mermaid(into, machine.terminal, across=True))
+        title = f"The {machine.name} states that lead to {dst}"
+        out.append(_mermaid(into, machine.terminal, title=title, across=True))
     return out
 
 
@@ -955,6 +976,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.docgen", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
     parser.add_argument("--check", action="store_true", help="only report stale files")
+    parser.add_argument(
+        "--screenshots",
+        action="store_true",
+        help="also take the hosted pages' screenshots (tools.screenshots; make docs-gen does)",
+    )
     args = parser.parse_args(argv)
     if args.check:
         stale = check(args.root)
@@ -963,7 +989,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if stale else 0
     for relative in write(args.root):
         print(f"wrote {relative}")
-    return 0
+    if not args.screenshots:
+        return 0
+    from tools import screenshots
+
+    return screenshots.main(args.root / screenshots.FOLDER.relative_to(screenshots.ROOT))
 
 
 if __name__ == "__main__":

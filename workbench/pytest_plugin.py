@@ -1,7 +1,7 @@
 """The pytest plugin: the sandbox and signed clients as fixtures, for your own test suite.
 
-Installed with ``pip install 'payments-workbench[testing]'`` and loaded by pytest by
-itself (a ``pytest11`` entry point): nothing to add to ``conftest.py``.
+Installed with the ``testing`` extra (``pip install '.[testing]'`` from a checkout) and
+loaded by pytest by itself (a ``pytest11`` entry point): nothing to add to ``conftest.py``.
 
 ``workbench_sandbox``
     One sandbox for the test session, on a free 127.0.0.1 port, its SQLite database
@@ -89,7 +89,7 @@ async def workbench_async_client(workbench_sandbox: SandboxServer) -> AsyncItera
     """An `AsyncClient` for the demo merchant, whose data is reset first.
 
     An async fixture: the test needs an async runner (``@pytest.mark.anyio`` with
-    anyio's plugin, which comes with httpx, or pytest-asyncio).
+    anyio's plugin, which comes with httpx2, or pytest-asyncio).
     """
     from workbench._client import AsyncClient
 

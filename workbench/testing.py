@@ -1,8 +1,8 @@
 """Test your own integration offline: a sandbox on a free port and helpers to drive it.
 
-With ``pip install 'payments-workbench[testing]'`` the pytest plugin
-(`workbench.pytest_plugin`) gives a test suite these as fixtures with no set-up at
-all; the helpers here also work without pytest:
+Installed with the ``testing`` extra (``pip install '.[testing]'`` from a checkout), the
+pytest plugin (`workbench.pytest_plugin`) gives a test suite these as fixtures with no
+set-up at all; the helpers here also work without pytest:
 
 - `running_sandbox`: a sandbox on a free 127.0.0.1 port for a ``with`` block;
 - `SandboxClock`: moves the sandbox's business clock (renewals, refund settlement,

@@ -3,9 +3,9 @@
 `flow_form` builds an ipywidgets form from a flow's `workbench.flows.Param` list
 (amount in lira, test card picker, installments, 3-D Secure, capture...). Clicking
 Run calls the flow with the form's values and shows the summary, the calls, the
-state history and the last exchange in the form's output area. Run headless (nbval,
-the docs build, ``workbench run``) nobody clicks: the notebook calls `FlowForm.run`
-once, which uses the form's values, i.e. the defaults.
+state history and every request and response (folded) in the form's output area.
+Run headless (nbval, the docs build, ``workbench run``) nobody clicks: the notebook
+calls `FlowForm.run` once, which uses the form's values, i.e. the defaults.
 
 Exceptions raised inside an ``on_click`` handler are swallowed by ipywidgets, so
 the handler keeps its outcome on the form (`FlowForm.last`, `FlowForm.error`,
@@ -138,7 +138,7 @@ class FlowForm:
             display(run.frame())  # type: ignore[no-untyped-call]
             display(run.state_path())  # type: ignore[no-untyped-call]
             if run.calls:
-                print(run.exchange())
+                display(run.exchanges())  # type: ignore[no-untyped-call]
 
     def describe(self) -> str:
         """The form as one line of text: what a page without a kernel shows in its place."""

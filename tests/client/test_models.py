@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import httpx
+import httpx2
 import pydantic
 import pytest
 
@@ -95,9 +95,16 @@ def test_challenge_pending_charge_requires_action() -> None:
     assert not models.CardCharge.model_validate(samples.CHARGE).requires_action
 
 
+def test_a_charge_and_a_retrieved_payment_both_name_the_payment_id() -> None:
+    charge = models.CardCharge.model_validate(samples.CHARGE)
+    payment = models.Payment.model_validate({**samples.CHARGE, "id": charge.payment_id})
+    assert charge.id == charge.payment_id == payment.id
+    assert "id" not in charge.model_dump(by_alias=True)  # the answer's shape is unchanged
+
+
 def test_raw_response_is_reachable(client: Client, script: Script) -> None:
     script.replies = [
-        httpx.Response(201, json=samples.CHARGE, headers={"X-Request-Id": "r-9", "X-Extra": "1"})
+        httpx2.Response(201, json=samples.CHARGE, headers={"X-Request-Id": "r-9", "X-Extra": "1"})
     ]
     charge = client.payments.charge_card(
         transaction_id="o", amount=12500, card_token="tok_test_success"
@@ -116,6 +123,6 @@ def test_raw_response_is_reachable(client: Client, script: Script) -> None:
 def test_non_object_success_body_is_an_api_error(client: Client, script: Script) -> None:
     from workbench._exceptions import APIError
 
-    script.replies = [httpx.Response(200, text="<html>", headers={"X-Request-Id": "r-1"})]
+    script.replies = [httpx2.Response(200, text="<html>", headers={"X-Request-Id": "r-1"})]
     with pytest.raises(APIError, match="not a JSON object"):
         client.payments.retrieve("pay_1")

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,3 +171,126 @@ def test_commands_and_options_named_in_the_text_exist() -> None:
             f"{page}: `workbench {name}` has no option {o}" for o in options if o not in known
         )
     assert wrong == []
+
+
+# --- installing the package into another project ------------------------------------------
+
+PIP = '"$PROJECT_VENV/bin/pip" install '
+#: The lines of an install recipe, in the order a page shows them.
+INSTALL_STEPS = (PIP, 'python3 -m venv "$PROJECT_VENV"', "make wheel", "export WHEEL=")
+#: What each extra makes importable in the project's environment.
+EXTRA_MODULES = {
+    "sandbox": "fastapi",
+    "postgres": "psycopg",
+    "notebooks": "nbclient",
+    "testing": "pytest",
+}
+INSTALL_PAGES = sorted({c.page for c in ALL if c.text.startswith(PIP)})
+#: The page whose recipe is run: it shows every install line the other pages show.
+INSTALL_GUIDE = "docs/getting-started.md"
+
+
+def _install_lines(page: str) -> list[str]:
+    return [
+        c.text
+        for c in ALL
+        if c.page == page
+        and (c.text.startswith("export PROJECT_VENV=") or c.text.startswith(INSTALL_STEPS))
+    ]
+
+
+def test_every_page_installs_with_lines_of_the_recipe_that_is_run() -> None:
+    assert {"README.md", "docs/testing.md", INSTALL_GUIDE} <= set(INSTALL_PAGES)
+    run = set(_install_lines(INSTALL_GUIDE))
+    for page in INSTALL_PAGES:
+        assert set(_install_lines(page)) <= run, page
+    for command in ALL:
+        assert "pip install payments-workbench" not in command.text, command.page
+
+
+def _install_script(page: str) -> tuple[str, set[str]]:
+    """The page's install lines as one script, and the extras they install.
+
+    pip reads the package index; this test may not, so each ``"$PROJECT_VENV/bin/pip"
+    install X`` runs as ``uv pip install X`` into the same environment, from uv's cache
+    (``UV_OFFLINE``) unless it lacks something (then from the index, the reason printed);
+    a wheel is reinstalled over the checkout's install. Everything else runs as written.
+    """
+    lines = ["set -euo pipefail"]
+    extras: set[str] = set()
+    for text in _install_lines(page):
+        if text.startswith(PIP):
+            target = text[len(PIP) :]
+            for named in re.findall(r"\[([a-z,]+)\]", target):
+                extras |= set(named.split(","))
+            again = " --reinstall-package payments-workbench" if "WHEEL" in target else ""
+            into = '--python "$PROJECT_VENV/bin/python"'
+            text = f'"$UV" pip install{again} {into} {target}'
+        lines.append(text)
+    if "all" in extras:
+        extras |= set(EXTRA_MODULES)
+    return "\n".join(lines), extras - {"all"}
+
+
+def _working_tree(folder: Path) -> Path:
+    """The checkout's files (tracked, and new ones not ignored) copied to ``folder``."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    for name in filter(None, listed.stdout.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+    return folder
+
+
+@pytest.mark.wheel
+def test_the_install_commands_install_the_package_and_its_extras(tmp_path: Path) -> None:
+    page = INSTALL_GUIDE
+    uv = shutil.which("uv") or str(ROOT / ".tools" / "bin" / "uv")
+    assert Path(uv).is_file(), "uv is missing: `make setup` installs it into .tools/"
+    cache = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=True)
+    script, extras = _install_script(page)
+    assert PIP.strip() not in script, "every pip line is run (through uv)"
+    checkout = _working_tree(tmp_path / "checkout")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WORKBENCH_", "VIRTUAL_ENV"))}
+    env.update(
+        HOME=str(home),
+        UV=uv,
+        UV_OFFLINE="1",  # `make wheel` builds from uv's cache too
+        UV_CACHE_DIR=cache.stdout.strip(),
+        UV_PYTHON_DOWNLOADS="never",
+        PATH=f"{Path(uv).parent}{os.pathsep}{env.get('PATH', '')}",
+    )
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=checkout, env=env, capture_output=True, text=True, timeout=600
+    )
+    if done.returncode != 0 and "network was disabled" in done.stderr:
+        print(f"not all in uv's cache, from the index: {done.stderr.strip()}")
+        shutil.rmtree(home / "myshop")
+        del env["UV_OFFLINE"]
+        done = subprocess.run(
+            ["bash", "-c", script], cwd=checkout, env=env, capture_output=True, text=True,
+            timeout=600,
+        )  # fmt: skip
+    assert done.returncode == 0, f"{script}\n{done.stdout}{done.stderr}"
+    python = home / "myshop" / ".venv" / "bin" / "python"
+    modules = ["workbench", *(EXTRA_MODULES[e] for e in sorted(extras))]
+    probe = (
+        "import importlib.util as u, sys; print([m for m in sys.argv[1:] if not u.find_spec(m)])"
+    )
+    missing = subprocess.run(
+        [str(python), "-c", probe, *modules], capture_output=True, text=True, check=True
+    )
+    assert missing.stdout.strip() == "[]", f"{page}: not installed: {missing.stdout}"
+    listed = subprocess.run(
+        [str(python.parent / "workbench"), "--help"], capture_output=True, text=True, env=env
+    )
+    assert listed.returncode == 0, listed.stderr
+    for extra in extras:
+        assert f"needs the [{extra}" not in listed.stdout, listed.stdout

@@ -65,11 +65,11 @@ def test_a_new_client_loads_neither_pydantic_nor_the_models_nor_the_webhooks() -
 
 def test_the_models_load_with_the_first_answer_that_needs_them() -> None:
     loaded = _modules_after(
-        "import httpx, workbench\n"
+        "import httpx2, workbench\n"
         "body = {'businessTime': '2025-01-01T00:00:00Z'}\n"
-        "def answer(request): return httpx.Response(200, json=body)\n"
+        "def answer(request): return httpx2.Response(200, json=body)\n"
         "with workbench.Client('pk_test_x', 'sk_test_x', 'http://127.0.0.1:9',\n"
-        "                      http_client=httpx.Client(transport=httpx.MockTransport(answer),\n"
+        "                      http_client=httpx2.Client(transport=httpx2.MockTransport(answer),\n"
         "                                               base_url='http://127.0.0.1:9')) as c:\n"
         "    assert type(c.sandbox.advance_clock(1)).__name__ == 'BusinessTime'\n"
     )

@@ -5,7 +5,6 @@ skips the notebooks that need the sandbox's control routes."""
 from __future__ import annotations
 
 import os
-import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,7 +77,6 @@ def test_kernels_run_over_private_sockets_without_warnings(
         assert "without encryption" not in err
     assert "Traceback" not in err
     assert not list(own_tmp.glob("wb-kernel-*"))
-
 
 
 def _service_env(base_url: str) -> dict[str, str | None]:

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from tests.paths import ROOT
 from workbench.config import (
     DEFAULT_API_KEY,
     DEFAULT_SECRET_KEY,
@@ -17,8 +18,6 @@ from workbench.config import (
     ENV_BASE_URL,
     ENV_SECRET_KEY,
 )
-
-from tests.paths import ROOT
 
 SOURCE = ROOT / "notebooks" / "04-preauthorization.ipynb"
 

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
+from tests.paths import ROOT
 from workbench.config import DEFAULT_SECRET_KEY
 from workbench.flows import FLOWS
-
-from tests.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SECRET = re.compile(r"\bsk_[A-Za-z0-9]")

@@ -34,12 +34,22 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("workbench.cli.run", "run", "Execute every flow notebook against a sandbox."),
     "lab": ("workbench.cli.lab", "lab", "Start the sandbox and JupyterLab on the notebooks."),
     "listen": ("workbench.cli.listen", "listen", "Receive, verify and forward webhooks locally."),
+    "trigger": (
+        "workbench.cli.trigger",
+        "trigger_command",
+        "Make the sandbox send one event (payment.captured...) to your webhook.",
+    ),
     "parity": (
         "workbench.cli.parity",
         "parity",
         "Run the flows against two targets and report where they differ.",
     ),
     "openapi": ("workbench.cli.openapi", "openapi", "Print the sandbox's OpenAPI document."),
+    "postman": (
+        "workbench.cli.postman",
+        "postman",
+        "Write a Postman collection of every endpoint, signed.",
+    ),
 }
 
 #: command name -> (extras it cannot start without, extras some of its uses need as well).
@@ -49,6 +59,7 @@ _EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "run": (("notebooks",), ("sandbox",)),  # --external needs no sandbox of its own
     "lab": (("sandbox", "notebooks"), ()),
     "openapi": (("sandbox",), ()),
+    "postman": (("sandbox",), ()),
     # The flows draw their tables with pandas; the reports are jinja2 templates.
     "parity": (("sandbox", "notebooks"), ()),
 }

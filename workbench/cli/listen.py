@@ -172,19 +172,32 @@ def _store_webhook(settings: Settings, url: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
+def _stop_on_signals(stop: threading.Event, ready: threading.Event) -> Iterator[None]:
+    """SIGTERM and Ctrl-C (SIGINT) set ``stop`` instead of raising where they land.
+
+    Ctrl-C raised as KeyboardInterrupt could land inside `threading.Event.wait`
+    (which then fails on its own lock) or cut the clean-up short (the store's webhook
+    left pointing at a closed port); click then printed "Aborted!". Before the
+    listener is ready, Ctrl-C still interrupts what it is waiting for; once stopping,
+    a second one is ignored until the clean-up is done.
+    """
+
     def _handler(signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGINT and not ready.is_set():
+            raise KeyboardInterrupt
         stop.set()
 
+    handled = (signal.SIGTERM, signal.SIGINT)
     try:
-        previous = signal.signal(signal.SIGTERM, _handler)
+        previous = {signum: signal.signal(signum, _handler) for signum in handled}
     except ValueError:  # not the main thread (e.g. under a test runner's thread)
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @click.command("listen")
@@ -263,7 +276,29 @@ def listen(
 
             path = canonical_path(forward_to)
     webhook_secret = _resolve_secret(secret, settings)
-    stop = threading.Event()
+    stop, ready = threading.Event(), threading.Event()
+    # The signal handlers are set first so that they are restored last, after the
+    # clean-up (the store's webhook set back) has run to its end.
+    with _stop_on_signals(stop, ready), contextlib.suppress(KeyboardInterrupt):
+        _listen(settings, webhook_secret, stop, ready, host=host, port=port, path=path,
+                forward_to=forward_to, log_path=log_path, tolerance=tolerance,
+                set_webhook=set_webhook)  # fmt: skip
+
+
+def _listen(
+    settings: Settings,
+    webhook_secret: str,
+    stop: threading.Event,
+    ready: threading.Event,
+    *,
+    host: str,
+    port: int,
+    path: str,
+    forward_to: str | None,
+    log_path: Path | None,
+    tolerance: int,
+    set_webhook: bool,
+) -> None:
     with contextlib.ExitStack() as stack:
         log = stack.enter_context(log_path.open("a", encoding="utf-8")) if log_path else None
         reporter = _Reporter(log)
@@ -290,12 +325,9 @@ def listen(
             click.echo(f"Forwarding verified deliveries to {forward_to}")
         if set_webhook:
             stack.enter_context(_store_webhook(settings, listener.url))
-        stack.enter_context(_stop_on_sigterm(stop))
         click.echo("Ready. Press Ctrl-C to stop.")
-        try:
-            while not stop.wait(0.2):
-                pass
-        except KeyboardInterrupt:
+        ready.set()
+        while not stop.wait(0.2):
             pass
     counts = ", ".join(f"{n} {k}" for k, n in sorted(reporter.counts.items())) or "no deliveries"
     click.echo(f"Stopped: {counts}")

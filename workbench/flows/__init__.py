@@ -3,8 +3,9 @@
 The notebooks' cells make the service calls themselves. This package holds what
 is not the lesson:
 
-- rendering: `CallLog` (the merchant's calls as a table, one exchange as JSON, an
-  object's states as a diagram), `transitions` (a state machine as a table),
+- rendering: `CallLog` (each cell's calls folded under it as they went over the wire,
+  the merchant's calls as a table, an object's states as a diagram), `Exchanges`
+  (calls shown as request and response), `transitions` (a state machine as a table),
   `qr_fields` (a TR QR payload as a table), `show_page` (a hosted page inline);
 - the buyer's side of the hosted pages, played without a browser (`buyer`):
   `pay_by_card`, `pay_by_qr`, `qr_payload`, and `card_number_for` (fixtures lookup);
@@ -15,6 +16,7 @@ is not the lesson:
 from workbench.flows._calllog import CallLog
 from workbench.flows._catalogue import FLOWS, FlowSpec, Param
 from workbench.flows._diagram import StatePath, transitions
+from workbench.flows._http import Exchanges
 from workbench.flows._run import Call, FlowRun, new_transaction_id
 from workbench.flows.buyer import (
     DEMO_RETURN_PATH,
@@ -39,6 +41,7 @@ __all__ = [
     "FLOWS",
     "Call",
     "CallLog",
+    "Exchanges",
     "FlowRun",
     "FlowSpec",
     "Landing",

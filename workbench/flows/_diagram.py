@@ -22,14 +22,17 @@ _BOX_W = 118
 _BOX_H = 34
 _GAP = 92
 _PAD = 10
-_FONT = "font-family='sans-serif' font-size='12'"
+#: 13 px: drawn at its own size, never below the guide's 11 px minimum for a picture's text.
+_FONT = "font-family='sans-serif' font-size='13'"
 
 
 @dataclass(frozen=True, slots=True)
 class StatePath:
     """The states one object went through, each reached by an action.
 
-    Shown as SVG in a notebook; its text form is ``charge → captured → refund → captured``.
+    Shown in a notebook as HTML that wraps to the page's width (`html`), one drawing per
+    step; `svg` draws it as one picture. Its text form is
+    ``(new) --charge--> captured --refund--> captured``.
     """
 
     steps: tuple[tuple[str, str], ...]
@@ -45,8 +48,43 @@ class StatePath:
     def __repr__(self) -> str:
         return str(self)
 
-    def _repr_svg_(self) -> str:
-        return self.svg()
+    def _repr_html_(self) -> str:
+        return self.html()
+
+    def html(self) -> str:
+        """The path as HTML: one small drawing per step, wrapping to the width it is shown in.
+
+        Each step (an arrow labelled with its action, then a box with the state reached)
+        is its own SVG at its own size, so the text is drawn at its font size on a phone
+        as on a desktop, never shrunk to fit; the whole has the text form as its label.
+        """
+        label = escape(f"State path: {self}", quote=True)
+        height = _BOX_H + 18 + _PAD
+        mid = _PAD + 18 + _BOX_H // 2
+        out = [
+            f"<div class='wb-state-path' role='img' aria-label='{label}' "
+            "style='display:flex;flex-wrap:wrap;align-items:flex-start;row-gap:4px'>",
+            f"<svg xmlns='http://www.w3.org/2000/svg' width='24' height='{height}' "
+            f"aria-hidden='true'><circle cx='12' cy='{mid}' r='7' fill='#333'/></svg>",
+        ]
+        width = _GAP + _BOX_W + 2
+        for action, state in self.steps:
+            head = f"{_GAP - 10},{mid - 4} {_GAP - 2},{mid} {_GAP - 10},{mid + 4}"
+            out.append(
+                f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+                f"viewBox='0 0 {width} {height}' aria-hidden='true'>"
+                f"<line x1='0' y1='{mid}' x2='{_GAP - 4}' y2='{mid}' stroke='#555' "
+                "stroke-width='1.5'/>"
+                f"<polygon points='{head}' fill='#555'/>"
+                f"<text x='{_GAP // 2}' y='{mid - 8}' text-anchor='middle' {_FONT} "
+                f"fill='#333'>{escape(action)}</text>"
+                f"<rect x='{_GAP}' y='{mid - _BOX_H // 2}' width='{_BOX_W}' height='{_BOX_H}' "
+                "rx='8' fill='#e0f2f1' stroke='#00796b'/>"
+                f"<text x='{_GAP + _BOX_W // 2}' y='{mid + 4}' text-anchor='middle' {_FONT} "
+                f"fill='#004d40'>{escape(state)}</text></svg>"
+            )
+        out.append("</div>")
+        return "".join(out)
 
     def svg(self) -> str:
         """The path as an SVG drawing: a start dot, then one box per state, arrows labelled."""

@@ -14,13 +14,16 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from workbench._response import ResponseInfo
 from workbench.flows._diagram import StatePath
-from workbench.tracking import Tracker
+from workbench.flows._http import Exchanges, shown_headers
+from workbench.tracking import CallRecord, Tracker
 
 if TYPE_CHECKING:
+    import httpx2
     import pandas as pd
 
     from workbench._client import Client
@@ -98,6 +101,8 @@ class Call:
         idempotency_key: the Idempotency-Key sent.
         retries: retries the client took.
         replayed: whether the answer was a replay of an earlier call's.
+        headers: the request headers that sign it and make it idempotent, the signature
+            cut (`workbench.flows._http.SHOWN_HEADERS`).
     """
 
     step: int
@@ -110,6 +115,7 @@ class Call:
     idempotency_key: str | None
     retries: int
     replayed: bool
+    headers: tuple[tuple[str, str], ...] = ()
 
     @property
     def error_code(self) -> str | None:
@@ -137,6 +143,7 @@ class FlowRun:
         outcome: the facts the flow established (statuses, amounts), for assertions.
         object_id: the main object (a payment id) whose state history is shown.
         tracker: the state tracker that watched the calls.
+        noted: states learned without a call (`note_state`), as (object id, state).
     """
 
     name: str
@@ -146,6 +153,7 @@ class FlowRun:
     outcome: dict[str, Any] = field(default_factory=dict)
     object_id: str | None = None
     tracker: Tracker = field(default_factory=Tracker)
+    noted: list[tuple[str, str]] = field(default_factory=list)
 
     @contextmanager
     def recording(self, client: Client) -> Iterator[FlowRun]:
@@ -186,8 +194,42 @@ class FlowRun:
                 idempotency_key=info.idempotency_key,
                 retries=info.retries,
                 replayed=info.replayed,
+                headers=shown_headers(info.http_response.request),
             )
         )
+
+    def record_response(self, response: httpx2.Response) -> Call:
+        """Keep a call made without the client (plain ``httpx2``), redacted like the others."""
+        request = response.request
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = response.text or None
+        call = Call(
+            step=len(self.calls) + 1,
+            method=request.method,
+            path=_BEARER_PATH.sub(r"\1…", request.url.path),
+            request=redact(_decode(request.content)),
+            status=response.status_code,
+            response=redact(body),
+            request_id=response.headers.get("X-Request-Id"),
+            idempotency_key=request.headers.get("Idempotency-Key"),
+            retries=0,
+            replayed=response.headers.get("Idempotent-Replayed", "").lower() == "true",
+            headers=shown_headers(request),
+        )
+        self.calls.append(call)
+        # A record without an object keeps the tracker's records in step with the calls.
+        self.tracker.records.append(
+            CallRecord(
+                time=datetime.now(UTC), method=call.method, path=call.path,
+                status_code=call.status, request_id=call.request_id,
+                idempotency_key=call.idempotency_key, retries=0, object_id=None,
+                action=call.method, state_before=None, state_after=None,
+                error_code=call.error_code,
+            )
+        )  # fmt: skip
+        return call
 
     def say(self, line: str) -> None:
         """Add a line to the narrative (kept free of ids and times: it is compared)."""
@@ -201,7 +243,13 @@ class FlowRun:
     def states(self, object_id: str | None = None) -> list[str]:
         """The states the main object (or ``object_id``) went through, in order."""
         target = object_id or self.object_id
-        return self.tracker.states(target) if target else []
+        if not target:
+            return []
+        states = self.tracker.states(target)
+        for noted_id, state in self.noted:
+            if noted_id == target and (not states or states[-1] != state):
+                states.append(state)
+        return states
 
     def state_path(self, object_id: str | None = None) -> StatePath:
         """The observed state history as a small diagram (SVG in a notebook)."""
@@ -214,6 +262,9 @@ class FlowRun:
                 continue
             label = "observed" if record.method == "GET" else record.action
             steps.append((label, record.state_after))
+        for noted_id, state in self.noted:
+            if noted_id == target and (not steps or steps[-1][1] != state):
+                steps.append(("webhook", state))
         return StatePath(tuple(steps))
 
     def frame(self) -> pd.DataFrame:
@@ -249,6 +300,17 @@ class FlowRun:
         parts.append(f"← {call.status}")
         parts.append(json.dumps(call.response, indent=2, ensure_ascii=False))
         return "\n".join(parts)
+
+    def exchanges(self) -> Exchanges:
+        """Every call as it went over the wire, folded (HTML) or one line each (text)."""
+        return Exchanges(self.calls)
+
+    def note_state(self, object_id: str, state: str) -> None:
+        """Record a state learned without a call of the client (from a verified webhook).
+
+        It follows the states the calls showed, in `states` and `state_path`.
+        """
+        self.noted.append((object_id, state))
 
     def summary(self) -> str:
         """A short text that is the same on every run with the same parameters."""

@@ -173,6 +173,8 @@ def checkout(
                 run.outcome["session_event"] = bool(mine) and (
                     mine[0].data.get("paymentId") == payment_id
                 )
+                if mine:
+                    run.note_state(session.session_id, "completed")
                 run.outcome["events"] = [
                     e.type for e in listener.events if e.data.get("paymentId") == payment_id
                 ]

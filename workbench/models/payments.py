@@ -1,4 +1,12 @@
-"""Results of the payment and checkout-session endpoints."""
+"""Results of the payment and checkout-session endpoints.
+
+``commission`` and ``net_amount`` are set when money moves (on capture); a payment
+that has not captured (authorized, voided, declined, pending or failed 3-D Secure)
+reports 0 for both in the sandbox, and either may be absent (``None``) where a service
+leaves it out: treat 0 and ``None`` alike as "no fee booked yet". ``card_mask`` is as
+long as the card number (``378282*****0005`` for a 15-digit card) and
+``transaction_id`` is any text (``"sipariş-42"``), compared exactly.
+"""
 
 from __future__ import annotations
 
@@ -61,6 +69,15 @@ class CardCharge(APIObject):
     acs_url: str | None = None
     created_at: UtcDatetime | None = None
     completed_at: UtcDatetime | None = None
+
+    @property
+    def id(self) -> str:
+        """The payment's id, as `Payment.id` names it (the same as ``payment_id``).
+
+        Code written against a retrieved `Payment` (``payment.id``) works on the charge's
+        answer too.
+        """
+        return self.payment_id
 
     @property
     def requires_action(self) -> bool:

@@ -36,7 +36,7 @@ from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx2
 
     from workbench.sandbox.storage import Database
 
@@ -284,12 +284,12 @@ class WebhookWork:
                 return attempted
 
     async def _post_all(self, batch: Sequence[_Delivery]) -> list[tuple[int | None, str | None]]:
-        import httpx  # with the first delivery: a sandbox that sends none never loads it
+        import httpx2  # with the first delivery: a sandbox that sends none never loads it
 
         from workbench._transport import default_ssl_context
 
         gate = asyncio.Semaphore(self.concurrency)
-        async with httpx.AsyncClient(
+        async with httpx2.AsyncClient(
             timeout=self.timeout_seconds, verify=default_ssl_context()
         ) as http:
 
@@ -304,8 +304,8 @@ class WebhookWork:
             return list(await asyncio.gather(*(one(d) for d in batch)))
 
     @staticmethod
-    async def _post(http: httpx.AsyncClient, delivery: _Delivery) -> tuple[int | None, str | None]:
-        import httpx
+    async def _post(http: httpx2.AsyncClient, delivery: _Delivery) -> tuple[int | None, str | None]:
+        import httpx2
 
         try:
             # Signing splits the URL too: one stored before the check that both parse
@@ -330,7 +330,7 @@ class WebhookWork:
                     "X-Event-Attempt": str(delivery.attempt),
                 },
             )
-        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+        except (httpx2.HTTPError, httpx2.InvalidURL, ValueError) as exc:
             # InvalidURL is not an HTTPError: a target the merchant typed wrong is a
             # failed delivery, never an error of the request that ran the reconciler.
             return None, f"{type(exc).__name__}"[:300]
