@@ -12,6 +12,7 @@ MODULES = [
     "benchmarks.sandbox_charges",
     "benchmarks.client_overhead",
     "benchmarks.subscriptions_scale",
+    "benchmarks.startup",
 ]
 
 

@@ -12,18 +12,16 @@ the two small retry loops, which differ only by ``await``.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import json
 import logging
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any, Self, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
 import httpx2
 
@@ -46,7 +44,9 @@ from workbench._transport import (
 )
 from workbench._version import __version__
 from workbench.config import Settings, mask_key
-from workbench.models._base import APIObject
+
+if TYPE_CHECKING:
+    from workbench.models._base import APIObject
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -69,7 +69,7 @@ ASYNC_POOLS = 8
 #: A learnt clock offset smaller than this is noise (the Date header has 1 s resolution).
 _CLOCK_NOISE = timedelta(seconds=2)
 
-ModelT = TypeVar("ModelT", bound=APIObject)
+ModelT = TypeVar("ModelT", bound="APIObject")
 
 #: Called once per finished call with its response info and decoded JSON body.
 CallObserver = Callable[[ResponseInfo, Any], None]
@@ -287,6 +287,8 @@ class BaseClient:
         if key is not None:
             check_idempotency_key(key)
         elif options.method == "POST":
+            import uuid  # on the first POST: uuid imports platform, a tenth of the import
+
             key = str(uuid.uuid4())
         if key is not None:
             headers["Idempotency-Key"] = key
@@ -562,6 +564,8 @@ class AsyncAPIClient(BaseClient):
         if http_client is None:
             http_client = _sharded_async_client(self._timeout, transport, proxy)
         self._http: httpx2.AsyncClient = http_client
+        import asyncio  # here, not at the top: a sync `Client` never needs the event loop
+
         self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     async def request(

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from workbench.models._base import APIObject, CursorPage
-
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["AsyncPager", "CursorPage", "SyncPager"]
+    from workbench.models._base import APIObject, CursorPage
 
-ItemT = TypeVar("ItemT", bound=APIObject)
+__all__ = ["AsyncPager", "SyncPager"]
+
+ItemT = TypeVar("ItemT", bound="APIObject")
 
 
 class _PagerBase(Generic[ItemT]):

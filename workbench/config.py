@@ -16,8 +16,6 @@ from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from dotenv import dotenv_values
-
 __all__ = [
     "DEFAULT_API_KEY",
     "DEFAULT_BASE_URL",
@@ -154,6 +152,8 @@ class Settings:
         """
         source: dict[str, str] = {}
         if dotenv_path is not None and Path(dotenv_path).is_file():
+            from dotenv import dotenv_values  # only when there is a file to read
+
             source.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
         source.update(os.environ if env is None else env)
         url = base_url or source.get(ENV_BASE_URL) or DEFAULT_BASE_URL

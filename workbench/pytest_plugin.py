@@ -24,6 +24,8 @@ loaded by pytest by itself (a ``pytest11`` entry point): nothing to add to ``con
     its own ``Client()``.
 
 Every name starts with ``workbench_``, so none collides with a project's own fixtures.
+Loading the plugin imports nothing but pytest: each fixture imports what it needs when
+it first runs, so a test run that uses none of them pays nothing for it.
 """
 
 from __future__ import annotations
@@ -33,18 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from workbench._client import AsyncClient, Client
-from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
-from workbench.testing import (
-    FailNext,
-    SandboxClock,
-    WebhookCollector,
-    client_for,
-    running_sandbox,
-)
-
 if TYPE_CHECKING:
+    from workbench._client import AsyncClient, Client
     from workbench.sandbox import SandboxServer
+    from workbench.testing import FailNext, SandboxClock, WebhookCollector
 
 __all__ = [
     "workbench_async_client",
@@ -72,6 +66,8 @@ def workbench_sandbox(
     tmp_path_factory: pytest.TempPathFactory, workbench_sandbox_options: dict[str, Any]
 ) -> Iterator[SandboxServer]:
     """One sandbox for the session: a free port, SQLite in a temporary folder."""
+    from workbench.testing import running_sandbox
+
     options = {"run_reconciler_in_background": False, **workbench_sandbox_options}
     folder = tmp_path_factory.mktemp("workbench-sandbox")
     with running_sandbox(db_dir=folder, **options) as server:
@@ -81,6 +77,8 @@ def workbench_sandbox(
 @pytest.fixture
 def workbench_client(workbench_sandbox: SandboxServer) -> Iterator[Client]:
     """A `Client` for the sandbox's demo merchant, whose data is reset first."""
+    from workbench.testing import client_for
+
     with client_for(workbench_sandbox) as client:
         client.sandbox.reset()
         yield client
@@ -93,6 +91,8 @@ async def workbench_async_client(workbench_sandbox: SandboxServer) -> AsyncItera
     An async fixture: the test needs an async runner (``@pytest.mark.anyio`` with
     anyio's plugin, which comes with httpx2, or pytest-asyncio).
     """
+    from workbench._client import AsyncClient
+
     config = workbench_sandbox.config
     async with AsyncClient(config.api_key, config.secret_key, workbench_sandbox.base_url) as client:
         await client.sandbox.reset()
@@ -102,18 +102,24 @@ async def workbench_async_client(workbench_sandbox: SandboxServer) -> AsyncItera
 @pytest.fixture
 def workbench_clock(workbench_client: Client) -> SandboxClock:
     """The demo merchant's business clock (reset to the present with its data)."""
+    from workbench.testing import SandboxClock
+
     return SandboxClock(workbench_client)
 
 
 @pytest.fixture
 def workbench_fail_next(workbench_client: Client) -> FailNext:
     """Makes the demo merchant's next request fail: ``workbench_fail_next("429")``."""
+    from workbench.testing import FailNext
+
     return FailNext(workbench_client)
 
 
 @pytest.fixture
 def workbench_webhooks(workbench_client: Client) -> Iterator[WebhookCollector]:
     """The store's webhooks, received and verified on a local port during the test."""
+    from workbench.testing import WebhookCollector
+
     with WebhookCollector(workbench_client) as collector:
         yield collector
 
@@ -121,6 +127,8 @@ def workbench_webhooks(workbench_client: Client) -> Iterator[WebhookCollector]:
 @pytest.fixture
 def workbench_env(workbench_sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> str:
     """Point ``WORKBENCH_*`` at the sandbox for the test; returns its base URL."""
+    from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
+
     config = workbench_sandbox.config
     monkeypatch.setenv(ENV_BASE_URL, workbench_sandbox.base_url)
     monkeypatch.setenv(ENV_API_KEY, config.api_key)

@@ -83,3 +83,21 @@ def test_no_fixture_of_the_repository_takes_a_plugin_fixtures_name() -> None:
     }
     assert {path: names for path, names in clashes.items() if names} == {}
     assert all(name.startswith("workbench_") for name in PLUGIN_FIXTURES)
+
+
+def test_loading_the_plugin_imports_nothing_a_fixture_needs() -> None:
+    code = (
+        "import sys, pytest\n"
+        "before = set(sys.modules)\n"
+        "import workbench.pytest_plugin\n"
+        "print('\\n'.join(sorted(set(sys.modules) - before)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert set(out.split()) == {
+        "workbench",
+        "workbench._lazy",
+        "workbench._version",
+        "workbench.pytest_plugin",
+    }

@@ -95,3 +95,36 @@ def test_the_sandbox_commands_workers_own_their_processes(
 
     monkeypatch.setenv(ENV_DB, f"sqlite:///{tmp_path / 'sandbox.db'}")
     assert config_from_environment().owns_process
+
+
+def test_the_openapi_document_is_made_when_first_asked_for(data_dir: Path) -> None:
+    app = create_app()
+    with SandboxServer(app.state.sandbox.config, app=app) as server:
+        with signed_client(server.base_url) as client:
+            assert client.get("/sandbox/fixtures").status_code == 200
+        assert app.openapi_schema is None
+        with signed_client(server.base_url) as client:
+            assert client.get("/openapi.json").json()["openapi"].startswith("3.")
+        assert app.openapi_schema is not None
+
+
+#: What serving the API never needs at startup: the hosted pages' templates and QR codes,
+#: the webhook sender's HTTP client, the PostgreSQL dialect on SQLite.
+NOT_AT_START = ("jinja2", "segno", "httpx", "httpx2", "sqlalchemy.dialects.postgresql")
+
+
+def test_building_the_app_loads_nothing_that_only_later_requests_need() -> None:
+    code = (
+        "import sys\n"
+        "from workbench.sandbox import SandboxConfig, create_app\n"
+        "from workbench.sandbox.bodies import ErrorEnvelope\n"
+        "create_app(SandboxConfig(db_url='sqlite://'))\n"
+        f"print(sorted(m for m in {NOT_AT_START!r} if m in sys.modules))\n"
+        "print(ErrorEnvelope.__pydantic_complete__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    # The envelope's validator is built with its first use (the document, say), not 250
+    # times over for the error statuses of every route.
+    assert out.split("\n")[:2] == ["[]", "False"]

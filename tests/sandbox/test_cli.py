@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 from workbench.cli import main
 from workbench.cli.sandbox import ENV_DB, ENV_RECONCILER, ENV_WORKERS, config_from_environment
 from workbench.config import DEFAULT_SECRET_KEY
+from workbench.sandbox import SandboxServer
 
 
 @pytest.fixture
@@ -85,3 +87,53 @@ def test_one_worker_is_served_in_process(served: list[dict[str, Any]]) -> None:
     assert result.exit_code == 0, result.output
     assert not isinstance(served[0]["app"], str)
     assert "workers" not in served[0]
+
+
+def test_one_worker_opens_the_apps_own_database_once_before_serving(
+    served: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import workbench.sandbox.runtime as runtime
+
+    opened: list[str] = []
+
+    def counting_open_schema(db: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(db.url)
+        return open_schema(db, *args, **kwargs)
+
+    open_schema = runtime.open_schema
+    monkeypatch.setattr(runtime, "open_schema", counting_open_schema)
+    open_when_served: list[bool] = []
+    monkeypatch.setattr(
+        "uvicorn.run",
+        lambda app, **kwargs: (
+            open_when_served.append(app.state.sandbox.is_open) or app.state.sandbox.stop()
+        ),
+    )
+    db = f"sqlite:///{tmp_path / 'one.db'}"
+    result = CliRunner().invoke(main, ["sandbox", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert open_when_served == [True]  # the app's startup finds it open: no second opening
+    assert len(opened) == 1
+
+
+def test_the_collector_is_off_until_the_app_starts_and_on_again_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    collecting: list[bool] = []
+
+    def run(app: Any, **kwargs: Any) -> None:
+        collecting.append(gc.isenabled())
+        with SandboxServer(app.state.sandbox.config, app=app):  # runs the app's startup
+            collecting.append(gc.isenabled())
+        collecting.append(gc.isenabled())
+
+    monkeypatch.setattr("uvicorn.run", run)
+    try:
+        result = CliRunner().invoke(main, ["sandbox", "--db", "sqlite://"])
+        assert result.exit_code == 0, result.output
+        assert collecting == [False, True, True]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0  # what the startup made, frozen
+    finally:
+        gc.unfreeze()
+        gc.enable()

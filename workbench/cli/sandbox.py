@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import signal
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 import click
 
@@ -21,15 +23,19 @@ if TYPE_CHECKING:
 
     from workbench.sandbox import SandboxConfig
     from workbench.sandbox.httplimits import HttpLimits
+    from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = [
     "app_from_environment",
     "config_from_environment",
+    "open_runtime",
     "prepare_database",
     "protocol_from_environment",
     "sandbox",
     "watch_master",
 ]
+
+_P = ParamSpec("_P")
 
 # How the command hands its options to worker processes, which uvicorn starts afresh.
 ENV_DB = "WORKBENCH_SANDBOX_DB"
@@ -96,6 +102,7 @@ def app_from_environment() -> FastAPI:
     process dies, however it died (``kill -9`` included): an orphaned worker would keep
     serving the port, and a restart would fail with "address already in use".
     """
+    gc.disable()  # until the app has started (see `sandbox`)
     from workbench.sandbox import create_app
 
     master = os.environ.get(ENV_MASTER)
@@ -145,6 +152,26 @@ def watch_master(master_pid: int, interval: float = 0.5) -> threading.Thread:
     return thread
 
 
+def _collector_off_while_starting(command: Callable[_P, None]) -> Callable[_P, None]:
+    """Run ``command`` with the garbage collector off until the app has started.
+
+    Imports and routes make objects by the hundred thousand and almost no garbage, and
+    the collector's passes over them took about a seventh of the start. The app's
+    startup freezes what it made and turns the collector on (`SandboxConfig.owns_process`);
+    should the command return instead, it is turned on then.
+    """
+
+    @functools.wraps(command)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> None:
+        gc.disable()
+        try:
+            command(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return run
+
+
 def prepare_database(config: SandboxConfig) -> None:
     """Open the configured database once (create or migrate its tables, fixtures) and close it.
 
@@ -153,12 +180,24 @@ def prepare_database(config: SandboxConfig) -> None:
             serve; the message names the ``--reset`` command.
     """
     from workbench.sandbox.runtime import SandboxRuntime
-    from workbench.sandbox.storage import SchemaVersionError, is_memory_url
+    from workbench.sandbox.storage import is_memory_url
 
     if is_memory_url(config.db_url):
         return  # a new, empty database every time
+    open_runtime(SandboxRuntime(config)).stop()
+
+
+def open_runtime(runtime: SandboxRuntime) -> SandboxRuntime:
+    """Open a sandbox's database (create or migrate its tables, fixtures); the runtime.
+
+    Raises:
+        click.ClickException: the database was written by a schema this version cannot
+            serve; the message names the ``--reset`` command.
+    """
+    from workbench.sandbox.storage import SchemaVersionError
+
     try:
-        SandboxRuntime(config).open().stop()
+        return runtime.open()
     except SchemaVersionError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -247,6 +286,7 @@ def _reset(db_url: str, yes: bool) -> None:
     type=click.Choice(["auto", "httptools", "h11"]),
     help="uvicorn's HTTP parser (auto: httptools when installed); the limits hold on both.",
 )
+@_collector_off_while_starting
 def sandbox(
     host: str,
     port: int,
@@ -308,10 +348,13 @@ def sandbox(
     limits = http_settings(config)
     # Tables, migrations and fixtures once, here: the workers do not race to make them,
     # and a database this version cannot serve is refused before anything listens.
-    prepare_database(config)
     if workers == 1:
-        uvicorn.run(create_app(config), host=host, port=port, log_level="info", **limits)
+        app = create_app(config)
+        open_runtime(app.state.sandbox)  # the app's own: its startup finds it open
+        uvicorn.run(app, host=host, port=port, log_level="info", **limits)
         return
+    prepare_database(config)
+    gc.enable()  # this process only watches the workers: no app starts in it
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
     os.environ[ENV_WORKERS] = str(workers)

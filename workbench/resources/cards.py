@@ -7,11 +7,14 @@ every other call takes the ``tok_`` token only.
 
 from __future__ import annotations
 
-from typing import Unpack
+from typing import TYPE_CHECKING, Unpack
 
+from workbench import models
 from workbench._options import CallOptions, RequestOptions
-from workbench.models import CardToken
 from workbench.resources._base import AsyncResource, SyncResource, compact
+
+if TYPE_CHECKING:
+    from workbench.models import CardToken
 
 __all__ = ["AsyncCards", "Cards"]
 
@@ -70,7 +73,7 @@ class Cards(SyncResource):
             _tokenize(
                 card_number, expiry_month, expiry_year, cvc, cardholder_name, idempotency_key
             ),
-            CardToken,
+            models.CardToken,
             **options,
         )
 
@@ -94,6 +97,6 @@ class AsyncCards(AsyncResource):
             _tokenize(
                 card_number, expiry_month, expiry_year, cvc, cardholder_name, idempotency_key
             ),
-            CardToken,
+            models.CardToken,
             **options,
         )

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Unpack
+from typing import TYPE_CHECKING, Unpack
 
+from workbench import models
 from workbench._options import CallOptions, RequestOptions
-from workbench.models import (
-    CaptureResult,
-    CardCharge,
-    Payment,
-    PublicPaymentStatus,
-    RefundResult,
-    ThreeDSecureResult,
-    VoidResult,
-)
 from workbench.resources._base import AsyncResource, SyncResource, compact, kurus, segment, token
+
+if TYPE_CHECKING:
+    from workbench.models import (
+        CaptureResult,
+        CardCharge,
+        Payment,
+        PublicPaymentStatus,
+        RefundResult,
+        ThreeDSecureResult,
+        VoidResult,
+    )
 
 __all__ = ["AsyncPayments", "Payments"]
 
@@ -148,7 +151,7 @@ class Payments(SyncResource):
                 capture=capture,
                 idempotency_key=idempotency_key,
             ),
-            CardCharge,
+            models.CardCharge,
             **options,
         )
 
@@ -179,7 +182,7 @@ class Payments(SyncResource):
         """
         return self._client.request(
             _three_ds(payment_id, pares, correlation_id, idempotency_key),
-            ThreeDSecureResult,
+            models.ThreeDSecureResult,
             **options,
         )
 
@@ -199,7 +202,7 @@ class Payments(SyncResource):
             PaymentStateError: the payment is not ``authorized`` (SVC-PAY-4090).
         """
         return self._client.request(
-            _action(payment_id, "capture", {}, idempotency_key), CaptureResult, **options
+            _action(payment_id, "capture", {}, idempotency_key), models.CaptureResult, **options
         )
 
     def void(
@@ -225,7 +228,7 @@ class Payments(SyncResource):
         """
         return self._client.request(
             _action(payment_id, "void", compact(reason=reason), idempotency_key),
-            VoidResult,
+            models.VoidResult,
             **options,
         )
 
@@ -257,7 +260,7 @@ class Payments(SyncResource):
             RefundAmountError: ``amount`` is more than the refundable amount (SVC-PAY-4002).
         """
         return self._client.request(
-            _refund(payment_id, amount, reason, idempotency_key), RefundResult, **options
+            _refund(payment_id, amount, reason, idempotency_key), models.RefundResult, **options
         )
 
     def retrieve(self, payment_id: str, **options: Unpack[CallOptions]) -> Payment:
@@ -272,7 +275,7 @@ class Payments(SyncResource):
         Raises:
             NotFoundError: no such payment for this merchant.
         """
-        return self._client.request(_retrieve(payment_id), Payment, **options)
+        return self._client.request(_retrieve(payment_id), models.Payment, **options)
 
     def public_status(self, payment_id: str, **options: Unpack[CallOptions]) -> PublicPaymentStatus:
         """The buyer-safe status of a payment; sent without a signature.
@@ -283,7 +286,9 @@ class Payments(SyncResource):
         Returns:
             The status fields a buyer's page may show.
         """
-        return self._client.request(_public_status(payment_id), PublicPaymentStatus, **options)
+        return self._client.request(
+            _public_status(payment_id), models.PublicPaymentStatus, **options
+        )
 
 
 class AsyncPayments(AsyncResource):
@@ -318,7 +323,7 @@ class AsyncPayments(AsyncResource):
                 capture=capture,
                 idempotency_key=idempotency_key,
             ),
-            CardCharge,
+            models.CardCharge,
             **options,
         )
 
@@ -334,7 +339,7 @@ class AsyncPayments(AsyncResource):
         """Complete a 3-D Secure challenge; see `Payments.complete_3ds`."""
         return await self._client.request(
             _three_ds(payment_id, pares, correlation_id, idempotency_key),
-            ThreeDSecureResult,
+            models.ThreeDSecureResult,
             **options,
         )
 
@@ -343,7 +348,7 @@ class AsyncPayments(AsyncResource):
     ) -> CaptureResult:
         """Capture a preauthorized payment in full; see `Payments.capture`."""
         return await self._client.request(
-            _action(payment_id, "capture", {}, idempotency_key), CaptureResult, **options
+            _action(payment_id, "capture", {}, idempotency_key), models.CaptureResult, **options
         )
 
     async def void(
@@ -357,7 +362,7 @@ class AsyncPayments(AsyncResource):
         """Release an uncaptured authorization; see `Payments.void`."""
         return await self._client.request(
             _action(payment_id, "void", compact(reason=reason), idempotency_key),
-            VoidResult,
+            models.VoidResult,
             **options,
         )
 
@@ -372,17 +377,17 @@ class AsyncPayments(AsyncResource):
     ) -> RefundResult:
         """Refund a captured payment; see `Payments.refund`."""
         return await self._client.request(
-            _refund(payment_id, amount, reason, idempotency_key), RefundResult, **options
+            _refund(payment_id, amount, reason, idempotency_key), models.RefundResult, **options
         )
 
     async def retrieve(self, payment_id: str, **options: Unpack[CallOptions]) -> Payment:
         """Read a payment."""
-        return await self._client.request(_retrieve(payment_id), Payment, **options)
+        return await self._client.request(_retrieve(payment_id), models.Payment, **options)
 
     async def public_status(
         self, payment_id: str, **options: Unpack[CallOptions]
     ) -> PublicPaymentStatus:
         """The buyer-safe status of a payment; sent without a signature."""
         return await self._client.request(
-            _public_status(payment_id), PublicPaymentStatus, **options
+            _public_status(payment_id), models.PublicPaymentStatus, **options
         )

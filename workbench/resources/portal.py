@@ -6,11 +6,14 @@ buyer-facing page makes, and they need no merchant keys.
 
 from __future__ import annotations
 
-from typing import Unpack
+from typing import TYPE_CHECKING, Unpack
 
+from workbench import models
 from workbench._options import CallOptions, RequestOptions
-from workbench.models import PublicCancellation, PublicSubscription, UpdateCardSession
 from workbench.resources._base import AsyncResource, SyncResource, compact, segment
+
+if TYPE_CHECKING:
+    from workbench.models import PublicCancellation, PublicSubscription, UpdateCardSession
 
 __all__ = ["AsyncPortal", "Portal"]
 
@@ -64,7 +67,7 @@ class Portal(SyncResource):
         Returns:
             What the buyer may see of the subscription.
         """
-        return self._client.request(_retrieve(public_hash), PublicSubscription, **options)
+        return self._client.request(_retrieve(public_hash), models.PublicSubscription, **options)
 
     def cancel(
         self,
@@ -85,7 +88,9 @@ class Portal(SyncResource):
             The cancellation as the buyer sees it.
         """
         return self._client.request(
-            _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation, **options
+            _cancel(public_hash, at_period_end, idempotency_key),
+            models.PublicCancellation,
+            **options,
         )
 
     def update_card_session(
@@ -105,7 +110,7 @@ class Portal(SyncResource):
             The session whose ``checkout_url`` lets the buyer enter a new card.
         """
         return self._client.request(
-            _update_card(public_hash, idempotency_key), UpdateCardSession, **options
+            _update_card(public_hash, idempotency_key), models.UpdateCardSession, **options
         )
 
 
@@ -116,7 +121,9 @@ class AsyncPortal(AsyncResource):
         self, public_hash: str, **options: Unpack[CallOptions]
     ) -> PublicSubscription:
         """The buyer's view of the subscription."""
-        return await self._client.request(_retrieve(public_hash), PublicSubscription, **options)
+        return await self._client.request(
+            _retrieve(public_hash), models.PublicSubscription, **options
+        )
 
     async def cancel(
         self,
@@ -128,7 +135,9 @@ class AsyncPortal(AsyncResource):
     ) -> PublicCancellation:
         """Cancel as the buyer; the service's default is at the end of the period."""
         return await self._client.request(
-            _cancel(public_hash, at_period_end, idempotency_key), PublicCancellation, **options
+            _cancel(public_hash, at_period_end, idempotency_key),
+            models.PublicCancellation,
+            **options,
         )
 
     async def update_card_session(
@@ -140,5 +149,5 @@ class AsyncPortal(AsyncResource):
     ) -> UpdateCardSession:
         """Open a ``card_update_only`` checkout session for the buyer."""
         return await self._client.request(
-            _update_card(public_hash, idempotency_key), UpdateCardSession, **options
+            _update_card(public_hash, idempotency_key), models.UpdateCardSession, **options
         )

@@ -9,25 +9,28 @@ buyer on the sandbox's 3-D Secure page.
 
 from __future__ import annotations
 
-from typing import Literal, Unpack
+from typing import TYPE_CHECKING, Literal, Unpack
 
+from workbench import models
 from workbench._options import CallOptions, RequestOptions
-from workbench.models import (
-    AuthorizationLifetime,
-    BusinessTime,
-    ChallengeAnswer,
-    EventDeliveries,
-    FailNext,
-    Latency,
-    RateLimit,
-    ReconcilerPass,
-    ResetResult,
-    SandboxEventList,
-    SandboxFixtures,
-    SettleResult,
-    WebhookTarget,
-)
 from workbench.resources._base import AsyncResource, SyncResource, segment
+
+if TYPE_CHECKING:
+    from workbench.models import (
+        AuthorizationLifetime,
+        BusinessTime,
+        ChallengeAnswer,
+        EventDeliveries,
+        FailNext,
+        Latency,
+        RateLimit,
+        ReconcilerPass,
+        ResetResult,
+        SandboxEventList,
+        SandboxFixtures,
+        SettleResult,
+        WebhookTarget,
+    )
 
 __all__ = ["CHALLENGE_CODE", "AsyncSandbox", "FailureMode", "Sandbox"]
 
@@ -122,7 +125,7 @@ class Sandbox(SyncResource):
         Returns:
             The demo data the sandbox created for your merchant.
         """
-        return self._client.request(_FIXTURES, SandboxFixtures, **options)
+        return self._client.request(_FIXTURES, models.SandboxFixtures, **options)
 
     def advance_clock(
         self, seconds: int, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
@@ -135,7 +138,9 @@ class Sandbox(SyncResource):
         Returns:
             The merchant's business time after the move.
         """
-        return self._client.request(_advance(seconds, idempotency_key), BusinessTime, **options)
+        return self._client.request(
+            _advance(seconds, idempotency_key), models.BusinessTime, **options
+        )
 
     def tick(
         self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
@@ -145,7 +150,7 @@ class Sandbox(SyncResource):
         Returns:
             How many items the pass processed, by kind of work.
         """
-        return self._client.request(_tick(idempotency_key), ReconcilerPass, **options)
+        return self._client.request(_tick(idempotency_key), models.ReconcilerPass, **options)
 
     def settle(
         self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
@@ -155,7 +160,7 @@ class Sandbox(SyncResource):
         Returns:
             How many refunds were settled.
         """
-        return self._client.request(_settle(idempotency_key), SettleResult, **options)
+        return self._client.request(_settle(idempotency_key), models.SettleResult, **options)
 
     def reset(
         self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
@@ -165,7 +170,7 @@ class Sandbox(SyncResource):
         Returns:
             How many rows were deleted, per table.
         """
-        return self._client.request(_reset(idempotency_key), ResetResult, **options)
+        return self._client.request(_reset(idempotency_key), models.ResetResult, **options)
 
     def events(self, type: str | None = None, **options: Unpack[CallOptions]) -> SandboxEventList:
         """The events recorded for you, oldest first, with their delivery state.
@@ -176,11 +181,11 @@ class Sandbox(SyncResource):
         Returns:
             The events, each with its payload and delivery attempts.
         """
-        return self._client.request(_events(type), SandboxEventList, **options)
+        return self._client.request(_events(type), models.SandboxEventList, **options)
 
     def deliveries(self, event_id: str, **options: Unpack[CallOptions]) -> EventDeliveries:
         """One event's delivery state and every attempt made (status code, error, next try)."""
-        return self._client.request(_deliveries(event_id), EventDeliveries, **options)
+        return self._client.request(_deliveries(event_id), models.EventDeliveries, **options)
 
     def fail_next(
         self,
@@ -199,7 +204,9 @@ class Sandbox(SyncResource):
         Returns:
             The failure now armed.
         """
-        return self._client.request(_fail_next(mode, seconds, idempotency_key), FailNext, **options)
+        return self._client.request(
+            _fail_next(mode, seconds, idempotency_key), models.FailNext, **options
+        )
 
     def set_latency(
         self,
@@ -216,7 +223,9 @@ class Sandbox(SyncResource):
         Returns:
             The latency now set.
         """
-        return self._client.request(_latency(milliseconds, idempotency_key), Latency, **options)
+        return self._client.request(
+            _latency(milliseconds, idempotency_key), models.Latency, **options
+        )
 
     def set_rate_limit(
         self,
@@ -236,7 +245,7 @@ class Sandbox(SyncResource):
             The limit now in force.
         """
         return self._client.request(
-            _rate_limit(per_second, burst, idempotency_key), RateLimit, **options
+            _rate_limit(per_second, burst, idempotency_key), models.RateLimit, **options
         )
 
     def set_authorization_lifetime(
@@ -258,7 +267,7 @@ class Sandbox(SyncResource):
             The lifetime now in force.
         """
         return self._client.request(
-            _lifetime(seconds, idempotency_key), AuthorizationLifetime, **options
+            _lifetime(seconds, idempotency_key), models.AuthorizationLifetime, **options
         )
 
     def set_webhook(self, url: str | None, **options: Unpack[CallOptions]) -> WebhookTarget:
@@ -270,7 +279,7 @@ class Sandbox(SyncResource):
         Returns:
             The webhook target now set.
         """
-        return self._client.request(_webhook(url), WebhookTarget, **options)
+        return self._client.request(_webhook(url), models.WebhookTarget, **options)
 
     def answer_challenge(
         self,
@@ -293,7 +302,7 @@ class Sandbox(SyncResource):
         """
         return self._client.request(
             _challenge(payment_id, correlation_id, code, idempotency_key),
-            ChallengeAnswer,
+            models.ChallengeAnswer,
             **options,
         )
 
@@ -303,43 +312,43 @@ class AsyncSandbox(AsyncResource):
 
     async def fixtures(self, **options: Unpack[CallOptions]) -> SandboxFixtures:
         """Your merchant, stores, customers and test cards."""
-        return await self._client.request(_FIXTURES, SandboxFixtures, **options)
+        return await self._client.request(_FIXTURES, models.SandboxFixtures, **options)
 
     async def advance_clock(
         self, seconds: int, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
     ) -> BusinessTime:
         """Move the business clock forward."""
         return await self._client.request(
-            _advance(seconds, idempotency_key), BusinessTime, **options
+            _advance(seconds, idempotency_key), models.BusinessTime, **options
         )
 
     async def tick(
         self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
     ) -> ReconcilerPass:
         """Run one reconciler pass now."""
-        return await self._client.request(_tick(idempotency_key), ReconcilerPass, **options)
+        return await self._client.request(_tick(idempotency_key), models.ReconcilerPass, **options)
 
     async def settle(
         self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
     ) -> SettleResult:
         """Settle every in-flight refund now."""
-        return await self._client.request(_settle(idempotency_key), SettleResult, **options)
+        return await self._client.request(_settle(idempotency_key), models.SettleResult, **options)
 
     async def reset(
         self, *, idempotency_key: str | None = None, **options: Unpack[CallOptions]
     ) -> ResetResult:
         """Delete your objects; restore the fixtures."""
-        return await self._client.request(_reset(idempotency_key), ResetResult, **options)
+        return await self._client.request(_reset(idempotency_key), models.ResetResult, **options)
 
     async def events(
         self, type: str | None = None, **options: Unpack[CallOptions]
     ) -> SandboxEventList:
         """The events recorded for you."""
-        return await self._client.request(_events(type), SandboxEventList, **options)
+        return await self._client.request(_events(type), models.SandboxEventList, **options)
 
     async def deliveries(self, event_id: str, **options: Unpack[CallOptions]) -> EventDeliveries:
         """One event's delivery state and every attempt made."""
-        return await self._client.request(_deliveries(event_id), EventDeliveries, **options)
+        return await self._client.request(_deliveries(event_id), models.EventDeliveries, **options)
 
     async def fail_next(
         self,
@@ -351,7 +360,7 @@ class AsyncSandbox(AsyncResource):
     ) -> FailNext:
         """Make your next request fail once."""
         return await self._client.request(
-            _fail_next(mode, seconds, idempotency_key), FailNext, **options
+            _fail_next(mode, seconds, idempotency_key), models.FailNext, **options
         )
 
     async def set_latency(
@@ -363,7 +372,7 @@ class AsyncSandbox(AsyncResource):
     ) -> Latency:
         """Delay every response by ``milliseconds``."""
         return await self._client.request(
-            _latency(milliseconds, idempotency_key), Latency, **options
+            _latency(milliseconds, idempotency_key), models.Latency, **options
         )
 
     async def set_rate_limit(
@@ -376,7 +385,7 @@ class AsyncSandbox(AsyncResource):
     ) -> RateLimit:
         """Set your rate limit; ``None`` restores the default."""
         return await self._client.request(
-            _rate_limit(per_second, burst, idempotency_key), RateLimit, **options
+            _rate_limit(per_second, burst, idempotency_key), models.RateLimit, **options
         )
 
     async def set_authorization_lifetime(
@@ -388,12 +397,12 @@ class AsyncSandbox(AsyncResource):
     ) -> AuthorizationLifetime:
         """Set how long your authorizations wait for a capture; ``None`` restores 7 days."""
         return await self._client.request(
-            _lifetime(seconds, idempotency_key), AuthorizationLifetime, **options
+            _lifetime(seconds, idempotency_key), models.AuthorizationLifetime, **options
         )
 
     async def set_webhook(self, url: str | None, **options: Unpack[CallOptions]) -> WebhookTarget:
         """Point your store's webhooks at ``url``."""
-        return await self._client.request(_webhook(url), WebhookTarget, **options)
+        return await self._client.request(_webhook(url), models.WebhookTarget, **options)
 
     async def answer_challenge(
         self,
@@ -407,6 +416,6 @@ class AsyncSandbox(AsyncResource):
         """Answer the 3-D Secure page as the buyer."""
         return await self._client.request(
             _challenge(payment_id, correlation_id, code, idempotency_key),
-            ChallengeAnswer,
+            models.ChallengeAnswer,
             **options,
         )

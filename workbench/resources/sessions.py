@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
+from workbench import models
 from workbench._options import CallOptions, RequestOptions
-from workbench.models import CheckoutSession
 from workbench.resources._base import AsyncResource, SyncResource, compact, kurus
+
+if TYPE_CHECKING:
+    from workbench.models import CheckoutSession
 
 __all__ = ["AsyncSessions", "Sessions"]
 
@@ -100,7 +103,7 @@ class Sessions(SyncResource):
                 splits=splits,
                 idempotency_key=idempotency_key,
             ),
-            CheckoutSession,
+            models.CheckoutSession,
             **options,
         )
 
@@ -139,6 +142,6 @@ class AsyncSessions(AsyncResource):
                 splits=splits,
                 idempotency_key=idempotency_key,
             ),
-            CheckoutSession,
+            models.CheckoutSession,
             **options,
         )

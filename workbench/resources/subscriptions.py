@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
+from workbench import models
 from workbench._options import CallOptions, RequestOptions
 from workbench._pagination import AsyncPager, SyncPager
-from workbench.models import (
-    ChargeReceipt,
-    Subscription,
-    SubscriptionCancellation,
-    SubscriptionChargeList,
-    SubscriptionPage,
-    SubscriptionUpdate,
-)
 from workbench.resources._base import (
     AsyncResource,
     SyncResource,
@@ -24,6 +17,16 @@ from workbench.resources._base import (
     timestamp,
     token,
 )
+
+if TYPE_CHECKING:
+    from workbench.models import (
+        ChargeReceipt,
+        Subscription,
+        SubscriptionCancellation,
+        SubscriptionChargeList,
+        SubscriptionPage,
+        SubscriptionUpdate,
+    )
 
 __all__ = ["AsyncSubscriptions", "Subscriptions"]
 
@@ -192,7 +195,7 @@ class Subscriptions(SyncResource):
                 description=description,
                 idempotency_key=idempotency_key,
             ),
-            Subscription,
+            models.Subscription,
             **options,
         )
 
@@ -242,7 +245,7 @@ class Subscriptions(SyncResource):
         Returns:
             One page and the cursor of the next.
         """
-        return self._client.request(_list(filters, cursor), SubscriptionPage, **options)
+        return self._client.request(_list(filters, cursor), models.SubscriptionPage, **options)
 
     def retrieve(self, subscription_id: str, **options: Unpack[CallOptions]) -> Subscription:
         """Read a subscription.
@@ -253,7 +256,7 @@ class Subscriptions(SyncResource):
         Returns:
             The subscription as the service holds it now.
         """
-        return self._client.request(_retrieve(subscription_id), Subscription, **options)
+        return self._client.request(_retrieve(subscription_id), models.Subscription, **options)
 
     def charges(
         self, subscription_id: str, **options: Unpack[CallOptions]
@@ -266,7 +269,9 @@ class Subscriptions(SyncResource):
         Returns:
             Every charge made for the subscription.
         """
-        return self._client.request(_charges(subscription_id), SubscriptionChargeList, **options)
+        return self._client.request(
+            _charges(subscription_id), models.SubscriptionChargeList, **options
+        )
 
     def cancel(
         self,
@@ -293,7 +298,7 @@ class Subscriptions(SyncResource):
         """
         return self._client.request(
             _cancel(subscription_id, at_period_end, reason, idempotency_key),
-            SubscriptionCancellation,
+            models.SubscriptionCancellation,
             **options,
         )
 
@@ -317,7 +322,9 @@ class Subscriptions(SyncResource):
             SubscriptionStateError: the status does not allow a pause (SVC-SUB-4090).
         """
         return self._client.request(
-            _post(subscription_id, "pause", {}, idempotency_key), SubscriptionUpdate, **options
+            _post(subscription_id, "pause", {}, idempotency_key),
+            models.SubscriptionUpdate,
+            **options,
         )
 
     def resume(
@@ -340,7 +347,9 @@ class Subscriptions(SyncResource):
             SubscriptionStateError: the subscription is not paused (SVC-SUB-4090).
         """
         return self._client.request(
-            _post(subscription_id, "resume", {}, idempotency_key), SubscriptionUpdate, **options
+            _post(subscription_id, "resume", {}, idempotency_key),
+            models.SubscriptionUpdate,
+            **options,
         )
 
     def retry(
@@ -363,7 +372,9 @@ class Subscriptions(SyncResource):
             SubscriptionStateError: the subscription is not past due (SVC-SUB-4090).
         """
         return self._client.request(
-            _post(subscription_id, "retry", {}, idempotency_key), SubscriptionUpdate, **options
+            _post(subscription_id, "retry", {}, idempotency_key),
+            models.SubscriptionUpdate,
+            **options,
         )
 
     def charge_now(
@@ -386,7 +397,7 @@ class Subscriptions(SyncResource):
             SubscriptionStateError: the status does not allow a charge (SVC-SUB-4090).
         """
         return self._client.request(
-            _charge_now(subscription_id, idempotency_key), ChargeReceipt, **options
+            _charge_now(subscription_id, idempotency_key), models.ChargeReceipt, **options
         )
 
 
@@ -424,7 +435,7 @@ class AsyncSubscriptions(AsyncResource):
                 description=description,
                 idempotency_key=idempotency_key,
             ),
-            Subscription,
+            models.Subscription,
             **options,
         )
 
@@ -453,18 +464,22 @@ class AsyncSubscriptions(AsyncResource):
         **options: Unpack[CallOptions],
     ) -> SubscriptionPage:
         """One page of the listing, for those who handle cursors themselves."""
-        return await self._client.request(_list(filters, cursor), SubscriptionPage, **options)
+        return await self._client.request(
+            _list(filters, cursor), models.SubscriptionPage, **options
+        )
 
     async def retrieve(self, subscription_id: str, **options: Unpack[CallOptions]) -> Subscription:
         """Read a subscription."""
-        return await self._client.request(_retrieve(subscription_id), Subscription, **options)
+        return await self._client.request(
+            _retrieve(subscription_id), models.Subscription, **options
+        )
 
     async def charges(
         self, subscription_id: str, **options: Unpack[CallOptions]
     ) -> SubscriptionChargeList:
         """The charges made for a subscription."""
         return await self._client.request(
-            _charges(subscription_id), SubscriptionChargeList, **options
+            _charges(subscription_id), models.SubscriptionChargeList, **options
         )
 
     async def cancel(
@@ -479,7 +494,7 @@ class AsyncSubscriptions(AsyncResource):
         """Cancel now or at period end; see `Subscriptions.cancel`."""
         return await self._client.request(
             _cancel(subscription_id, at_period_end, reason, idempotency_key),
-            SubscriptionCancellation,
+            models.SubscriptionCancellation,
             **options,
         )
 
@@ -492,7 +507,9 @@ class AsyncSubscriptions(AsyncResource):
     ) -> SubscriptionUpdate:
         """Pause an active or trialing subscription."""
         return await self._client.request(
-            _post(subscription_id, "pause", {}, idempotency_key), SubscriptionUpdate, **options
+            _post(subscription_id, "pause", {}, idempotency_key),
+            models.SubscriptionUpdate,
+            **options,
         )
 
     async def resume(
@@ -504,7 +521,9 @@ class AsyncSubscriptions(AsyncResource):
     ) -> SubscriptionUpdate:
         """Resume a paused subscription."""
         return await self._client.request(
-            _post(subscription_id, "resume", {}, idempotency_key), SubscriptionUpdate, **options
+            _post(subscription_id, "resume", {}, idempotency_key),
+            models.SubscriptionUpdate,
+            **options,
         )
 
     async def retry(
@@ -516,7 +535,9 @@ class AsyncSubscriptions(AsyncResource):
     ) -> SubscriptionUpdate:
         """Ask for a past-due subscription's charge to be retried."""
         return await self._client.request(
-            _post(subscription_id, "retry", {}, idempotency_key), SubscriptionUpdate, **options
+            _post(subscription_id, "retry", {}, idempotency_key),
+            models.SubscriptionUpdate,
+            **options,
         )
 
     async def charge_now(
@@ -528,5 +549,5 @@ class AsyncSubscriptions(AsyncResource):
     ) -> ChargeReceipt:
         """Queue an immediate charge."""
         return await self._client.request(
-            _charge_now(subscription_id, idempotency_key), ChargeReceipt, **options
+            _charge_now(subscription_id, idempotency_key), models.ChargeReceipt, **options
         )

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-import httpx2
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from workbench.spec import limits
@@ -63,6 +62,8 @@ def _parsable_url(value: str) -> str:
     webhook (`workbench.signing.canonical_path`): httpx2 takes ``http://a]b/`` for a host
     with an escaped bracket, which ``urlsplit`` refuses.
     """
+    import httpx2  # with the first URL to check: the sandbox's start does not need it
+
     try:
         url = httpx2.URL(value)
         urlsplit(value).port  # noqa: B018  (reading the port validates it)
@@ -104,9 +105,15 @@ class StrictRequest(BaseModel):
 
 
 class ResponseBody(BaseModel):
-    """Base of the documented response bodies: fields beyond the listed ones allowed."""
+    """Base of the documented response bodies: fields beyond the listed ones allowed.
 
-    model_config = ConfigDict(extra="allow")
+    Their validators are built when first used (``defer_build``), which for most is only
+    when the OpenAPI document is made: the routes answer with replies they serialise
+    themselves, and each route's error statuses alone made FastAPI build the envelope's
+    some 250 times before the sandbox could answer anything.
+    """
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class ErrorEnvelope(ResponseBody):

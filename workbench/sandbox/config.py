@@ -59,8 +59,10 @@ class SandboxConfig:
         owns_process: the sandbox is all its process runs (``workbench sandbox``): once
             started, what startup allocated is moved out of the garbage collector's way
             (`gc.freeze`), so a full collection no longer walks it (about 70 ms each,
-            several a second under load). Off for a sandbox inside another program (a
-            notebook, a test), whose objects it would keep from ever being collected.
+            several a second under load), and the collector, which the command turns
+            off while the sandbox starts, is turned on. Off for a sandbox inside another
+            program (a notebook, a test), whose objects it would keep from ever being
+            collected.
     """
 
     db_url: str = field(default_factory=default_db_url)

@@ -25,10 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx2
 import sqlalchemy as sa
 
-from workbench._transport import default_ssl_context
 from workbench.sandbox import tables
 from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
@@ -38,6 +36,8 @@ from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
 
 if TYPE_CHECKING:
+    import httpx2
+
     from workbench.sandbox.storage import Database
 
 __all__ = [
@@ -284,6 +284,10 @@ class WebhookWork:
                 return attempted
 
     async def _post_all(self, batch: Sequence[_Delivery]) -> list[tuple[int | None, str | None]]:
+        import httpx2  # with the first delivery: a sandbox that sends none never loads it
+
+        from workbench._transport import default_ssl_context
+
         gate = asyncio.Semaphore(self.concurrency)
         async with httpx2.AsyncClient(
             timeout=self.timeout_seconds, verify=default_ssl_context()
@@ -301,6 +305,8 @@ class WebhookWork:
 
     @staticmethod
     async def _post(http: httpx2.AsyncClient, delivery: _Delivery) -> tuple[int | None, str | None]:
+        import httpx2
+
         try:
             # Signing splits the URL too: one stored before the check that both parse
             # (an older database's) is a failed delivery like any other bad target.

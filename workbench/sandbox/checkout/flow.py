@@ -26,7 +26,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import httpx2
 import sqlalchemy as sa
 
 from workbench.emvco import QrFields, build_payload
@@ -121,6 +120,8 @@ def result_url(return_url: str, **params: str | None) -> str:
     percent-encoded as UTF-8 and a non-ASCII host becomes its IDNA (``xn--``) form;
     escapes already in ``returnUrl`` are kept as they are.
     """
+    import httpx2  # with the first buyer to send back: the sandbox's start does not need it
+
     parts = urlsplit(return_url)
     query = parse_qsl(parts.query, keep_blank_values=True)
     query += [(k, v) for k, v in params.items() if v is not None]

@@ -2,21 +2,23 @@
 
 Templates live in ``workbench/sandbox/checkout/templates`` and are autoescaped; the
 stylesheet is ``static/checkout.css``. Amounts are shown with `workbench.money.format_try`
-(``1.234,56 TL``).
+(``1.234,56 TL``). Jinja2 and segno are imported with the first page that needs them:
+a sandbox that only answers the API never loads them.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-import segno
-from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from workbench.money import format_try
+
+if TYPE_CHECKING:
+    import jinja2
+    from markupsafe import Markup
 
 __all__ = ["PAGE_HEADERS", "qr_svg", "render", "script", "stylesheet"]
 
@@ -40,6 +42,8 @@ PAGE_HEADERS = {
 
 @cache
 def _environment() -> jinja2.Environment:
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("workbench.sandbox.checkout", "templates"),
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
@@ -59,6 +63,9 @@ def render(template: str, status: int = 200, **context: Any) -> HTMLResponse:
 
 def qr_svg(payload: str) -> Markup:
     """The payload as an inline SVG QR code (error correction M, 4-module quiet zone)."""
+    import segno
+    from markupsafe import Markup
+
     code = segno.make(payload, error="m", micro=False)
     svg = code.svg_inline(scale=5, border=4, dark="#000", light="#fff", title="TR QR code")
     return Markup(svg)  # noqa: S704 - segno's own SVG, no user text in markup position

@@ -8,9 +8,8 @@ shows it (in full when it is the built-in demo key).
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
 from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse
 
@@ -20,6 +19,9 @@ from workbench.sandbox.checkout.rendering import PAGE_HEADERS
 from workbench.sandbox.control.service import fixtures_view
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 from workbench.sandbox.routing import Running, SandboxDep, base_url
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["GUIDE_URL", "router"]
 
@@ -31,6 +33,8 @@ router = APIRouter(redirect_slashes=False, include_in_schema=False)
 
 @cache
 def _environment() -> jinja2.Environment:
+    import jinja2  # with the first page: a sandbox that only answers the API never needs it
+
     loader = jinja2.ChoiceLoader(
         [
             jinja2.PackageLoader("workbench.sandbox.front", "templates"),

@@ -188,6 +188,8 @@ class ChallengeRequest(StrictRequest):
 class ChallengeResponse(BaseModel):
     """The signed outcome to post to /v1/payments/{id}/3ds-callback."""
 
+    model_config = ConfigDict(defer_build=True)  # as `ResponseBody`
+
     paymentId: str
     correlationId: str
     pares: str

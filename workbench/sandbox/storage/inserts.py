@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql
 
 __all__ = ["insert_if_absent"]
 
@@ -26,10 +29,14 @@ def insert_if_absent(
         values: the new row's columns.
         key: the columns of the unique index that decides whether the row exists.
     """
-    insert = sqlite.insert if conn.dialect.name == "sqlite" else postgresql.insert
+    if conn.dialect.name == "sqlite":
+        start: sqlite.Insert | postgresql.Insert = sqlite.insert(table)
+    else:
+        from sqlalchemy.dialects import postgresql  # 20 ms of every start: only where used
+
+        start = postgresql.insert(table)
     statement = (
-        insert(table)
-        .values(**values)
+        start.values(**values)
         .on_conflict_do_nothing(index_elements=list(key))
         .returning(*(table.c[name] for name in key))
     )

@@ -40,7 +40,7 @@ class _Request(StrictRequest):
 
 
 class _Response(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # as `ResponseBody`
 
 
 class SubscriptionRequest(_Request):
