@@ -16,7 +16,7 @@ export UV_PYTHON_DOWNLOADS := never
 # which doubled the start of each and cost the suite about a third of its time.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench clean translations
+.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench clean translations docs-shots
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -114,3 +114,7 @@ translations: $(STAMP)
 	@mkdir -p build
 	$(RUN) pybabel extract -F babel.cfg -k N_ --no-wrap --sort-by-file --omit-header -o build/messages.pot workbench/sandbox
 	$(RUN) pybabel update -D messages -i build/messages.pot -d $(LOCALES) --no-wrap --ignore-obsolete
+
+# The guide's screenshots of the hosted pages, in Turkish and English (docs/sandbox/hosted-pages/).
+docs-shots: $(STAMP) browser
+	$(RUN) python -m tools.hosted_shots
