@@ -9,7 +9,10 @@ reads.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -200,3 +203,28 @@ def test_the_merchants_api_errors_stay_in_english(client: httpx.Client) -> None:
     assert envelope["code"].startswith("SVC-VAL-")
     assert envelope["message"].isascii()
     assert "content-language" not in response.headers
+
+
+def test_the_catalogue_and_cldr_load_on_the_first_page_not_at_startup(tmp_path: Path) -> None:
+    # A fresh process: a sandbox that has started and answered the API has not read Babel.
+    script = """
+import sys
+from workbench import Client
+from workbench.sandbox import SandboxConfig, SandboxServer
+config = SandboxConfig(db_url=sys.argv[1], run_reconciler_in_background=False)
+with SandboxServer(config) as server:
+    with Client(config.api_key, config.secret_key, server.base_url) as client:
+        client.payments.charge_card(
+            transaction_id="lazy-1", amount=100, card_token="tok_test_success"
+        )
+        print("babel" in sys.modules)
+        import httpx
+        httpx.get(server.base_url + "/checkout/00000000-0000-0000-0000-000000000000")
+        print("babel" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script, f"sqlite:///{tmp_path / 'lazy.db'}"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
