@@ -22,6 +22,7 @@ merchant wrote it.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
@@ -30,7 +31,6 @@ from workbench.sandbox.checkout import flow, languages
 from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
 from workbench.sandbox.checkout.messages import ENDED, refusal
 from workbench.sandbox.checkout.rendering import (
-    here,
     page_language,
     qr_svg,
     render,
@@ -50,7 +50,7 @@ router = APIRouter(tags=["hosted-checkout"], redirect_slashes=False, include_in_
 _SESSION_ID = re.compile(r"^[0-9a-fA-F-]{36}$")
 
 
-def ended_page(request: Request, ended: flow.Ended | str) -> Response:
+def ended_page(request: Request, ended: flow.Ended | Literal["no-challenge"]) -> Response:
     """The clear page for a session that is missing, expired or completed (or a challenge
     that is not waiting: ``no-challenge``)."""
     reason = ended if isinstance(ended, str) else ended.reason
@@ -60,7 +60,8 @@ def ended_page(request: Request, ended: flow.Ended | str) -> Response:
         "ended.html",
         lang,
         status,
-        switch_url=here(request) if request.method == "GET" else None,
+        # The path only: an unknown address's query is not echoed into the page.
+        switch_url=request.url.path if request.method == "GET" else None,
         static_base=_static_base(request),
         reason=reason,
         heading=translate(heading, lang),
