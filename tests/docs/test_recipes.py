@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-import httpx
+import httpx2
 import pytest
 
 from tests.paths import ROOT
@@ -114,9 +114,9 @@ def php_webhook_endpoint(sandbox: SandboxServer) -> Iterator[tuple[str, str]]:
         deadline = time.monotonic() + 30
         while True:
             try:
-                httpx.get(url, timeout=2)
+                httpx2.get(url, timeout=2)
                 break
-            except httpx.TransportError:
+            except httpx2.TransportError:
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("php -S did not start") from None
                 time.sleep(0.1)
@@ -175,7 +175,7 @@ def test_php_webhook_recipe_refuses_what_was_not_signed_so(
         timestamp=timestamp,
     ).as_dict()
     sent = body.replace(b"evt_1", b"evt_2") if forgery == "body changed" else body
-    answer = httpx.post(url, content=sent, headers=headers, timeout=10)
+    answer = httpx2.post(url, content=sent, headers=headers, timeout=10)
     assert answer.status_code == (200 if forgery == "good" else 400)
 
 

@@ -183,19 +183,12 @@ def test_newman_runs_every_request_against_a_fresh_sandbox(
         for a in e.get("assertions", [])
         if a.get("error")
     ]
-    # The UTF-8 vector's assertion: the signature over its multi-byte body is accepted.
-    # Today the sandbox refuses the non-ASCII transactionId itself (400 SVC-VAL-4001, after
-    # the signature was checked); once transactionId takes any non-empty UTF-8 (fid-pay's
-    # change) it creates the session (201). Exactly those two outcomes are accepted here;
-    # tighten to 201 alone after that change is merged.
+    # The UTF-8 vector: the signature over its multi-byte body is accepted and the
+    # session with the non-ASCII transactionId is created (a fresh sandbox: 201, not 200).
     utf8 = next(e for e in executions if "UTF-8" in e["item"]["name"])
     code, body = _answer(utf8)
-    assert (code, body.get("code") if code != 201 else None) in {
-        (201, None),
-        (400, "SVC-VAL-4001"),
-    }, body
-    if code == 400:
-        assert "transactionId" in body["message"], body
+    assert code == 201, body
+    assert body["status"] == "active", body
     assert failed == []
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr
     signed = [

@@ -8,75 +8,18 @@ cache's stamp: a control route answered by one worker must bind the other at onc
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-import httpx
-import pytest
+import httpx2
 import sqlalchemy as sa
 
-from tests.ports import free_port
-from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
+from tests.sandbox.workers import children as _children
 from workbench.sandbox import tables
 from workbench.sandbox.payments.tables import payments as payments_table
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def workers(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, str, int]]:
-    """(base URL, database URL, parent pid) of a two-worker sandbox on its own database."""
-    if not Path("/proc").is_dir():
-        pytest.skip("counting worker processes reads /proc (Linux only)")
-    with database_url(request.param, tmp_path_factory.mktemp("workers")) as url:
-        port = free_port()
-        env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
-        command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
-        command += ["--port", str(port), "--db", url]  # each worker runs a reconciler
-        proc = subprocess.Popen(
-            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            # A guard, not a measured time: on a loaded machine the start took over 60 s.
-            deadline = time.monotonic() + 180
-            while len(_children(proc.pid)) < 2 or not _answers(base):
-                assert proc.poll() is None, "the sandbox exited while starting"
-                assert time.monotonic() < deadline, "two workers did not start within 180 s"
-                time.sleep(0.2)
-            yield base, url, proc.pid
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-
-
-def _answers(base: str) -> bool:
-    try:
-        return httpx.get(base + "/openapi.json", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
 
 
 def test_two_worker_processes_serve_one_port(workers: tuple[str, str, int]) -> None:
@@ -112,7 +55,7 @@ def test_concurrent_duplicates_on_both_workers_make_one_payment(
     body = charge_body(threeDSecure=False)
     key = str(uuid.uuid4())
 
-    def send(_: int) -> httpx.Response:
+    def send(_: int) -> httpx2.Response:
         with signed_client(base) as fresh:
             return fresh.post("/v1/payments/card", json=body, headers={"Idempotency-Key": key})
 
@@ -143,7 +86,7 @@ def test_concurrent_distinct_charges_on_both_workers_are_all_stored(
     base, url, _ = workers
     bodies = [charge_body(threeDSecure=False) for _ in range(120)]
 
-    def send(body: dict[str, object]) -> httpx.Response:
+    def send(body: dict[str, object]) -> httpx2.Response:
         with signed_client(base) as fresh:
             return fresh.post(
                 "/v1/payments/card", json=body, headers={"Idempotency-Key": str(uuid.uuid4())}

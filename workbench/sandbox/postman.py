@@ -117,10 +117,7 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
                 "createCheckoutSession",
                 "Create a checkout session (the spec's UTF-8 signing vector)",
                 body=UTF8_VECTOR_BODY,
-                # 400 while the sandbox refuses a non-ASCII transactionId (after accepting
-                # the signature; "the signature is accepted" is the check that matters
-                # here): drop it once the sandbox takes any UTF-8 transactionId.
-                expect=(201, 200, 400),
+                expect=(201, 200),
                 description=(
                     "The body of the spec's `utf8-body` signing vector, byte for byte: "
                     "multi-byte characters are signed as the UTF-8 bytes sent. Its "

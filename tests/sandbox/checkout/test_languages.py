@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import txn
@@ -74,7 +74,7 @@ def test_with_lang_sets_the_one_lang_parameter() -> None:
     assert with_lang("http://h/a?b=1&lang=tr&c=2", "en") == "http://h/a?b=1&c=2&lang=en"
 
 
-def _session(client: httpx.Client, **extra: Any) -> dict[str, Any]:
+def _session(client: httpx2.Client, **extra: Any) -> dict[str, Any]:
     body = {"transactionId": txn(), "amount": 123_456, "currency": "TRY",
             "returnUrl": f"{client.base_url}{RETURN_PATH}", **extra}  # fmt: skip
     response = client.post("/v1/payments/sessions", json=body)
@@ -89,7 +89,7 @@ def _html_lang(text: str) -> str:
 
 
 def test_a_browser_naming_no_language_gets_turkish(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     page = anon.get(_session(client)["checkoutUrl"])
     assert page.status_code == 200
@@ -101,7 +101,7 @@ def test_a_browser_naming_no_language_gets_turkish(
 
 
 def test_an_english_browser_gets_english_and_the_lira_in_cldr_form(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     url = _session(client)["checkoutUrl"]
     page = anon.get(url, headers={"Accept-Language": "en-GB,en;q=0.9,tr;q=0.5"})
@@ -114,7 +114,9 @@ def test_an_english_browser_gets_english_and_the_lira_in_cldr_form(
     assert f'href="{url}?lang=en" lang="en" hreflang="en" aria-current="true">English' in page.text
 
 
-def test_the_switchers_choice_is_kept_by_a_cookie(client: httpx.Client, anon: httpx.Client) -> None:
+def test_the_switchers_choice_is_kept_by_a_cookie(
+    client: httpx2.Client, anon: httpx2.Client
+) -> None:
     url = _session(client)["checkoutUrl"]
     chosen = anon.get(url, params={"lang": "en"}, headers={"Accept-Language": "tr"})
     assert _html_lang(chosen.text) == "en"
@@ -130,7 +132,7 @@ def test_the_switchers_choice_is_kept_by_a_cookie(client: httpx.Client, anon: ht
     assert _html_lang(anon.get(url).text) == "tr"
 
 
-def test_form_errors_are_in_the_pages_language(client: httpx.Client, anon: httpx.Client) -> None:
+def test_form_errors_are_in_the_pages_language(client: httpx2.Client, anon: httpx2.Client) -> None:
     url = _session(client, installmentEnabled=True)["checkoutUrl"]
     form = {"cardNumber": "4242424242424242", "expiry": "12/30", "cvc": "123",
             "holder": "Ayşe", "installments": "13"}  # fmt: skip
@@ -146,7 +148,7 @@ def test_form_errors_are_in_the_pages_language(client: httpx.Client, anon: httpx
 
 
 def test_the_language_holds_through_the_challenge_to_the_merchant(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     url = _session(client)["checkoutUrl"]
     form = {"cardNumber": CHALLENGE_PAN, "expiry": "12/30", "cvc": "123", "holder": "Ayşe"}
@@ -172,7 +174,7 @@ def test_the_language_holds_through_the_challenge_to_the_merchant(
     assert f'action="{url}/3ds-callback?lang=en"' in done.text
 
 
-def test_the_merchant_return_page_says_why_in_the_buyers_language(anon: httpx.Client) -> None:
+def test_the_merchant_return_page_says_why_in_the_buyers_language(anon: httpx2.Client) -> None:
     query = {"outcome": "failed", "errorCode": "SVC-PAY-3002", "lang": "en"}
     english = anon.get(RETURN_PATH, params=query)
     assert _html_lang(english.text) == "en"
@@ -183,7 +185,7 @@ def test_the_merchant_return_page_says_why_in_the_buyers_language(anon: httpx.Cl
     assert "3D Secure doğrulaması başarısız oldu." in turkish.text
 
 
-def test_the_expired_page_is_in_the_chosen_language(anon: httpx.Client) -> None:
+def test_the_expired_page_is_in_the_chosen_language(anon: httpx2.Client) -> None:
     missing = anon.get(
         "/checkout/00000000-0000-0000-0000-000000000000", headers={"Accept-Language": "en"}
     )
@@ -192,7 +194,7 @@ def test_the_expired_page_is_in_the_chosen_language(anon: httpx.Client) -> None:
     assert _html_lang(missing.text) == "en"
 
 
-def test_the_merchants_api_errors_stay_in_english(client: httpx.Client) -> None:
+def test_the_merchants_api_errors_stay_in_english(client: httpx2.Client) -> None:
     response = client.post(
         "/v1/payments/sessions",
         json={"transactionId": txn(), "amount": -1, "currency": "TRY"},
@@ -218,8 +220,8 @@ with SandboxServer(config) as server:
             transaction_id="lazy-1", amount=100, card_token="tok_test_success"
         )
         print("babel" in sys.modules)
-        import httpx
-        httpx.get(server.base_url + "/checkout/00000000-0000-0000-0000-000000000000")
+        import httpx2
+        httpx2.get(server.base_url + "/checkout/00000000-0000-0000-0000-000000000000")
         print("babel" in sys.modules)
 """
     done = subprocess.run(

@@ -37,6 +37,14 @@ ENDED: Final[dict[str, tuple[int, str, str]]] = {
         N_("This checkout is already completed"),
         N_("This checkout was already finished; it cannot be used again."),
     ),
+    "taken": (
+        409,
+        N_("This checkout cannot be paid"),
+        N_(
+            "The shop's order reference for this checkout already belongs to another payment, "
+            "so nothing was charged. Go back to the shop to start a new checkout."
+        ),
+    ),
     "no-challenge": (
         404,
         N_("No challenge here"),

@@ -219,6 +219,8 @@ async def _refused(
     """What the service refused (nothing recorded): the page again, with the reason."""
     if exc.code == "SVC-SES-4090":
         return ended_page(request, flow.Ended("expired"))
+    if isinstance(exc, flow.ForeignPayment):
+        return ended_page(request, flow.Ended("taken", exc.return_url))
     field, message = refusal(exc.code, exc.message)
     return await _page(
         request, sandbox, session_id, status=400, error=message,
