@@ -8,6 +8,7 @@ package; each test gets a fresh context (cookies, storage) at phone width.
 The buyer's ``returnUrl`` is a tiny local "merchant" page (`merchant`) on
 127.0.0.1, so the browser really lands there without leaving the machine. What the
 tests import (the buyer's cards and steps, screenshots) is in the modules beside this one.
+The browser asks for English unless a test parametrizes `language` (``"tr"``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.buyer import PHONE
+from tests.browser.buyer import BROWSER_LOCALES, PHONE
 from tests.browser.merchant import MerchantPage
 from tests.browser.screenshots import Shots
 from tests.chromium import chromium as launch_chromium
@@ -74,9 +75,15 @@ def hooks(client: Client) -> Iterator[WebhookListener]:
 
 
 @pytest.fixture
-def page(chromium: Any) -> Iterator[Any]:
-    """A fresh browser context and page at phone width."""
-    context = chromium.new_context(viewport=PHONE, locale="tr-TR")
+def language() -> str:
+    """The browser's language (its ``Accept-Language``); a test parametrizes it for Turkish."""
+    return "en"
+
+
+@pytest.fixture
+def page(chromium: Any, language: str) -> Iterator[Any]:
+    """A fresh browser context and page at phone width, in the browser's `language`."""
+    context = chromium.new_context(viewport=PHONE, locale=BROWSER_LOCALES[language])
     context.set_default_timeout(10_000)
     browser_page = context.new_page()
     try:

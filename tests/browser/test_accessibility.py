@@ -1,8 +1,9 @@
-"""The hosted pages work without a mouse and say what each control is.
+"""The hosted pages work without a mouse and say what each control is, in both languages.
 
-For the checkout page (with its installment picker) and the 3-D Secure page: every
-control has an accessible name (a label, ``aria-label`` or its text), the Tab key visits
-every focusable control in reading order, and nothing overflows a phone-width screen.
+For the checkout page (with its installment picker) and the 3-D Secure page, in Turkish
+and in English: every control has an accessible name (a label, ``aria-label`` or its
+text) in the page's language, the Tab key visits every focusable control in reading
+order, and nothing overflows a phone-width screen.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.buyer import CHALLENGE, fill_card
+from tests.browser.buyer import CHALLENGE, LABELS, fill_card
 
 pytestmark = pytest.mark.browser
 
@@ -49,20 +50,25 @@ def _check(page: Any) -> list[str]:
     return [c["name"] for c in controls]
 
 
+@pytest.mark.parametrize("language", ["tr", "en"])
 def test_checkout_and_3ds_pages_by_keyboard_alone(
-    new_session: Callable[..., Any], page: Any
+    new_session: Callable[..., Any], page: Any, language: str
 ) -> None:
+    labels = LABELS[language]
     session = new_session(installment_enabled=True)
     page.goto(session.checkout_url)
+    assert page.locator("html").get_attribute("lang") == language
     names = _check(page)
-    assert {"Card number", "Expiry (MM/YY)", "Security code (CVC)", "Installments"} <= set(names)
+    assert {labels[k] for k in ("number", "expiry", "cvc", "installments")} <= set(names)
+    assert {"Türkçe", "English"} <= set(names)  # the switcher, reachable by keyboard
 
     # Fill and pay without the mouse: the last field's Enter submits the form.
-    fill_card(page, CHALLENGE)
-    page.get_by_label("Name on the card").press("Enter")
+    fill_card(page, CHALLENGE, language)
+    page.get_by_label(labels["holder"]).press("Enter")
     page.wait_for_url("**/sandbox/acs/**")
-    assert "One-time code sent to your phone" in _check(page)
-    page.get_by_label("One-time code sent to your phone").fill("123456")
+    assert page.locator("html").get_attribute("lang") == language
+    assert labels["code"] in _check(page)
+    page.get_by_label(labels["code"]).fill("123456")
     page.keyboard.press("Enter")
     page.wait_for_url("**/orders/return?*")
     assert "outcome=success" in page.url

@@ -46,7 +46,7 @@ def test_card_payment_without_challenge(
     session = new_session()
     page.goto(session.checkout_url)
     assert page.get_by_test_id("merchant").inner_text() != ""
-    assert page.get_by_test_id("amount").inner_text() == "1.234,56 TL"
+    assert page.get_by_test_id("amount").inner_text() == "TRY 1,234.56"
     assert page.get_by_test_id("description").inner_text() == "Kitap siparişi #42"
     assert page.get_by_label("Installments").count() == 0
     assert page.get_by_label("Save this card for my next purchases").count() == 0
@@ -84,7 +84,7 @@ def _pay_into_challenge(page: Any, session: Any) -> None:
     """Pay ``session``'s page with the challenge card and land on the ACS page."""
     page.goto(session.checkout_url)
     fill_card(page, CHALLENGE)
-    page.get_by_role("button", name="Pay 1.234,56 TL").click()
+    page.get_by_role("button", name="Pay TRY 1,234.56").click()
     page.wait_for_url("**/sandbox/acs/**")
 
 
@@ -93,7 +93,7 @@ def test_3ds_challenge_passed(
 ) -> None:
     _pay_into_challenge(page, new_session())
     assert page.get_by_role("heading", name="Confirm this payment").is_visible()
-    assert page.get_by_test_id("amount").inner_text() == "1.234,56 TL"
+    assert page.get_by_test_id("amount").inner_text() == "TRY 1,234.56"
     shot(page, "acs")
     page.get_by_label("One-time code sent to your phone").fill("123456")
     page.get_by_role("button", name="Confirm").click()
@@ -137,10 +137,10 @@ def test_installments(
     picker = page.get_by_label("Installments")
     assert picker.locator("option").count() == limits.INSTALLMENTS_MAX
     picker.select_option("3")
-    assert "3 installments of 400,00 TL" in picker.locator("option:checked").inner_text()
+    assert "3 installments of TRY 400.00" in picker.locator("option:checked").inner_text()
     fill_card(page)
     shot(page, "installments")
-    page.get_by_role("button", name="Pay 1.200,00 TL").click()
+    page.get_by_role("button", name="Pay TRY 1,200.00").click()
     query = _land(page)
     assert query["outcome"] == "success"
     payment = client.payments.retrieve(query["paymentId"])
@@ -152,7 +152,7 @@ def test_installments(
     plain = new_session()
     form = {"cardNumber": APPROVED, "expiry": "12/30", "cvc": "123", "holder": "A B",
             "installments": "3"}  # fmt: skip
-    refused = page.request.post(f"{plain.checkout_url}/pay", form=form, max_redirects=0)
+    refused = page.request.post(f"{plain.checkout_url}/pay?lang=en", form=form, max_redirects=0)
     assert refused.status == 400
     assert "cannot be split into installments" in refused.text()
     assert APPROVED.replace(" ", "") not in refused.text()
@@ -165,8 +165,8 @@ def test_qr_payment(
 ) -> None:
     session = new_session(mode="qr", amount=34_900)
     page.goto(session.checkout_url)
-    assert page.get_by_test_id("amount").inner_text() == "349,00 TL"
-    figure = page.get_by_role("img", name="TR QR code for 349,00 TL", exact=False)
+    assert page.get_by_test_id("amount").inner_text() == "TRY 349.00"
+    figure = page.get_by_role("img", name="TR QR code for TRY 349.00", exact=False)
     assert figure.locator("svg").is_visible()
     payload = page.get_by_test_id("qr-payload").text_content() or ""
     fields = parse_tlv(payload)
@@ -295,7 +295,7 @@ def test_double_submit_charges_once(
     session = new_session()
     page.goto(session.checkout_url)
     fill_card(page)
-    page.get_by_role("button", name="Pay 1.234,56 TL").dblclick()
+    page.get_by_role("button", name="Pay TRY 1,234.56").dblclick()
     query = _land(page)
     assert query["outcome"] == "success"
     shot(page, "returned")

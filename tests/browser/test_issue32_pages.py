@@ -58,7 +58,7 @@ def test_rule4_a_turkish_transaction_id_and_return_path_by_card(
     session = new_session(transaction_id=transaction_id, return_url=_turkish_return(merchant))
     page.goto(session.checkout_url)
     fill_card(page)
-    page.get_by_role("button", name="Pay 1.234,56 TL").click()
+    page.get_by_role("button", name="Pay TRY 1,234.56").click()
     query = _land_at_turkish_path(page)
     shot(page, "returned")
     assert query["outcome"] == "success"
@@ -125,7 +125,7 @@ def test_rule1_a_page_never_completes_with_another_payment(
     _move_under(server, ten_lira.payment_id, session_txn)
     if mode == "payment":
         fill_card(page)
-        page.get_by_role("button", name="Pay 1.234,56 TL").click()
+        page.get_by_role("button", name="Pay TRY 1,234.56").click()
     else:
         page.get_by_role("button", name="Pay from a bank app").click()
     heading = page.get_by_role("heading", name="This checkout cannot be paid")
@@ -151,7 +151,7 @@ def test_rule8_a_fifteen_digit_card_keeps_its_length(
     session = new_session()
     page.goto(session.checkout_url)
     fill_card(page, "3782 822463 10005")
-    page.get_by_role("button", name="Pay 1.234,56 TL").click()
+    page.get_by_role("button", name="Pay TRY 1,234.56").click()
     page.wait_for_url("**/orders/return?*")
     payment = client.payments.retrieve(landed(page.url)["paymentId"])
     assert payment.card_mask == "378282*****0005"

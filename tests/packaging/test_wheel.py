@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +46,7 @@ INSTALLS: dict[str, tuple[str, ...]] = {
     "testing": ("testing",),
 }
 #: Distributions that have no place in an install without the extra that brings them.
-SERVER = {"fastapi", "starlette", "uvicorn", "httptools", "uvloop", "jinja2"}
+SERVER = {"fastapi", "starlette", "uvicorn", "httptools", "uvloop", "jinja2", "babel"}
 DATABASE = {"sqlalchemy", "psycopg", "psycopg-binary", "psycopg-c", "greenlet"}
 DATAFRAMES = {"pandas", "numpy"}
 JUPYTER = {"jupyterlab", "jupyter-server", "ipykernel", "ipywidgets", "ipython", "nbclient"}
@@ -266,6 +267,25 @@ def test_the_sandbox_extra_runs_workbench_sandbox(
         )
         assert client.payments.retrieve(charge.payment_id).status == "captured"
     _refused(env.run("workbench", "run", "--help", cwd=tmp_path), "notebooks")
+
+
+def test_the_wheel_carries_the_hosted_pages_catalogue_and_speaks_turkish(
+    installs: Installs, tmp_path: Path
+) -> None:
+    with zipfile.ZipFile(installs.wheel) as wheel:
+        names = set(wheel.namelist())
+    assert "workbench/sandbox/checkout/locale/tr/LC_MESSAGES/messages.po" in names
+    assert "workbench/sandbox/checkout/templates/merchant_return.html" in names
+    env = installs("sandbox")
+    script = (
+        "import workbench.sandbox.checkout.languages as lang\n"
+        "print(lang.__file__.startswith(sys.prefix))\n"
+        "print(lang.translations('tr').gettext('Card number'))\n"
+        "print(lang.amount(123456, 'tr'), '|', lang.amount(123456, 'en'))\n"
+    )
+    result = env.run("python", "-c", f"import sys\n{script}", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["True", "Kart numarası", "1.234,56 TL | TRY 1,234.56"]
 
 
 def test_sandbox_and_notebooks_run_a_flow_notebook(installs: Installs, tmp_path: Path) -> None:

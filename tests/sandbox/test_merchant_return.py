@@ -37,10 +37,11 @@ def test_the_page_needs_no_signature_and_shows_a_failure(anon: httpx2.Client) ->
     session_id = str(uuid.uuid4())
     query = {"outcome": "failed", "errorCode": "SVC-PAY-3001", "sessionId": session_id}
     text = _page(anon.get(RETURN_PATH, params=query))
-    assert "did not go through" in text
+    assert "Ödeme gerçekleşmedi" in text
+    assert "Kartınız bankanız tarafından onaylanmadı." in text
     assert 'data-testid="error-code"><code>SVC-PAY-3001</code>' in text
     assert f"<code>{session_id}</code>" in text
-    assert 'data-testid="payment-id"><em>not given</em>' in text
+    assert 'data-testid="payment-id"><em>verilmedi</em>' in text
 
 
 def test_unexpected_values_are_not_echoed(anon: httpx2.Client) -> None:
@@ -50,4 +51,4 @@ def test_unexpected_values_are_not_echoed(anon: httpx2.Client) -> None:
     assert "pay_&lt;b&gt;" not in text
     assert "pay_<b>" not in text
     assert "x" * 100 not in text
-    assert text.count("not a valid value") == 3
+    assert text.count("geçerli bir değer değil") == 3

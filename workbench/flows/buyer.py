@@ -3,7 +3,9 @@
 A merchant's server never makes these requests: the buyer's browser does. The
 notebooks and the checkout form use them to pay a session's hosted page (card
 form or TR QR "pay from a bank app"), follow the redirect to ``returnUrl``, and
-report where the browser landed. They only speak to the sandbox's pages.
+report where the browser landed. They only speak to the sandbox's pages, and ask for
+them in English (``Accept-Language: en``), the notebooks' language; a browser that names
+no language gets the pages in Turkish.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ DEMO_RETURN_PATH = "/demo/merchant/return"
 _QR_PAYLOAD = re.compile(r'data-testid="qr-payload">([^<]+)<')
 _HEADING = re.compile(r"data-testid='heading'>([^<]*)<")
 _TIMEOUT = 10.0
+#: What the notebooks' buyer's browser asks for: the pages in English.
+_BROWSER = {"Accept-Language": "en"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +86,7 @@ def card_number_for(fixtures: SandboxFixtures, card_token: str) -> str:
 
 def open_page(checkout_url: str) -> httpx2.Response:
     """The hosted page as the buyer's browser gets it."""
-    return httpx2.get(checkout_url, timeout=_TIMEOUT)
+    return httpx2.get(checkout_url, timeout=_TIMEOUT, headers=_BROWSER)
 
 
 def qr_payload(checkout_url: str) -> str:
@@ -104,7 +108,7 @@ def pay_by_card(
     form = {"cardNumber": card_number, "expiry": expiry, "cvc": cvc, "holder": holder,
             "installments": str(installments)}  # fmt: skip
     with httpx2.Client(
-        timeout=_TIMEOUT, follow_redirects=True, verify=default_ssl_context()
+        timeout=_TIMEOUT, follow_redirects=True, verify=default_ssl_context(), headers=_BROWSER
     ) as browser:
         return _landing(browser.post(f"{checkout_url}/pay", data=form))
 
@@ -112,6 +116,6 @@ def pay_by_card(
 def pay_by_qr(checkout_url: str) -> Landing:
     """Press the sandbox page's "Pay from a bank app" (a bank app scanning the TR QR code)."""
     with httpx2.Client(
-        timeout=_TIMEOUT, follow_redirects=True, verify=default_ssl_context()
+        timeout=_TIMEOUT, follow_redirects=True, verify=default_ssl_context(), headers=_BROWSER
     ) as browser:
         return _landing(browser.post(f"{checkout_url}/qr"))

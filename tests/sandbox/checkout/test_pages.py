@@ -1,7 +1,9 @@
 """The hosted pages over plain HTTP (no browser): HTML answers, refusals, card numbers kept out.
 
 The browser tests (tests/browser) drive the same pages in Chromium; these run
-everywhere, on each storage backend, and check what a browser would not show.
+everywhere, on each storage backend, and check what a browser would not show. The
+client states no language, so the pages answer in Turkish, their default
+(tests/sandbox/checkout/test_languages.py covers the choice of language).
 """
 
 from __future__ import annotations
@@ -75,13 +77,14 @@ def test_invalid_form_is_shown_again_without_the_card_number(
 ) -> None:
     session = _session(client)
     text = _html(anon.post(f"{session['checkoutUrl']}/pay", data=_form(cvc="12")), 400)
-    assert "security code" in text
+    assert "Güvenlik kodu, kartın üzerindeki 3 veya 4 haneli koddur." in text
     assert PAN not in text
     assert 'value="12/30"' in text
     bad_luhn = _html(
         anon.post(f"{session['checkoutUrl']}/pay", data=_form("4242424242424241")), 400
     )
-    assert "not a valid card number" in bad_luhn
+    assert "Kart numarası geçersiz." in bad_luhn
+    assert "Hata kodu: SVC-VAL-4001" in bad_luhn
     assert "4242424242424241" not in bad_luhn
     # Nothing was charged: the session still takes a payment.
     assert _query(anon.post(f"{session['checkoutUrl']}/pay", data=_form()))["outcome"] == "success"
@@ -94,9 +97,9 @@ def test_debit_card_refuses_installments_and_the_page_says_why(
     answer = anon.post(
         f"{session['checkoutUrl']}/pay", data=_form("5200828282828210", installments="6")
     )
-    assert "debit cards take a single installment" in _html(answer, 400)
+    assert "yalnızca tek çekim yapılabilir" in _html(answer, 400)
     answer = anon.post(f"{session['checkoutUrl']}/pay", data=_form(installments="13"))
-    assert "Installments go from 1 to 12" in _html(answer, 400)
+    assert "Taksit sayısı 1 ile 12 arasında olabilir." in _html(answer, 400)
 
 
 def test_declined_card_finishes_the_session_as_failed(
@@ -107,7 +110,7 @@ def test_declined_card_finishes_the_session_as_failed(
     assert query["outcome"] == "failed"
     assert query["errorCode"] == "SVC-PAY-3001"
     assert client.get(f"/v1/payments/{query['paymentId']}").json()["status"] == "declined"
-    assert "already completed" in _html(anon.get(session["checkoutUrl"]), 410)
+    assert "Bu ödeme zaten tamamlandı" in _html(anon.get(session["checkoutUrl"]), 410)
 
 
 def test_challenge_round_trip_and_a_forged_pares(
@@ -124,7 +127,7 @@ def test_challenge_round_trip_and_a_forged_pares(
         f"{session['checkoutUrl']}/3ds-callback",
         data={"pares": "e30.00", "correlationId": correlation},
     )
-    assert "not a genuine ACS assertion" in _html(forged, 400)
+    assert "3D Secure yanıtı doğrulanamadı" in _html(forged, 400)
     assert client.get(f"/v1/payments/{payment_id}").json()["status"] == "pending_3ds"
     # Paying again while the challenge is pending goes back to the same challenge.
     again = anon.post(f"{session['checkoutUrl']}/pay", data=_form("4000000000003220"))
@@ -134,7 +137,7 @@ def test_challenge_round_trip_and_a_forged_pares(
         data={"correlationId": correlation, "code": CHALLENGE_CODE},
     )
     text = _html(page, 200)
-    assert f'action="{session["checkoutUrl"]}/3ds-callback"' in text
+    assert f'action="{session["checkoutUrl"]}/3ds-callback?lang=tr"' in text
     pares = text.split('name="pares" value="', 1)[1].split('"', 1)[0]
     back = {"pares": pares, "correlationId": correlation}
     first = _query(anon.post(f"{session['checkoutUrl']}/3ds-callback", data=back))
@@ -161,25 +164,25 @@ def test_acs_form_without_a_checkout_shows_the_pares(
         data={"correlationId": charge["correlationId"], "code": "999999"},
     )
     text = _html(page, 200)
-    assert "Code not accepted" in text
+    assert "Şifre onaylanmadı" in text
     assert "3ds-callback" in text
     wrong = anon.post(f"/sandbox/acs/{charge['paymentId']}/challenge", data={"code": "1"})
-    assert "No challenge here" in _html(wrong, 404)
+    assert "Doğrulama bulunamadı" in _html(wrong, 404)
 
 
 def test_mode_mismatches_and_unknown_sessions_are_html(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     qr = _session(client, mode="qr")
-    assert "not by card" in _html(anon.post(f"{qr['checkoutUrl']}/pay", data=_form()), 400)
+    assert "SVC-VAL-4001" in _html(anon.post(f"{qr['checkoutUrl']}/pay", data=_form()), 400)
     card = _session(client)
-    assert "not in mode qr" in _html(anon.post(f"{card['checkoutUrl']}/qr"), 400)
+    assert "SVC-VAL-4001" in _html(anon.post(f"{card['checkoutUrl']}/qr"), 400)
     base = card["checkoutUrl"].rsplit("/", 1)[0]
-    assert "Checkout not found" in _html(anon.get(f"{base}/{uuid.uuid4()}"), 404)
-    assert "Checkout not found" in _html(anon.get(f"{base}/..%2Fetc"), 404)
-    assert "Checkout not found" in _html(anon.post(f"{base}/not-a-session/pay", data={}), 404)
+    assert "Ödeme sayfası bulunamadı" in _html(anon.get(f"{base}/{uuid.uuid4()}"), 404)
+    assert "Ödeme sayfası bulunamadı" in _html(anon.get(f"{base}/..%2Fetc"), 404)
+    assert "Ödeme sayfası bulunamadı" in _html(anon.post(f"{base}/not-a-session/pay", data={}), 404)
     huge = anon.post(f"{card['checkoutUrl']}/pay", content=b"a=" + b"x" * 10_000)
-    assert "too large" in _html(huge, 400)
+    assert "Form çok büyük." in _html(huge, 400)
 
 
 @pytest.mark.parametrize("action", ["pay", "qr", "3ds-callback"])

@@ -49,7 +49,7 @@ def test_challenge_card_returns_pending_with_correlation_id_and_acs_address(
     assert charge["authCode"] is None
     page = anon.get(charge["acsUrl"])
     assert page.status_code == 200
-    assert "3-D Secure" in page.text
+    assert "3D Secure doğrulaması" in page.text  # the buyer's page: Turkish unless asked
     assert client.get(f"/v1/payments/{charge['paymentId']}").json()["status"] == "pending_3ds"
 
 

@@ -2,7 +2,8 @@
 
 Forms arrive URL-encoded (plain HTML forms, no JavaScript needed). The card number
 is held only long enough to be tokenized: it is never logged, stored or echoed back
-into a page (`CardForm.__repr__` masks it).
+into a page (`CardForm.__repr__` masks it). What a `FormError` says is an English
+gettext message (`messages.N_`), translated into the buyer's language on the page.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
+from workbench.sandbox.checkout.messages import N_
 from workbench.spec import limits
 
 __all__ = ["CardForm", "FormError", "parse_body"]
@@ -22,12 +24,19 @@ MAX_BODY = 8_192
 
 
 class FormError(ValueError):
-    """A field the buyer must correct; ``field`` names it for the page."""
+    """A field the buyer must correct; ``field`` names it for the page.
 
-    def __init__(self, field_name: str, message: str) -> None:
-        super().__init__(message)
+    Attributes:
+        field: the form field's name (``form`` for the whole form).
+        message: the gettext message (English), with ``%(name)d`` placeholders.
+        params: the values of its placeholders.
+    """
+
+    def __init__(self, field_name: str, message: str, **params: int) -> None:
+        super().__init__(message % params if params else message)
         self.field = field_name
         self.message = message
+        self.params = params
 
 
 def parse_body(body: bytes) -> dict[str, str]:
@@ -37,11 +46,12 @@ def parse_body(body: bytes) -> dict[str, str]:
         FormError: for a body too large or not UTF-8.
     """
     if len(body) > MAX_BODY:
-        raise FormError("form", "the form is too large")
+        raise FormError("form", N_("The form is too large."))
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        raise FormError("form", "the form is not UTF-8") from None
+        unreadable = N_("The form could not be read. Reload the page and try again.")
+        raise FormError("form", unreadable) from None
     return dict(parse_qsl(text, keep_blank_values=True))
 
 
@@ -85,34 +95,36 @@ class CardForm:
         """
         number = data.get("cardNumber", "").replace(" ", "").replace("-", "")
         if not number:
-            raise FormError("cardNumber", "Enter the card number.")
+            raise FormError("cardNumber", N_("Enter the card number."))
         if not number.isdigit() or not 12 <= len(number) <= 19:
-            raise FormError("cardNumber", "The card number should be 12 to 19 digits.")
+            raise FormError("cardNumber", N_("The card number should be 12 to 19 digits."))
         match = _EXPIRY.match(data.get("expiry", ""))
         if match is None:
-            raise FormError("expiry", "Enter the expiry date as MM/YY.")
+            raise FormError("expiry", N_("Enter the expiry date as MM/YY."))
         month, year = int(match.group(1)), int(match.group(2))
         year = year + 2000 if year < 100 else year
         if not 1 <= month <= 12:
-            raise FormError("expiry", "The expiry month should be 01 to 12.")
+            raise FormError("expiry", N_("The expiry month should be 01 to 12."))
         if not _CVC.match(data.get("cvc", "").strip()):
-            raise FormError("cvc", "The security code is the 3 or 4 digits on the card.")
+            raise FormError("cvc", N_("The security code is the 3 or 4 digits on the card."))
         holder = " ".join(data.get("holder", "").split())
         if not holder:
-            raise FormError("holder", "Enter the name on the card.")
+            raise FormError("holder", N_("Enter the name on the card."))
         if len(holder) > 100:
-            raise FormError("holder", "The name on the card is too long.")
+            raise FormError("holder", N_("The name on the card is too long."))
         installments = 1
         raw = data.get("installments", "1").strip() or "1"
         if not raw.isdigit():
-            raise FormError("installments", "Choose the number of installments.")
+            raise FormError("installments", N_("Choose the number of installments."))
         installments = int(raw)
         if not limits.INSTALLMENTS_MIN <= installments <= limits.INSTALLMENTS_MAX:
             raise FormError(
                 "installments",
-                f"Installments go from {limits.INSTALLMENTS_MIN} to {limits.INSTALLMENTS_MAX}.",
+                N_("Installments go from %(least)d to %(most)d."),
+                least=limits.INSTALLMENTS_MIN,
+                most=limits.INSTALLMENTS_MAX,
             )
         if installments > 1 and not installments_allowed:
-            raise FormError("installments", "This payment cannot be split into installments.")
+            raise FormError("installments", N_("This payment cannot be split into installments."))
         save = data.get("saveCard", "") in ("on", "1", "true", "yes")
         return cls(number, month, year, holder, installments, save)

@@ -41,13 +41,17 @@ def _environment() -> jinja2.Environment:
             jinja2.PackageLoader("workbench.sandbox.checkout", "templates"),
         ]
     )
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=loader,
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    # The developer's page, in English: the hosted pages' base.html, untranslated.
+    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+    return env
 
 
 def _grouped(number: str) -> str:
@@ -74,6 +78,8 @@ def front_page(request: Request, sandbox: SandboxDep) -> HTMLResponse:
         _environment()
         .get_template("front.html")
         .render(
+            lang="en",
+            switcher=[],
             static_base=base,
             base_url=base,
             api_key=config.api_key if config.uses_default_keys else mask_key(config.api_key),

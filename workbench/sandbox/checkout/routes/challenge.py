@@ -17,7 +17,8 @@ from starlette.responses import HTMLResponse, Response
 from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.sandbox.checkout import flow
 from workbench.sandbox.checkout.forms import FormError, parse_body
-from workbench.sandbox.checkout.rendering import render
+from workbench.sandbox.checkout.rendering import here, page_language, render, with_lang
+from workbench.sandbox.checkout.routes.pages import ended_page
 from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.payments import acs
 from workbench.sandbox.payments.models import ChallengeRequest, ChallengeResponse
@@ -76,6 +77,8 @@ def challenge_page(
         return _no_challenge(request, sandbox)
     return render(
         "acs.html",
+        page_language(request),
+        switch_url=here(request),
         static_base=base_url(request, sandbox),
         payment_id=payment_id,
         correlation_id=correlation_id,
@@ -86,15 +89,7 @@ def challenge_page(
 
 
 def _no_challenge(request: Request, sandbox: Running) -> Response:
-    return render(
-        "ended.html",
-        404,
-        static_base=base_url(request, sandbox),
-        reason="missing",
-        heading="No challenge here",
-        message="There is no 3-D Secure challenge waiting at this address.",
-        return_url=None,
-    )
+    return ended_page(request, "no-challenge")
 
 
 @router.post(
@@ -117,10 +112,13 @@ async def challenge_form(
         )
     except (FormError, ServiceError):
         return _no_challenge(request, sandbox)
+    lang = page_language(request)
+    return_to = await sandbox.db.aread(lambda conn: flow.acs_return_url(conn, payment_id))
     return render(
         "acs_done.html",
+        lang,
         static_base=base_url(request, sandbox),
-        return_to=await sandbox.db.aread(lambda conn: flow.acs_return_url(conn, payment_id)),
+        return_to=with_lang(return_to, lang.code) if return_to else None,
         passed=payload["result"] == "Y",
         pares=payload["pares"],
         correlation_id=payload["correlationId"],

@@ -12,18 +12,33 @@ stack trace. Paths (see docs/sandbox/decisions.md, "Hosted checkout"):
 | POST | ``/checkout/{sessionId}/3ds-callback`` | the ACS page posts the signed pares here |
 | GET | ``/checkout/static/checkout.css`` | the stylesheet |
 | GET | ``/checkout/static/checkout.js`` | the pages' one script (no inline script runs) |
+
+Every page speaks the buyer's language (`workbench.sandbox.checkout.languages`): the
+forms post to their address with ``?lang=`` and the challenge address carries it too,
+so the choice holds through the flow; the redirect to ``returnUrl`` is left as the
+merchant wrote it.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
-from workbench.sandbox.checkout import flow
+from workbench.sandbox.checkout import flow, languages
 from workbench.sandbox.checkout.forms import CardForm, FormError, parse_body
-from workbench.sandbox.checkout.rendering import qr_svg, render, script, stylesheet
+from workbench.sandbox.checkout.messages import ENDED, refusal
+from workbench.sandbox.checkout.rendering import (
+    page_language,
+    qr_svg,
+    render,
+    script,
+    stylesheet,
+    translate,
+    with_lang,
+)
 from workbench.sandbox.clock import iso
 from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.routing import Running, SandboxDep, base_url
@@ -34,43 +49,24 @@ router = APIRouter(tags=["hosted-checkout"], redirect_slashes=False, include_in_
 
 _SESSION_ID = re.compile(r"^[0-9a-fA-F-]{36}$")
 
-_ENDED = {
-    "missing": (
-        404,
-        "Checkout not found",
-        "There is no checkout at this address. Go back to the shop and start again.",
-    ),
-    "expired": (
-        410,
-        "This checkout has expired",
-        "The time to pay has run out and nothing was charged. "
-        "Go back to the shop to start a new checkout.",
-    ),
-    "completed": (
-        410,
-        "This checkout is already completed",
-        "This checkout was already finished; it cannot be used again.",
-    ),
-    "taken": (
-        409,
-        "This checkout cannot be paid",
-        "The shop's order reference for this checkout already belongs to another payment, "
-        "so nothing was charged. Go back to the shop to start a new checkout.",
-    ),
-}
 
-
-def ended_page(request: Request, ended: flow.Ended) -> Response:
-    """The clear page for a session that is missing, expired or completed."""
-    status, heading, message = _ENDED[ended.reason]
+def ended_page(request: Request, ended: flow.Ended | Literal["no-challenge"]) -> Response:
+    """The clear page for a session that is missing, expired or completed (or a challenge
+    that is not waiting: ``no-challenge``)."""
+    reason = ended if isinstance(ended, str) else ended.reason
+    lang = page_language(request)
+    status, heading, message = ENDED[reason]
     return render(
         "ended.html",
+        lang,
         status,
+        # The path only: an unknown address's query is not echoed into the page.
+        switch_url=request.url.path if request.method == "GET" else None,
         static_base=_static_base(request),
-        reason=ended.reason,
-        heading=heading,
-        message=message,
-        return_url=ended.return_url,
+        reason=reason,
+        heading=translate(heading, lang),
+        message=translate(message, lang),
+        return_url=None if isinstance(ended, str) else ended.return_url,
     )
 
 
@@ -81,7 +77,10 @@ def _static_base(request: Request) -> str:
 def _answer(request: Request, result: flow.Redirect | flow.Ended) -> Response:
     if isinstance(result, flow.Ended):
         return ended_page(request, result)
-    return RedirectResponse(result.url, status_code=303, headers={"Cache-Control": "no-store"})
+    # The challenge page is the sandbox's own: it gets the page's language. The
+    # merchant's returnUrl is left as the merchant wrote it.
+    url = result.url if result.final else with_lang(result.url, page_language(request).code)
+    return RedirectResponse(url, status_code=303, headers={"Cache-Control": "no-store"})
 
 
 async def _page(
@@ -92,22 +91,29 @@ async def _page(
     status: int = 200,
     error: str | None = None,
     error_field: str | None = None,
+    error_code: str | None = None,
     values: dict[str, str] | None = None,
+    params: dict[str, int] | None = None,
 ) -> Response:
+    """The session's page; ``error`` is an English message, shown in the page's language."""
     if not _SESSION_ID.match(session_id):
         return ended_page(request, flow.Ended("missing"))
     view = await sandbox.db.aread(lambda conn: flow.page_view(conn, session_id))
     if isinstance(view, flow.Ended):
         return ended_page(request, view)
     kept = values or {}
+    lang = page_language(request)
     return render(
         "checkout.html",
+        lang,
         status,
+        switch_url=view.checkout_url,
         static_base=_static_base(request),
         view=view,
         qr=qr_svg(view.qr_payload) if view.qr_payload else "",
-        error=error,
+        error=translate(error, lang, params) if error else None,
         error_field=error_field,
+        error_code=error_code,
         # Only what is safe to show again: never the card number or the CVC.
         values={
             "expiry": kept.get("expiry", "")[:7],
@@ -115,7 +121,7 @@ async def _page(
             "installments": kept.get("installments", "1")[:2],
         },
         expires_iso=iso(view.expires_at),
-        expires_text=view.expires_at.strftime("%H:%M UTC, %d.%m.%Y"),
+        expires_text=languages.moment(view.expires_at, lang.code),
     )
 
 
@@ -161,7 +167,7 @@ async def pay(session_id: str, request: Request, sandbox: SandboxDep) -> Respons
     except FormError as exc:
         return await _page(
             request, sandbox, session_id, status=400, error=exc.message,
-            error_field=exc.field, values=data,
+            error_field=exc.field, values=data, params=exc.params,
         )  # fmt: skip
     except ServiceError as exc:
         return await _refused(request, sandbox, session_id, exc, data)
@@ -195,7 +201,9 @@ async def threeds_return(session_id: str, request: Request, sandbox: SandboxDep)
             )
         )
     except FormError as exc:
-        return await _page(request, sandbox, session_id, status=400, error=exc.message)
+        return await _page(
+            request, sandbox, session_id, status=400, error=exc.message, params=exc.params
+        )
     except ServiceError as exc:
         return await _refused(request, sandbox, session_id, exc, {})
     return _answer(request, result)
@@ -213,12 +221,10 @@ async def _refused(
         return ended_page(request, flow.Ended("expired"))
     if isinstance(exc, flow.ForeignPayment):
         return ended_page(request, flow.Ended("taken", exc.return_url))
-    field = "cardNumber" if exc.message.startswith("cardNumber") else None
-    if exc.message.startswith("expiry"):
-        field = "expiry"
+    field, message = refusal(exc.code, exc.message)
     return await _page(
-        request, sandbox, session_id, status=400, error=f"{exc.message} ({exc.code})",
-        error_field=field, values=data,
+        request, sandbox, session_id, status=400, error=message,
+        error_field=field, error_code=exc.code, values=data,
     )  # fmt: skip
 
 
@@ -228,7 +234,9 @@ def reload_of_a_form_address(session_id: str, action: str, request: Request) -> 
     goes back to the session's page, which shows where things stand; nothing is submitted."""
     if not _SESSION_ID.match(session_id) or action not in ("pay", "qr", "3ds-callback"):
         return ended_page(request, flow.Ended("missing"))
-    return RedirectResponse(f"{_static_base(request)}/checkout/{session_id}", status_code=303)
+    page = f"{_static_base(request)}/checkout/{session_id}"
+    chosen = request.query_params.get("lang")
+    return RedirectResponse(with_lang(page, chosen) if chosen else page, status_code=303)
 
 
 @router.api_route("/checkout/{rest:path}", methods=["GET", "POST", "HEAD"])
