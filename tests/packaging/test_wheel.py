@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -283,6 +284,55 @@ def test_sandbox_and_notebooks_run_a_flow_notebook(installs: Installs, tmp_path:
     assert (summary["passed"], summary["failed"]) == (1, 0), summary
     executed = nbformat.read(folder / "_executed" / NOTEBOOK.name, as_version=4)
     assert executed.cells[-1].outputs[0]["text"].strip() == str(env.path)
+
+
+def test_sandbox_and_notebooks_run_the_shipped_notebooks_in_an_empty_folder(
+    installs: Installs, tmp_path: Path
+) -> None:
+    env = installs("sandbox-notebooks")
+    shipped = env.run("workbench", "notebooks", "list", cwd=tmp_path)
+    assert shipped.returncode == 0, shipped.stderr
+    names = [line.strip() for line in shipped.stdout.splitlines()[1:]]
+    assert names == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")), names
+    assert str(env.path) in shipped.stdout.splitlines()[0]  # from the install, not the checkout
+    result = env.run("workbench", "run", NOTEBOOK.stem, "--json", "-", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "running the ones shipped with the package" in result.stderr, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["passed"], summary["failed"]) == (1, 0), summary
+    assert (tmp_path / "notebooks" / "_executed" / NOTEBOOK.name).is_file()
+    assert not list((tmp_path / "notebooks").glob("*.ipynb"))  # nothing else written here
+
+
+def test_lab_opens_a_copy_that_keeps_the_readers_edits_and_fails_with_jupyterlab(
+    installs: Installs, tmp_path: Path
+) -> None:
+    env = installs("sandbox-notebooks")
+    db = ("--db", f"sqlite:///{tmp_path / 'sandbox.db'}")
+    # ``--version`` goes to JupyterLab, which prints it and exits: the copy is made first.
+    first = env.run("workbench", "lab", *db, "--version", cwd=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    copies = sorted(p.name for p in (tmp_path / "notebooks").glob("*.ipynb"))
+    assert copies == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert f"Copied {len(copies)} notebooks into notebooks/" in first.stdout, first.stdout
+    edited = tmp_path / "notebooks" / NOTEBOOK.name
+    edited.write_text('{"reader": "edits"}', "utf-8")
+    (tmp_path / "notebooks" / "03-card-3ds.ipynb").unlink()
+    again = env.run("workbench", "notebooks", "copy", "notebooks", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "Copied 1 notebooks" in again.stdout, again.stdout
+    assert edited.read_text("utf-8") == '{"reader": "edits"}'
+    with socket.socket() as taken:  # JupyterLab cannot listen here and must say so
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        failed = env.run(
+            "workbench", "lab", *db, "--no-browser", f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0", cwd=tmp_path,
+        )  # fmt: skip
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "JupyterLab exited with status 1." in failed.stderr, failed.stderr
+    assert edited.read_text("utf-8") == '{"reader": "edits"}'
 
 
 def test_the_testing_extra_gives_a_fresh_project_the_fixtures(
