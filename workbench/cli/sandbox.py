@@ -276,6 +276,7 @@ def sandbox(
     from workbench.sandbox import create_app
     from workbench.sandbox.server import http_settings
     from workbench.sandbox.storage import is_memory_url
+    from workbench.sandbox.storage.writelock import CROSS_PROCESS
 
     if public_url is None:
         wildcard = host in ("0.0.0.0", "::", "")  # noqa: S104 - comparing, not binding
@@ -291,6 +292,12 @@ def sandbox(
     if keep_alive is not None:
         config.keep_alive_seconds = keep_alive
     config.http_implementation = http_implementation
+    if workers > 1 and not CROSS_PROCESS:
+        raise click.UsageError(
+            "--workers above 1 runs on Linux and macOS only: the processes share the "
+            "database through POSIX file locks (fcntl) and named pipes, which this system "
+            "lacks. Run one worker (the default), which serves everything the same way."
+        )
     if workers > 1 and is_memory_url(config.db_url):
         raise click.UsageError(
             "--workers above 1 needs a database the processes can share: an SQLite file "
