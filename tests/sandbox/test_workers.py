@@ -8,6 +8,7 @@ cache's stamp: a control route answered by one worker must bind the other at onc
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
+from tests.paths import ROOT
 from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
@@ -47,29 +49,95 @@ def _children(pid: int) -> list[int]:
 def workers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, str, int]]:
-    """(base URL, database URL, parent pid) of a two-worker sandbox on its own database."""
+    """(base URL, database URL, parent pid) of a two-worker sandbox on its own database.
+
+    It starts the way a busy machine starts it (`start_under_load`); its log is
+    ``sandbox.log`` in the database's folder.
+    """
     if not Path("/proc").is_dir():
         pytest.skip("counting worker processes reads /proc (Linux only)")
-    with database_url(request.param, tmp_path_factory.mktemp("workers")) as url:
+    folder = tmp_path_factory.mktemp("workers")
+    with database_url(request.param, folder) as url:
         port = free_port()
-        env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
+        base = f"http://127.0.0.1:{port}"
         command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
         command += ["--port", str(port), "--db", url]  # each worker runs a reconciler
-        proc = subprocess.Popen(
-            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        base = f"http://127.0.0.1:{port}"
+        proc = start_under_load(command, folder, base)
         try:
-            # A guard, not a measured time: on a loaded machine the start took over 60 s.
-            deadline = time.monotonic() + 180
-            while len(_children(proc.pid)) < 2 or not _answers(base):
-                assert proc.poll() is None, "the sandbox exited while starting"
-                assert time.monotonic() < deadline, "two workers did not start within 180 s"
-                time.sleep(0.2)
             yield base, url, proc.pid
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+#: Seconds each spawned worker waits before it starts: more than uvicorn's default
+#: health-check timeout (5 s), which killed workers still starting on a busy machine.
+SLOW_START = 6
+_SLOW_WORKERS = f"""
+import sys
+import time
+
+if "--multiprocessing-fork" in sys.argv:  # a worker uvicorn spawned, not the command
+    time.sleep({SLOW_START})
+"""
+
+
+#: base URL -> the log of the sandbox started there by `start_under_load`.
+LOGS: dict[str, Path] = {}
+
+
+def _spin(stop: float) -> None:
+    while time.monotonic() < stop:
+        pass
+
+
+def start_under_load(command: list[str], folder: Path, base: str) -> subprocess.Popen[bytes]:
+    """Start ``workbench sandbox --workers 2`` with every core busy and slow-starting workers.
+
+    Each worker is held back longer than uvicorn's default health-check timeout before
+    it can answer (a ``sitecustomize``), while spinning processes keep every core busy;
+    returns once both workers serve ``base``, failing at once if one was restarted.
+    """
+    site = folder / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SLOW_WORKERS, "utf-8")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+        "WORKBENCH_API_KEY": "",
+        "WORKBENCH_SECRET_KEY": "",
+        "NO_COLOR": "1",
+    }
+    log = folder / "sandbox.log"
+    LOGS[base] = log
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, env=env, stdout=out, stderr=out)
+    stop = time.monotonic() + SLOW_START + 2
+    context = multiprocessing.get_context("spawn")
+    spinners = [context.Process(target=_spin, args=(stop,)) for _ in range(os.cpu_count() or 2)]
+    for spinner in spinners:
+        spinner.start()
+    try:
+        # A guard, not a measured time: on a loaded machine the start took over 60 s.
+        deadline = time.monotonic() + 180
+        while True:
+            text = log.read_text("utf-8", "replace")
+            assert "died" not in text, text  # uvicorn killed a worker as hung
+            assert "not ready" not in text, text
+            assert proc.poll() is None, text
+            if len(_children(proc.pid)) >= 2 and _answers(base):
+                break
+            assert time.monotonic() < deadline, "two workers did not start within 180 s"
+            time.sleep(0.2)
+    except BaseException:
+        proc.kill()
+        proc.wait(timeout=30)
+        raise
+    finally:
+        for spinner in spinners:
+            spinner.terminate()
+            spinner.join()
+    return proc
 
 
 def _answers(base: str) -> bool:
@@ -84,6 +152,15 @@ def test_two_worker_processes_serve_one_port(workers: tuple[str, str, int]) -> N
     assert len(_children(pid)) >= 2
     with signed_client(base) as client:
         assert client.get("/sandbox/fixtures").status_code == 200
+
+
+def test_both_workers_came_up_under_load_without_a_restart(
+    workers: tuple[str, str, int],
+) -> None:
+    text = LOGS[workers[0]].read_text("utf-8", "replace")
+    assert text.count("Started server process") == 2, text
+    assert text.count("Application startup complete") == 2, text
+    assert "died" not in text, text
 
 
 def test_a_rate_limit_is_counted_once_across_workers(workers: tuple[str, str, int]) -> None:
