@@ -16,7 +16,7 @@ export UV_PYTHON_DOWNLOADS := never
 # which doubled the start of each and cost the suite about a third of its time.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism lab notebooks bench clean
+.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench clean
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -31,12 +31,12 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(RUN) workbench run
 
-# Lint, type check and the Prism install run beside the tests (a core is free while the
-# workers start; the Prism tests wait for the install); the guide's strict build is one of
-# the tests (tests/docs/test_build.py, exactly as `make docs` runs it), so it runs once,
-# in parallel with the rest.
+# Lint, type check and the Prism and newman installs run beside the tests (a core is free
+# while the workers start; the Prism and newman tests wait for their install); the guide's
+# strict build is one of the tests (tests/docs/test_build.py, exactly as `make docs` runs
+# it), so it runs once, in parallel with the rest.
 test: $(STAMP) browser signing-tools
-	$(MAKE) --no-print-directory -j4 prism lint typecheck pytest
+	$(MAKE) --no-print-directory -j4 prism newman lint typecheck pytest
 
 # lint-imports: the import contracts of pyproject.toml (no cycles, the client side without
 # the sandbox, only the edge importing the composition root); a third of a second uncached.
@@ -67,7 +67,7 @@ pytest: $(STAMP)
 
 # --cov names its source: nbval copies the raw option into each notebook kernel, and a bare
 # --cov (source [True]) leaves every kernel's coverage setup hanging until it times out.
-coverage: $(STAMP) browser signing-tools prism
+coverage: $(STAMP) browser signing-tools prism newman
 	$(RUN) pytest -n $(PYTEST_WORKERS) --cov=workbench --cov-report=term $(PYTEST_ARGS)
 
 # The suite twice at the same time from this checkout: no test may depend on what else runs.
@@ -85,6 +85,10 @@ signing-tools:
 # Prism (pinned in benchmarks/), for the test that it accepts our OpenAPI document; needs Node.
 prism: signing-tools
 	@bash scripts/ensure-prism
+
+# newman (pinned in tools/newman/), for the test that runs `workbench postman`'s collection.
+newman: signing-tools
+	@bash scripts/ensure-newman
 
 lab: $(STAMP)
 	$(RUN) workbench lab

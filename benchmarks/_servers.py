@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
+import httpx2
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -37,9 +37,9 @@ def wait_ready(url: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            httpx.get(url, timeout=1.0)
+            httpx2.get(url, timeout=1.0)
             return
-        except httpx.TransportError:
+        except httpx2.TransportError:
             time.sleep(0.1)
     raise RuntimeError(f"{url} did not answer within {timeout} s")
 

@@ -1,7 +1,7 @@
 """Client overhead and async throughput, measured against a local sandbox in one run.
 
 1. Overhead: the same signed read (``GET /v1/payments/{id}``) sent through
-   `workbench.Client` and through bare `httpx.Client` with precomputed headers,
+   `workbench.Client` and through bare `httpx2.Client` with precomputed headers,
    alternating in rounds; prints the median per-request time of each and the
    ratio (target: at most 1.10).
 2. Throughput: with the sandbox adding 50 ms to every response, `AsyncClient`
@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from benchmarks import _servers
 from workbench._base_client import DEFAULT_LIMITS
@@ -49,7 +49,7 @@ def sandbox_url(base_url: str | None) -> Iterator[str]:
 
 @dataclass(frozen=True)
 class Overhead:
-    """Median wall and client-process CPU seconds per request, Client against bare httpx."""
+    """Median wall and client-process CPU seconds per request, Client against bare httpx2."""
 
     client_wall: float
     bare_wall: float
@@ -65,7 +65,7 @@ def _timed(send: Callable[[], object], requests: int) -> tuple[float, float]:
 
 
 def overhead(base_url: str, requests: int, rounds: int) -> Overhead:
-    """The same signed read through `Client` and bare `httpx.Client`, alternating rounds."""
+    """The same signed read through `Client` and bare `httpx2.Client`, alternating rounds."""
     with Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, base_url) as client:
         client.sandbox.set_latency(0)
         payment_id = client.payments.charge_card(
@@ -75,7 +75,7 @@ def overhead(base_url: str, requests: int, rounds: int) -> Overhead:
         headers = sign_request(
             api_key=DEFAULT_API_KEY, secret_key=DEFAULT_SECRET_KEY, method="GET", url=path
         ).as_dict()
-        with httpx.Client(base_url=base_url) as bare:
+        with httpx2.Client(base_url=base_url) as bare:
 
             def bare_get() -> object:
                 response = bare.get(path, headers=headers)
@@ -126,7 +126,7 @@ async def _flood(send: Callable[[], Awaitable[object]], count: int) -> tuple[flo
 
 
 def throughput(base_url: str, latency_ms: int, sequential: int, concurrent: int) -> Throughput:
-    """Sequential `Client` against `AsyncClient` (and bare `httpx.AsyncClient`), 50 in flight."""
+    """Sequential `Client` against `AsyncClient` (and bare `httpx2.AsyncClient`), 50 in flight."""
     with Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, base_url) as client:
         payment_id = client.payments.charge_card(
             transaction_id=f"bench-{time.time_ns()}", amount=1_000, card_token="tok_test_success"
@@ -145,7 +145,7 @@ def throughput(base_url: str, latency_ms: int, sequential: int, concurrent: int)
                 ).as_dict()
                 async with (
                     AsyncClient(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, base_url) as aclient,
-                    httpx.AsyncClient(base_url=base_url, limits=DEFAULT_LIMITS) as bare,
+                    httpx2.AsyncClient(base_url=base_url, limits=DEFAULT_LIMITS) as bare,
                 ):
 
                     async def bare_get() -> object:
@@ -175,12 +175,12 @@ def main() -> None:
     with sandbox_url(args.base_url) as base_url:
         o = overhead(base_url, args.requests, args.rounds)
         print(
-            f"overhead: Client {o.client_wall * 1e3:.3f} ms/request, bare httpx "
+            f"overhead: Client {o.client_wall * 1e3:.3f} ms/request, bare httpx2 "
             f"{o.bare_wall * 1e3:.3f} ms/request, ratio {o.client_wall / o.bare_wall:.3f} "
             "(target <= 1.10)"
         )
         print(
-            f"client-process CPU: Client {o.client_cpu * 1e3:.3f} ms/request, bare httpx "
+            f"client-process CPU: Client {o.client_cpu * 1e3:.3f} ms/request, bare httpx2 "
             f"{o.bare_cpu * 1e3:.3f} ms/request (the Client's own work: "
             f"{(o.client_cpu - o.bare_cpu) * 1e6:.0f} µs/request)"
         )
@@ -191,7 +191,7 @@ def main() -> None:
             f"{t.client_async / t.sequential:.1f}x (target >= 20)"
         )
         print(
-            f"baseline: bare httpx.AsyncClient 50 in flight {t.bare_async:.1f} req/s "
+            f"baseline: bare httpx2.AsyncClient 50 in flight {t.bare_async:.1f} req/s "
             f"({t.bare_async / t.sequential:.1f}x sequential); AsyncClient/bare "
             f"{t.client_async / t.bare_async:.2f}; client-process CPU per request "
             f"{t.client_cpu * 1e3:.2f} ms (AsyncClient) vs {t.bare_cpu * 1e3:.2f} ms (bare)"

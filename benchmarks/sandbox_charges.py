@@ -32,7 +32,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from benchmarks import _servers, _wrk
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
@@ -94,7 +94,7 @@ def main() -> None:
             print(f"{pg}: left out ({exc})")
         else:
             urls[pg] = up.enter_context(_servers.sandbox(pg_url, workers=2))
-        openapi = httpx.get(urls[one] + "/openapi.json").json()
+        openapi = httpx2.get(urls[one] + "/openapi.json").json()
         urls[prism] = up.enter_context(_servers.prism(openapi, work))
         urls[ceiling] = up.enter_context(_servers.bare_starlette())
         names = [name for name in (one, two, pg, prism, ceiling) if name in urls]

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-import httpx
+import httpx2
 import sqlalchemy as sa
 import uvicorn
 
@@ -40,12 +40,12 @@ from workbench.signing import sign_request
 MONTH_SECONDS = 31 * 86_400
 
 
-class Signer(httpx.Auth):
+class Signer(httpx2.Auth):
     """Signs each request over its exact body."""
 
     requires_request_body = True
 
-    def auth_flow(self, request: httpx.Request) -> Iterator[httpx.Request]:
+    def auth_flow(self, request: httpx2.Request) -> Iterator[httpx2.Request]:
         headers = sign_request(
             api_key=DEFAULT_API_KEY,
             secret_key=DEFAULT_SECRET_KEY,
@@ -120,7 +120,7 @@ def measure(count: int) -> tuple[float, float]:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         with (
             serve(url) as (base, sandbox),
-            httpx.Client(base_url=base, auth=Signer(), timeout=600) as client,
+            httpx2.Client(base_url=base, auth=Signer(), timeout=600) as client,
         ):
             populate(sandbox, count)
             seen = 0

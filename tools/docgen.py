@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-import httpx
+import httpx2
 from click.testing import CliRunner
 
 from workbench import _exceptions as _exc
@@ -125,7 +125,7 @@ def _raised_for(code: str) -> type[_exc.APIError]:
 
 def _client_retries(code: str, http_status: int) -> bool:
     """Whether the client retries this answer by itself (its retry policy decides)."""
-    return RetryPolicy.should_retry_response(httpx.Response(http_status), code)
+    return RetryPolicy.should_retry_response(httpx2.Response(http_status), code)
 
 
 def errors_table() -> str:

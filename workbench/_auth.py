@@ -1,4 +1,4 @@
-"""The `httpx.Auth` that signs each attempt over the exact bytes it sends."""
+"""The `httpx2.Auth` that signs each attempt over the exact bytes it sends."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Generator
 from datetime import UTC, datetime, timedelta
 
-import httpx
+import httpx2
 
 from workbench.signing import canonical_path, format_timestamp, sign
 
@@ -24,10 +24,10 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class SigningAuth(httpx.Auth):
+class SigningAuth(httpx2.Auth):
     """Adds X-Api-Key, X-Timestamp and X-Signature to a request.
 
-    httpx runs the flow on every ``send``, so each retry is signed afresh with
+    httpx2 runs the flow on every ``send``, so each retry is signed afresh with
     its own timestamp. The signed body is ``request.content``: the very bytes
     that go on the wire.
 
@@ -52,7 +52,9 @@ class SigningAuth(httpx.Auth):
         """The current time as the server should see it."""
         return self.clock() + self.clock_offset
 
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+    def auth_flow(
+        self, request: httpx2.Request
+    ) -> Generator[httpx2.Request, httpx2.Response, None]:
         timestamp = format_timestamp(self.now())
         path = canonical_path(request.url.path)
         body = request.content

@@ -25,7 +25,7 @@ from datetime import UTC, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, Self, TypeVar, Unpack
 
-import httpx
+import httpx2
 
 from workbench._auth import SigningAuth
 from workbench._exceptions import (
@@ -38,7 +38,12 @@ from workbench._logs import configure_logging
 from workbench._options import CallOptions, RequestOptions, check_headers
 from workbench._response import ResponseInfo
 from workbench._retry import RetryPolicy
-from workbench._transport import ShardedAsyncTransport, default_ssl_context
+from workbench._transport import (
+    ProxySetting,
+    ShardedAsyncTransport,
+    default_ssl_context,
+    proxy_routes,
+)
 from workbench._version import __version__
 from workbench.config import Settings, mask_key
 from workbench.models._base import APIObject
@@ -56,9 +61,9 @@ __all__ = [
 log = logging.getLogger("workbench")
 
 DEFAULT_TIMEOUT = 30.0
-#: Keep as many idle connections as may be open: with httpx's default of 20, a burst
+#: Keep as many idle connections as may be open: with httpx2's default of 20, a burst
 #: of 50 concurrent calls would close 30 connections after each round and reconnect.
-DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+DEFAULT_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=100)
 #: Connection pools an `AsyncClient` spreads its requests over (see `_transport`).
 ASYNC_POOLS = 8
 #: A learnt clock offset smaller than this is noise (the Date header has 1 s resolution).
@@ -76,7 +81,7 @@ class _Call:
     content: bytes | None
     params: dict[str, str]
     retry: RetryPolicy
-    timeout: float | httpx.Timeout
+    timeout: float | httpx2.Timeout
     headers: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -107,6 +112,28 @@ def _with_call_options(options: RequestOptions, call_options: CallOptions) -> Re
     )
 
 
+def _check_http_client(http_client: object, expected: type[object]) -> None:
+    """Refuse an ``http_client`` of another library (plain httpx) or of the other kind."""
+    if http_client is None or isinstance(http_client, expected):
+        return
+    kind = type(http_client)
+    raise TypeError(
+        f"http_client must be an httpx2.{expected.__name__}, not {kind.__module__}."
+        f"{kind.__qualname__} (the client is built on httpx2, the maintained continuation "
+        "of httpx: create it with `import httpx2`)"
+    )
+
+
+def _check_proxy(proxy: ProxySetting | None, http_client: object, transport: object) -> None:
+    """``proxy`` configures the connections the client makes itself, so only those."""
+    if proxy is None:
+        return
+    if http_client is not None:
+        raise ValueError("give proxy= to your http_client, not to the client that uses it")
+    if transport is not None:
+        raise ValueError("proxy= and transport= exclude each other: a transport makes no proxy")
+
+
 def _query_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -122,7 +149,7 @@ class BaseClient:
         api_key: str | None,
         secret_key: str | None,
         base_url: str | None,
-        timeout: float | httpx.Timeout,
+        timeout: float | httpx2.Timeout,
         max_retries: int,
         retry_policy: RetryPolicy | None,
         sync_clock: bool,
@@ -153,7 +180,7 @@ class BaseClient:
         return self._retry.max_retries
 
     @property
-    def timeout(self) -> float | httpx.Timeout:
+    def timeout(self) -> float | httpx2.Timeout:
         """The timeout of each attempt, unless a call gives its own."""
         return self._timeout
 
@@ -170,7 +197,7 @@ class BaseClient:
     def with_options(
         self,
         *,
-        timeout: float | httpx.Timeout | None = None,
+        timeout: float | httpx2.Timeout | None = None,
         max_retries: int | None = None,
         retry_policy: RetryPolicy | None = None,
         default_headers: Mapping[str, str] | None = None,
@@ -188,7 +215,7 @@ class BaseClient:
             >>> patient.payments.refund("pay_123")  # doctest: +SKIP
 
         Args:
-            timeout: seconds, or an `httpx.Timeout`, per attempt (default: this client's).
+            timeout: seconds, or an `httpx2.Timeout`, per attempt (default: this client's).
             max_retries: retries after the first attempt (default: this client's);
                 the backoff of the retry policy is kept.
             retry_policy: a whole new `RetryPolicy` (``max_retries``, if given too,
@@ -271,7 +298,9 @@ class BaseClient:
             headers=headers,
         )
 
-    def _build_request(self, http: httpx.Client | httpx.AsyncClient, call: _Call) -> httpx.Request:
+    def _build_request(
+        self, http: httpx2.Client | httpx2.AsyncClient, call: _Call
+    ) -> httpx2.Request:
         return http.build_request(
             call.options.method,
             self.base_url + call.options.path,
@@ -281,10 +310,10 @@ class BaseClient:
             timeout=call.timeout,
         )
 
-    def _auth_for(self, call: _Call) -> httpx.Auth | None:
+    def _auth_for(self, call: _Call) -> httpx2.Auth | None:
         return self._auth if call.options.signed else None
 
-    def _learn_clock(self, response: httpx.Response, code: str) -> bool:
+    def _learn_clock(self, response: httpx2.Response, code: str) -> bool:
         """After SVC-GW-1001, adopt the server's clock from ``Date`` if ours is off."""
         if not self._sync_clock or code != "SVC-GW-1001":
             return False
@@ -310,7 +339,7 @@ class BaseClient:
         return True
 
     def _retry_delay(
-        self, call: _Call, response: httpx.Response, retries: int
+        self, call: _Call, response: httpx2.Response, retries: int
     ) -> tuple[float | None, str]:
         """The wait before retrying ``response``, or ``None`` not to retry; and its code."""
         code = ""
@@ -326,7 +355,7 @@ class BaseClient:
             return None, code
         return call.retry.delay(retries, response), code
 
-    def _log_attempt(self, call: _Call, response: httpx.Response, attempt: int) -> None:
+    def _log_attempt(self, call: _Call, response: httpx2.Response, attempt: int) -> None:
         log.debug(
             "%s %s -> %d request_id=%s idempotency_key=%s attempt=%d",
             call.options.method,
@@ -350,9 +379,9 @@ class BaseClient:
         )
 
     def _connection_error(
-        self, exc: httpx.TransportError, request: httpx.Request, retries: int
+        self, exc: httpx2.TransportError, request: httpx2.Request, retries: int
     ) -> APIConnectionError:
-        cls = APITimeoutError if isinstance(exc, httpx.TimeoutException) else APIConnectionError
+        cls = APITimeoutError if isinstance(exc, httpx2.TimeoutException) else APIConnectionError
         what = "timed out" if cls is APITimeoutError else "failed to connect"
         message = (
             f"{request.method} {request.url.path} {what} after {retries} retries: "
@@ -361,7 +390,7 @@ class BaseClient:
         return cls(message, request=request, retries=retries)
 
     def _finish(
-        self, call: _Call, response: httpx.Response, retries: int, cast_to: type[ModelT]
+        self, call: _Call, response: httpx2.Response, retries: int, cast_to: type[ModelT]
     ) -> ModelT:
         """Turn the final response into a result, or raise its typed error."""
         try:
@@ -407,21 +436,54 @@ class BaseClient:
             observer(info, body)
 
 
+def _sharded_async_client(
+    timeout: float | httpx2.Timeout,
+    transport: httpx2.AsyncBaseTransport | None,
+    proxy: ProxySetting | None,
+) -> httpx2.AsyncClient:
+    """An `httpx2.AsyncClient` over sharded pools, routed through proxies as `Client` is.
+
+    httpx2 turns the environment's proxies off for a client given a transport, so the
+    routes are mounted here: sharded pools through each proxy, and ``None`` (the default
+    pools) for the addresses ``NO_PROXY`` names. A transport of the caller's is used as
+    is, for every address.
+    """
+    if transport is not None:
+        return httpx2.AsyncClient(timeout=timeout, transport=transport)
+    mounts: dict[str, httpx2.AsyncBaseTransport | None] = {
+        pattern: None
+        if route is None
+        else ShardedAsyncTransport.pools(ASYNC_POOLS, DEFAULT_LIMITS, proxy=route)
+        for pattern, route in proxy_routes(proxy).items()
+    }
+    return httpx2.AsyncClient(
+        timeout=timeout,
+        transport=ShardedAsyncTransport.pools(ASYNC_POOLS, DEFAULT_LIMITS),
+        mounts=mounts,
+    )
+
+
 class SyncAPIClient(BaseClient):
-    """The blocking retry loop over an `httpx.Client`."""
+    """The blocking retry loop over an `httpx2.Client`."""
 
     def __init__(
         self,
         *,
-        http_client: httpx.Client | None,
-        transport: httpx.BaseTransport | None,
+        http_client: httpx2.Client | None,
+        transport: httpx2.BaseTransport | None,
+        proxy: ProxySetting | None = None,
         **kwargs: Any,
     ) -> None:
+        _check_http_client(http_client, httpx2.Client)
+        _check_proxy(proxy, http_client, transport)
         super().__init__(**kwargs)
         self._owns_http = http_client is None
-        self._http: httpx.Client = http_client or httpx.Client(
+        # Without a transport of the caller's, httpx2 itself routes through ``proxy`` or,
+        # when it is None, the proxies of the environment (NO_PROXY included).
+        self._http: httpx2.Client = http_client or httpx2.Client(
             timeout=self._timeout,
             transport=transport,
+            proxy=proxy,
             limits=DEFAULT_LIMITS,
             verify=default_ssl_context(),
         )
@@ -452,7 +514,7 @@ class SyncAPIClient(BaseClient):
             request = self._build_request(self._http, call)
             try:
                 response = self._http.send(request, auth=self._auth_for(call))
-            except httpx.TransportError as exc:
+            except httpx2.TransportError as exc:
                 if retries >= call.retry.max_retries:
                     raise self._connection_error(exc, request, retries) from exc
                 delay = call.retry.delay(retries)
@@ -475,27 +537,29 @@ class SyncAPIClient(BaseClient):
             retries += 1
 
     def close(self) -> None:
-        """Close the connections (only those of an `httpx.Client` the client created)."""
+        """Close the connections (only those of an `httpx2.Client` the client created)."""
         if self._owns_http:
             self._http.close()
 
 
 class AsyncAPIClient(BaseClient):
-    """The same retry loop over an `httpx.AsyncClient`."""
+    """The same retry loop over an `httpx2.AsyncClient`."""
 
     def __init__(
         self,
         *,
-        http_client: httpx.AsyncClient | None,
-        transport: httpx.AsyncBaseTransport | None,
+        http_client: httpx2.AsyncClient | None,
+        transport: httpx2.AsyncBaseTransport | None,
+        proxy: ProxySetting | None = None,
         **kwargs: Any,
     ) -> None:
+        _check_http_client(http_client, httpx2.AsyncClient)
+        _check_proxy(proxy, http_client, transport)
         super().__init__(**kwargs)
         self._owns_http = http_client is None
-        self._http: httpx.AsyncClient = http_client or httpx.AsyncClient(
-            timeout=self._timeout,
-            transport=transport or ShardedAsyncTransport.pools(ASYNC_POOLS, DEFAULT_LIMITS),
-        )
+        if http_client is None:
+            http_client = _sharded_async_client(self._timeout, transport, proxy)
+        self._http: httpx2.AsyncClient = http_client
         self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     async def request(
@@ -509,7 +573,7 @@ class AsyncAPIClient(BaseClient):
             request = self._build_request(self._http, call)
             try:
                 response = await self._http.send(request, auth=self._auth_for(call))
-            except httpx.TransportError as exc:
+            except httpx2.TransportError as exc:
                 if retries >= call.retry.max_retries:
                     raise self._connection_error(exc, request, retries) from exc
                 delay = call.retry.delay(retries)
@@ -532,6 +596,6 @@ class AsyncAPIClient(BaseClient):
             retries += 1
 
     async def close(self) -> None:
-        """Close the connections (only those of an `httpx.AsyncClient` the client created)."""
+        """Close the connections (only those of an `httpx2.AsyncClient` the client created)."""
         if self._owns_http:
             await self._http.aclose()

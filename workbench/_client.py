@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import TracebackType
 
-import httpx
+import httpx2
 
 from workbench._base_client import DEFAULT_TIMEOUT, AsyncAPIClient, SyncAPIClient
 from workbench._retry import DEFAULT_MAX_RETRIES, RetryPolicy
+from workbench._transport import ProxySetting
 from workbench.config import Settings
 from workbench.resources import (
     AsyncCards,
@@ -46,11 +47,17 @@ class Client(SyncAPIClient):
         api_key: the public key (``pk_``).
         secret_key: the secret key (``sk_``), used only to sign.
         base_url: the service address (default: the local sandbox).
-        timeout: seconds, or an `httpx.Timeout`, per attempt.
+        timeout: seconds, or an `httpx2.Timeout`, per attempt.
         max_retries: retries after the first attempt (default 2).
         retry_policy: full control of retries and backoff (overrides ``max_retries``).
-        http_client: an `httpx.Client` of your own (it is not closed by `close`).
-        transport: an httpx transport for the client's own `httpx.Client` (tests).
+        http_client: an `httpx2.Client` of your own (it is not closed by `close`).
+        transport: an httpx2 transport for the client's own `httpx2.Client` (tests).
+        proxy: the proxy every request goes through (a URL such as
+            ``"http://proxy.internal:3128"``, or an `httpx2.Proxy`). Left out, the
+            client follows ``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY`` and
+            ``NO_PROXY``, as `AsyncClient` does; neither applies with ``http_client``
+            (configure yours) or ``transport`` (combining either with ``proxy`` is a
+            ``ValueError``).
         sync_clock: learn the server's clock from ``Date`` after a timestamp rejection.
         settings: resolved `Settings` (overrides the three credentials arguments).
         log_level: ``debug``/``info``/``warning``; default reads ``WORKBENCH_LOG``.
@@ -76,11 +83,12 @@ class Client(SyncAPIClient):
         secret_key: str | None = None,
         base_url: str | None = None,
         *,
-        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        timeout: float | httpx2.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_policy: RetryPolicy | None = None,
-        http_client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
+        http_client: httpx2.Client | None = None,
+        transport: httpx2.BaseTransport | None = None,
+        proxy: ProxySetting | None = None,
         sync_clock: bool = True,
         settings: Settings | None = None,
         log_level: str | None = None,
@@ -89,6 +97,7 @@ class Client(SyncAPIClient):
         super().__init__(
             http_client=http_client,
             transport=transport,
+            proxy=proxy,
             api_key=api_key,
             secret_key=secret_key,
             base_url=base_url,
@@ -143,11 +152,12 @@ class AsyncClient(AsyncAPIClient):
         secret_key: str | None = None,
         base_url: str | None = None,
         *,
-        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        timeout: float | httpx2.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_policy: RetryPolicy | None = None,
-        http_client: httpx.AsyncClient | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
+        proxy: ProxySetting | None = None,
         sync_clock: bool = True,
         settings: Settings | None = None,
         log_level: str | None = None,
@@ -156,6 +166,7 @@ class AsyncClient(AsyncAPIClient):
         super().__init__(
             http_client=http_client,
             transport=transport,
+            proxy=proxy,
             api_key=api_key,
             secret_key=secret_key,
             base_url=base_url,

@@ -44,7 +44,7 @@ shows the request id to quote to support.
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 
 from workbench.spec import ERRORS, ErrorCode
 
@@ -95,7 +95,7 @@ class APIConnectionError(WorkbenchError):
         retries: how many retries were taken before giving up.
     """
 
-    def __init__(self, message: str, *, request: httpx.Request, retries: int = 0) -> None:
+    def __init__(self, message: str, *, request: httpx2.Request, retries: int = 0) -> None:
         super().__init__(message)
         self.request = request
         self.retries = retries
@@ -125,7 +125,7 @@ class APIError(WorkbenchError):
         message: str,
         request_id: str | None,
         http_status: int,
-        response: httpx.Response | None = None,
+        response: httpx2.Response | None = None,
         retries: int = 0,
     ) -> None:
         self.code = code
@@ -314,7 +314,7 @@ def error_class_for(code: str, http_status: int) -> type[APIError]:
     return _BY_STATUS.get(http_status, APIError)
 
 
-def make_api_error(response: httpx.Response, *, retries: int = 0) -> APIError:
+def make_api_error(response: httpx2.Response, *, retries: int = 0) -> APIError:
     """Build the typed error for an error response from its envelope.
 
     A body that is not the envelope (a proxy's HTML page, say) still gives an

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-import httpx
+import httpx2
 
 __all__ = ["OWNED_HEADERS", "CallOptions", "RequestOptions", "check_headers"]
 
@@ -55,14 +55,14 @@ class CallOptions(TypedDict, total=False):
     """Per-call settings every resource method takes as keyword arguments.
 
     Attributes:
-        timeout: seconds, or an `httpx.Timeout`, for each attempt of this call
+        timeout: seconds, or an `httpx2.Timeout`, for each attempt of this call
             (default: the client's).
         max_retries: retries after the first attempt of this call (default: the client's).
         extra_headers: more headers for this call, over the client's ``default_headers``;
             the headers of `OWNED_HEADERS` are refused.
     """
 
-    timeout: float | httpx.Timeout | None
+    timeout: float | httpx2.Timeout | None
     max_retries: int | None
     extra_headers: Mapping[str, str] | None
 
@@ -104,7 +104,7 @@ class RequestOptions:
     params: Mapping[str, Any] | None = None
     signed: bool = True
     idempotency_key: str | None = None
-    timeout: float | httpx.Timeout | None = None
+    timeout: float | httpx2.Timeout | None = None
     max_retries: int | None = None
     extra_headers: Mapping[str, str] | None = field(default=None, repr=False)
     action: str | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import httpx
+import httpx2
 
 from workbench._options import RequestOptions
 
@@ -23,7 +23,7 @@ class ResponseInfo:
         request_id: the ``X-Request-Id`` the service answered with.
         idempotency_key: the Idempotency-Key sent on every attempt (``None`` for reads).
         retries: how many retries were taken (0 when the first attempt succeeded).
-        http_response: the underlying `httpx.Response`.
+        http_response: the underlying `httpx2.Response`.
         action: what the call did, as its resource method named it (``capture``);
             ``None`` for a call that names none.
         object_id: the object the call acted on: the id it was called with, or for a
@@ -37,11 +37,11 @@ class ResponseInfo:
     method: str
     path: str
     status_code: int
-    headers: httpx.Headers = field(repr=False)
+    headers: httpx2.Headers = field(repr=False)
     request_id: str | None
     idempotency_key: str | None
     retries: int
-    http_response: httpx.Response = field(repr=False, compare=False)
+    http_response: httpx2.Response = field(repr=False, compare=False)
     action: str | None = None
     object_id: str | None = None
     object_state: str | None = None

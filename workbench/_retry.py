@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-import httpx
+import httpx2
 
 __all__ = ["DEFAULT_MAX_RETRIES", "RetryPolicy", "parse_retry_after"]
 
@@ -76,7 +76,7 @@ class RetryPolicy:
             raise ValueError("jitter must be between 0 and 1")
 
     @staticmethod
-    def should_retry_response(response: httpx.Response, code: str) -> bool:
+    def should_retry_response(response: httpx2.Response, code: str) -> bool:
         """Whether an error response (with envelope ``code``) may be retried."""
         if code in _NEVER_CODES:
             return False
@@ -85,7 +85,7 @@ class RetryPolicy:
         status = response.status_code
         return status in _RETRY_STATUSES or status >= 500
 
-    def delay(self, retry: int, response: httpx.Response | None = None) -> float:
+    def delay(self, retry: int, response: httpx2.Response | None = None) -> float:
         """Seconds to wait before retry number ``retry`` (counted from 0)."""
         if response is not None:
             after = parse_retry_after(response.headers.get("Retry-After"))

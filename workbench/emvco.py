@@ -29,6 +29,7 @@ Fields written by the sandbox (see docs/sandbox/decisions.md, "Hosted checkout")
 from __future__ import annotations
 
 import binascii
+import unicodedata
 from dataclasses import dataclass
 
 __all__ = [
@@ -63,9 +64,19 @@ def _field(tag: str, value: str) -> str:
     return f"{tag}{len(value):02d}{value}"
 
 
+#: Letters that lose their mark but not their letter in ASCII (NFKD leaves these whole).
+_UNMARKED = str.maketrans({"ı": "i", "İ": "I", "ø": "o", "Ø": "O", "ß": "ss"})
+
+
 def _ascii(text: str, limit: int) -> str:
-    """Printable ASCII only (a bank app reads no other), cut to ``limit`` characters."""
-    cleaned = "".join(ch if " " <= ch <= "~" else "?" for ch in text)
+    """Printable ASCII only (a bank app reads no other), cut to ``limit`` characters.
+
+    Accented letters keep their base letter (``"ord-ş-1"`` gives ``"ord-s-1"``,
+    ``"Işık"`` gives ``"Isik"``); anything else outside ASCII becomes ``?``.
+    """
+    plain = unicodedata.normalize("NFKD", text.translate(_UNMARKED))
+    plain = "".join(ch for ch in plain if not unicodedata.combining(ch))
+    cleaned = "".join(ch if " " <= ch <= "~" else "?" for ch in plain)
     return cleaned[:limit] or "-"
 
 

@@ -91,7 +91,7 @@ async def workbench_async_client(workbench_sandbox: SandboxServer) -> AsyncItera
     """An `AsyncClient` for the demo merchant, whose data is reset first.
 
     An async fixture: the test needs an async runner (``@pytest.mark.anyio`` with
-    anyio's plugin, which comes with httpx, or pytest-asyncio).
+    anyio's plugin, which comes with httpx2, or pytest-asyncio).
     """
     config = workbench_sandbox.config
     async with AsyncClient(config.api_key, config.secret_key, workbench_sandbox.base_url) as client:

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.browser.buyer import APPROVED, CHALLENGE, fill_card, landed
@@ -303,19 +303,19 @@ def test_double_submit_charges_once(
     # Outside it: the same form posted by two buyers' tabs at once, then once more.
     other = new_session()
     form = {"cardNumber": APPROVED, "expiry": "12/30", "cvc": "123", "holder": "A B"}
-    answers: list[httpx.Response] = []
+    answers: list[httpx2.Response] = []
     barrier = threading.Barrier(4)
 
     def submit() -> None:
         barrier.wait()
-        answers.append(httpx.post(f"{other.checkout_url}/pay", data=form, timeout=30))
+        answers.append(httpx2.post(f"{other.checkout_url}/pay", data=form, timeout=30))
 
     threads = [threading.Thread(target=submit) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    answers.append(httpx.post(f"{other.checkout_url}/pay", data=form, timeout=30))
+    answers.append(httpx2.post(f"{other.checkout_url}/pay", data=form, timeout=30))
     assert {a.status_code for a in answers} == {303}
     assert len({a.headers["location"] for a in answers}) == 1
     paid = landed(answers[0].headers["location"])

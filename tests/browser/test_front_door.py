@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from tests.browser.screenshots import Shots
@@ -90,7 +90,7 @@ def test_front_page_says_what_this_is_and_where_to_go(
 def test_swagger_ui_renders_the_operations_offline(
     page: Any, requests: Requests, server: SandboxServer, shot: Shots
 ) -> None:
-    document = httpx.get(server.base_url + "/openapi.json").json()
+    document = httpx2.get(server.base_url + "/openapi.json").json()
     operations = sum(len(item) for item in document["paths"].values())
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(server.base_url + "/docs")
@@ -108,7 +108,7 @@ def test_swagger_ui_renders_the_operations_offline(
 
 def test_no_redoc_page_that_would_load_from_a_cdn(server: SandboxServer) -> None:
     # ReDoc's standalone bundle fetches its logo from its CDN: not served here.
-    assert httpx.get(server.base_url + "/redoc").status_code == 404
+    assert httpx2.get(server.base_url + "/redoc").status_code == 404
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def own_keys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer
 
 
 def test_front_page_masks_keys_set_by_the_operator(own_keys: SandboxServer) -> None:
-    page = httpx.get(own_keys.base_url + "/")
+    page = httpx2.get(own_keys.base_url + "/")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert "sk_test_team_secret_do_not_show_9c1e" not in page.text
@@ -138,12 +138,12 @@ def test_front_page_masks_keys_set_by_the_operator(own_keys: SandboxServer) -> N
 
 def test_front_page_refuses_a_host_it_does_not_serve(own_keys: SandboxServer) -> None:
     hostile = '127.0.0.1"><script>alert(1)</script>'
-    page = httpx.get(own_keys.base_url + "/", headers={"Host": hostile})
+    page = httpx2.get(own_keys.base_url + "/", headers={"Host": hostile})
     assert page.status_code == 400
     assert page.json()["code"] == "SVC-GW-4000"
     assert "<script>" not in page.text
     # A Host it serves, on another port, changes nothing on the page: the bound address shows.
-    page = httpx.get(own_keys.base_url + "/", headers={"Host": "localhost:1"})
+    page = httpx2.get(own_keys.base_url + "/", headers={"Host": "localhost:1"})
     assert page.status_code == 200
     assert own_keys.base_url in page.text
     assert "localhost:1" not in page.text

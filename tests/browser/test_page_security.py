@@ -7,7 +7,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.browser.buyer import fill_card, landed
@@ -23,7 +23,7 @@ def test_every_html_page_sends_the_security_headers(
     path: str, server: SandboxServer, new_session: Callable[..., Any]
 ) -> None:
     url = server.base_url + path.format(session=new_session().session_id)
-    response = httpx.get(url, timeout=10)
+    response = httpx2.get(url, timeout=10)
     assert response.headers["content-type"].startswith("text/html")
     policy = response.headers["content-security-policy"]
     assert "script-src 'self'" in policy

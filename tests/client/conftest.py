@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
+import httpx2
 import pytest
 
 from tests.client.fake_time import FakeTime
@@ -29,7 +29,7 @@ def fake_time() -> FakeTime:
 @pytest.fixture
 def client(script: Script, fake_time: FakeTime) -> Iterator[Client]:
     with Client(
-        API_KEY, SECRET_KEY, BASE_URL, transport=httpx.MockTransport(script), log_level="none"
+        API_KEY, SECRET_KEY, BASE_URL, transport=httpx2.MockTransport(script), log_level="none"
     ) as c:
         c._sleep = fake_time.sleep
         c._auth.clock = fake_time.clock

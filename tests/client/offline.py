@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 
 from tests.client.fake_time import FakeTime
 from tests.client.script import Script
@@ -23,7 +23,7 @@ BASE_URL = "http://service.test"
 
 def make_async_client(script: Script, fake_time: FakeTime, **kwargs: Any) -> AsyncClient:
     """An AsyncClient on the same script and fake time (create it inside the event loop)."""
-    c = AsyncClient(API_KEY, SECRET_KEY, BASE_URL, transport=httpx.MockTransport(script), **kwargs)
+    c = AsyncClient(API_KEY, SECRET_KEY, BASE_URL, transport=httpx2.MockTransport(script), **kwargs)
     c._sleep = fake_time.async_sleep
     c._auth.clock = fake_time.clock
     return c

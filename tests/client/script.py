@@ -1,6 +1,6 @@
 """A scripted transport for the offline client tests: replies in order, requests recorded.
 
-`Script` goes into ``httpx.MockTransport``; `ok` and `envelope` build the replies it gives.
+`Script` goes into ``httpx2.MockTransport``; `ok` and `envelope` build the replies it gives.
 """
 
 from __future__ import annotations
@@ -10,24 +10,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import httpx2
 
 __all__ = ["Reply", "Script", "envelope", "ok"]
 
-Reply = httpx.Response | Exception | Callable[[httpx.Request], httpx.Response]
+Reply = httpx2.Response | Exception | Callable[[httpx2.Request], httpx2.Response]
 
 
 def envelope(
     code: str, status: int, *, request_id: str = "req-1", **headers: str
-) -> httpx.Response:
+) -> httpx2.Response:
     """An error response in the service's envelope."""
     body = {"code": code, "message": f"{code} happened", "requestId": request_id}
-    return httpx.Response(status, json=body, headers=headers)
+    return httpx2.Response(status, json=body, headers=headers)
 
 
-def ok(body: dict[str, Any], status: int = 200, request_id: str = "req-ok") -> httpx.Response:
+def ok(body: dict[str, Any], status: int = 200, request_id: str = "req-ok") -> httpx2.Response:
     """A success response with an X-Request-Id."""
-    return httpx.Response(status, json=body, headers={"X-Request-Id": request_id})
+    return httpx2.Response(status, json=body, headers={"X-Request-Id": request_id})
 
 
 @dataclass
@@ -38,16 +38,16 @@ class Script:
     """
 
     replies: list[Reply] = field(default_factory=list)
-    requests: list[httpx.Request] = field(default_factory=list)
+    requests: list[httpx2.Request] = field(default_factory=list)
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         request.read()
         self.requests.append(request)
         index = min(len(self.requests) - 1, len(self.replies) - 1)
         reply = self.replies[index]
         if isinstance(reply, Exception):
             raise reply
-        if isinstance(reply, httpx.Response):
+        if isinstance(reply, httpx2.Response):
             return reply
         return reply(request)
 

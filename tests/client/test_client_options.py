@@ -1,30 +1,29 @@
 """Client conventions: ``with_options``, ``default_headers``, per-call options, owned headers.
 
 Each option is checked where it matters, on the request that reaches the wire
-(httpx.MockTransport through the ``script`` fixture, or respx in front of the
-client's own transport).
+(httpx2.MockTransport through the ``script`` fixture, or a real server on 127.0.0.1
+behind the client's own transport).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-import httpx
+import httpx2
 import pytest
-import respx
 
 from tests.client import samples
 from tests.client.fake_time import FakeTime
 from tests.client.offline import API_KEY, BASE_URL, SECRET_KEY, make_async_client
 from tests.client.script import Script, envelope, ok
+from tests.client.wire import ScriptedServer
 from workbench import AsyncClient, Client, RetryPolicy, ServerError, Tracker
 from workbench._options import OWNED_HEADERS
 
 CAPTURE_PATH = "/v1/payments/pay_1/capture"
 
 
-def _timeout(request: httpx.Request) -> dict[str, float | None]:
+def _timeout(request: httpx2.Request) -> dict[str, float | None]:
     timeout: dict[str, float | None] = request.extensions["timeout"]
     return timeout
 
@@ -60,7 +59,7 @@ def test_with_options_returns_a_configured_copy_and_leaves_the_client_alone(
 
 
 def test_copies_share_the_connection_pool_and_stay_independent(script: Script) -> None:
-    with Client(API_KEY, SECRET_KEY, BASE_URL, transport=httpx.MockTransport(script)) as c:
+    with Client(API_KEY, SECRET_KEY, BASE_URL, transport=httpx2.MockTransport(script)) as c:
         a = c.with_options(default_headers={"X-Copy": "a"}, max_retries=0)
         b = c.with_options(default_headers={"X-Copy": "b"}, timeout=5.0)
         ab = a.with_options(default_headers={"X-Extra": "1"})
@@ -105,7 +104,7 @@ def test_default_headers_go_on_every_call_and_extra_headers_on_one(script: Scrip
         API_KEY,
         SECRET_KEY,
         BASE_URL,
-        transport=httpx.MockTransport(script),
+        transport=httpx2.MockTransport(script),
         default_headers={"X-Tenant": "kahve", "User-Agent": "shop/1.0"},
     ) as c:
         script.replies = [ok(samples.PAYMENT)]
@@ -175,7 +174,7 @@ def test_per_call_options_win_over_the_copy_and_the_client(client: Client, scrip
 
 def test_a_timeout_object_is_passed_through(client: Client, script: Script) -> None:
     script.replies = [ok(samples.PAYMENT)]
-    client.payments.retrieve("pay_1", timeout=httpx.Timeout(10.0, connect=1.5))
+    client.payments.retrieve("pay_1", timeout=httpx2.Timeout(10.0, connect=1.5))
     assert _timeout(script.requests[0]) == {
         "connect": 1.5,
         "read": 10.0,
@@ -219,26 +218,23 @@ def test_async_with_options_and_per_call_options(script: Script, fake_time: Fake
 
 
 def test_options_reach_the_wire_through_the_clients_own_transport() -> None:
-    """respx in front of httpx's real transport: no test seam inside the client is used."""
-    with respx.mock(base_url=BASE_URL, assert_all_called=True) as router:
-        route = router.post(CAPTURE_PATH).mock(
-            side_effect=[
-                httpx.Response(503, json={"code": "SVC-GW-5000"}),
-                httpx.Response(200, json=samples.CAPTURE),
-            ]
+    """A real server on 127.0.0.1 behind httpx2's own transport: no test seam in the client."""
+    script = [(503, {"code": "SVC-GW-5000"}), (200, samples.CAPTURE)]
+    with (
+        ScriptedServer(script).running() as server,
+        Client(API_KEY, SECRET_KEY, server.url, default_headers={"X-Shop": "kahve"}) as c,
+    ):
+        c._sleep = lambda _: None
+        copy = c.with_options(timeout=12.0)
+        result = copy.payments.capture(
+            "pay_1", idempotency_key="cap-1", max_retries=1, extra_headers={"X-Trace-Id": "t9"}
         )
-        with Client(API_KEY, SECRET_KEY, BASE_URL, default_headers={"X-Shop": "kahve"}) as c:
-            c._sleep = lambda _: None
-            copy = c.with_options(timeout=12.0)
-            result = copy.payments.capture(
-                "pay_1", idempotency_key="cap-1", max_retries=1, extra_headers={"X-Trace-Id": "t9"}
-            )
     assert result.status == "captured"
-    assert route.call_count == 2
-    for call in route.calls:
-        request: Any = call.request
-        assert request.headers["Idempotency-Key"] == "cap-1"
-        assert request.headers["X-Shop"] == "kahve"
-        assert request.headers["X-Trace-Id"] == "t9"
-        assert _timeout(request)["read"] == 12.0
-        assert request.headers["X-Api-Key"] == API_KEY
+    assert [(r.method, r.target) for r in server.received] == [("POST", CAPTURE_PATH)] * 2
+    for request in server.received:
+        assert request.headers["idempotency-key"] == "cap-1"
+        assert request.headers["x-shop"] == "kahve"
+        assert request.headers["x-trace-id"] == "t9"
+        assert request.headers["x-api-key"] == API_KEY
+    assert result._response is not None
+    assert _timeout(result._response.http_response.request)["read"] == 12.0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from tests.client.script import Script, envelope
@@ -111,7 +111,7 @@ def test_unknown_code_falls_back_to_the_status(status: int, cls: type) -> None:
 
 
 def test_body_without_envelope_uses_header_request_id() -> None:
-    response = httpx.Response(
+    response = httpx2.Response(
         502, text="<html>bad gateway</html>", headers={"X-Request-Id": "req-hdr"}
     )
     err = errors.make_api_error(response, retries=2)
@@ -124,7 +124,7 @@ def test_body_without_envelope_uses_header_request_id() -> None:
 
 
 def test_envelope_request_id_wins_over_header() -> None:
-    response = httpx.Response(
+    response = httpx2.Response(
         404,
         json={"code": "SVC-GW-4004", "message": "no such payment", "requestId": "req-body"},
         headers={"X-Request-Id": "req-hdr"},

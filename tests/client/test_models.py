@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import httpx
+import httpx2
 import pydantic
 import pytest
 
@@ -97,7 +97,7 @@ def test_challenge_pending_charge_requires_action() -> None:
 
 def test_raw_response_is_reachable(client: Client, script: Script) -> None:
     script.replies = [
-        httpx.Response(201, json=samples.CHARGE, headers={"X-Request-Id": "r-9", "X-Extra": "1"})
+        httpx2.Response(201, json=samples.CHARGE, headers={"X-Request-Id": "r-9", "X-Extra": "1"})
     ]
     charge = client.payments.charge_card(
         transaction_id="o", amount=12500, card_token="tok_test_success"
@@ -116,6 +116,6 @@ def test_raw_response_is_reachable(client: Client, script: Script) -> None:
 def test_non_object_success_body_is_an_api_error(client: Client, script: Script) -> None:
     from workbench._exceptions import APIError
 
-    script.replies = [httpx.Response(200, text="<html>", headers={"X-Request-Id": "r-1"})]
+    script.replies = [httpx2.Response(200, text="<html>", headers={"X-Request-Id": "r-1"})]
     with pytest.raises(APIError, match="not a JSON object"):
         client.payments.retrieve("pay_1")

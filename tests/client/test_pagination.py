@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import httpx
+import httpx2
 import pandas as pd
 import pytest
 
@@ -18,12 +18,12 @@ from workbench._client import Client
 SUBS = [{**samples.LIST_ITEM, "id": f"sub_{i}", "amountMinor": 1000 + i} for i in range(5)]
 
 
-def _pages(request: httpx.Request) -> httpx.Response:
+def _pages(request: httpx2.Request) -> httpx2.Response:
     limit = int(request.url.params.get("limit", "2"))
     start = int(request.url.params.get("cursor", "0") or 0)
     items = SUBS[start : start + limit]
     nxt = str(start + limit) if start + limit < len(SUBS) else None
-    return httpx.Response(200, json={"items": items, "nextCursor": nxt})
+    return httpx2.Response(200, json={"items": items, "nextCursor": nxt})
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ def test_async_for_and_to_frame(script: Script, fake_time: FakeTime) -> None:
 
 
 def test_charge_list_to_frame(client: Client, script: Script) -> None:
-    script.replies = [httpx.Response(200, json=samples.CHARGES)]
+    script.replies = [httpx2.Response(200, json=samples.CHARGES)]
     frame = client.subscriptions.charges("sub_1").to_frame()
     assert list(frame["payment_id"]) == ["pay_9"]
     assert frame.loc[0, "amount_minor_try"] == "99,00 TL"

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.client import samples
@@ -415,7 +415,7 @@ CASES: list[Case] = [
 
 
 def _check_request(
-    request: httpx.Request, method: str, path: str, body: dict[str, Any] | None, signed: bool
+    request: httpx2.Request, method: str, path: str, body: dict[str, Any] | None, signed: bool
 ) -> None:
     assert request.method == method
     assert request.url.path == path
@@ -538,14 +538,14 @@ def test_naive_trial_end_is_refused(client: Client) -> None:
 
 def test_client_is_a_context_manager_that_closes(script: Script) -> None:
     with Client(
-        "pk_test_a_0000", "sk_test_b_0000", "http://t", transport=httpx.MockTransport(script)
+        "pk_test_a_0000", "sk_test_b_0000", "http://t", transport=httpx2.MockTransport(script)
     ) as c:
         pass
     assert c._http.is_closed
 
 
 def test_a_given_http_client_is_not_closed(script: Script) -> None:
-    http = httpx.Client(transport=httpx.MockTransport(script))
+    http = httpx2.Client(transport=httpx2.MockTransport(script))
     script.replies = [ok(samples.PAYMENT)]
     with Client("pk_test_a_0000", "sk_test_b_0000", "http://svc.test/base", http_client=http) as c:
         c.payments.retrieve("pay_1")
@@ -680,11 +680,11 @@ def _per_call(case_id: str, method: str) -> dict[str, Any]:
     return options
 
 
-def _check_per_call(case_id: str, method: str, requests: list[httpx.Request]) -> None:
+def _check_per_call(case_id: str, method: str, requests: list[httpx2.Request]) -> None:
     # max_retries=1: the 503 is retried once (the client's own default is 2).
     assert len(requests) == 2
     for request in requests:
-        assert request.extensions["timeout"] == httpx.Timeout(7.5).as_dict()
+        assert request.extensions["timeout"] == httpx2.Timeout(7.5).as_dict()
         assert request.headers["X-Trace-Id"] == f"trace-{case_id}"
         if method == "POST":
             assert request.headers["Idempotency-Key"] == f"key-{case_id}"
@@ -712,7 +712,7 @@ def test_sync_per_call_options_reach_the_wire(
         call(client, max_retries=0)
     assert len(script.requests) == 1
     assert "X-Trace-Id" not in script.requests[0].headers
-    assert script.requests[0].extensions["timeout"] == httpx.Timeout(30.0).as_dict()
+    assert script.requests[0].extensions["timeout"] == httpx2.Timeout(30.0).as_dict()
 
 
 @pytest.mark.parametrize(

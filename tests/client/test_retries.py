@@ -8,7 +8,7 @@ import logging
 from datetime import timedelta
 from email.utils import format_datetime
 
-import httpx
+import httpx2
 import pytest
 
 import workbench._base_client as base_client
@@ -127,7 +127,7 @@ def test_reads_carry_no_idempotency_key(client: Client, script: Script) -> None:
     ],
 )
 def test_no_retry_on_conflicts_and_client_errors(
-    client: Client, script: Script, fake_time: FakeTime, reply: httpx.Response, error: type
+    client: Client, script: Script, fake_time: FakeTime, reply: httpx2.Response, error: type
 ) -> None:
     script.replies = [reply, ok(CHARGE)]
     with pytest.raises(error) as info:
@@ -139,7 +139,7 @@ def test_no_retry_on_conflicts_and_client_errors(
 
 @pytest.mark.parametrize("status", [408, 429, 500, 502, 503, 504])
 def test_retryable_statuses_are_retried(client: Client, script: Script, status: int) -> None:
-    script.replies = [httpx.Response(status, text="busy"), ok(CHARGE)]
+    script.replies = [httpx2.Response(status, text="busy"), ok(CHARGE)]
     result = charge(client)
     assert len(script.requests) == 2
     assert result.retries == 1  # type: ignore[attr-defined]
@@ -161,7 +161,7 @@ def test_max_retries_zero_sends_once(script: Script) -> None:
             "pk_test_x_0000",
             "sk_test_y_0000",
             "http://t",
-            transport=httpx.MockTransport(script),
+            transport=httpx2.MockTransport(script),
             max_retries=0,
         ) as c,
         pytest.raises(ServerError),
@@ -194,7 +194,7 @@ def test_rate_limit_error_after_retries(client: Client, script: Script) -> None:
 
 
 def test_connection_errors_are_retried_then_raised(client: Client, script: Script) -> None:
-    script.replies = [httpx.ConnectError("refused")]
+    script.replies = [httpx2.ConnectError("refused")]
     with pytest.raises(APIConnectionError) as info:
         charge(client)
     assert not isinstance(info.value, APITimeoutError)
@@ -204,14 +204,14 @@ def test_connection_errors_are_retried_then_raised(client: Client, script: Scrip
 
 
 def test_timeouts_are_retried_under_the_same_key(client: Client, script: Script) -> None:
-    script.replies = [httpx.ReadTimeout("slow"), httpx.ConnectTimeout("slow"), ok(CHARGE)]
+    script.replies = [httpx2.ReadTimeout("slow"), httpx2.ConnectTimeout("slow"), ok(CHARGE)]
     result = charge(client)
     assert result.retries == 2  # type: ignore[attr-defined]
     assert len(set(script.header("Idempotency-Key"))) == 1
 
 
 def test_timeout_error_when_all_attempts_time_out(client: Client, script: Script) -> None:
-    script.replies = [httpx.ReadTimeout("slow")]
+    script.replies = [httpx2.ReadTimeout("slow")]
     with pytest.raises(APITimeoutError):
         charge(client)
     assert len(script.requests) == 3
@@ -259,7 +259,7 @@ def test_skew_rejection_is_raised_when_clock_learning_is_off(script: Script) -> 
             "pk_test_x_0000",
             "sk_test_y_0000",
             "http://t",
-            transport=httpx.MockTransport(script),
+            transport=httpx2.MockTransport(script),
             sync_clock=False,
         ) as c,
         pytest.raises(TimestampError),
@@ -281,7 +281,7 @@ def test_skew_rejection_with_an_agreeing_clock_is_not_retried(
 def test_async_client_retries_the_same_way(script: Script, fake_time: FakeTime) -> None:
     script.replies = [
         envelope("SVC-GW-1004", 429, **{"Retry-After": "2"}),
-        httpx.ConnectError("reset"),
+        httpx2.ConnectError("reset"),
         ok(CHARGE),
     ]
 

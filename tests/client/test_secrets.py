@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-import httpx
+import httpx2
 import pytest
 
 from tests.client import samples
@@ -49,7 +49,7 @@ def test_workbench_log_env_turns_on_debug(script: Script, monkeypatch: pytest.Mo
     before = (logger.level, list(logger.handlers))
     monkeypatch.setenv("WORKBENCH_LOG", "debug")
     try:
-        Client(API_KEY, SECRET_KEY, "http://t", transport=httpx.MockTransport(script)).close()
+        Client(API_KEY, SECRET_KEY, "http://t", transport=httpx2.MockTransport(script)).close()
         assert logger.level == logging.DEBUG
         assert any(h.get_name() == "workbench-stderr" for h in logger.handlers)
     finally:

@@ -6,7 +6,7 @@ import asyncio
 import json
 from itertools import count
 
-import httpx
+import httpx2
 import pytest
 
 from tests.client import samples
@@ -57,7 +57,7 @@ def test_tracker_records_calls_and_states(client: Client, script: Script) -> Non
     script.replies = [
         ok({**samples.CHARGE, "status": "authorized"}, request_id="r1"),
         ok(samples.CAPTURE, request_id="r2"),
-        httpx.Response(
+        httpx2.Response(
             409,
             json={"code": "SVC-PAY-4090", "message": "captured", "requestId": "r3"},
             headers={"X-Request-Id": "r3"},
@@ -273,7 +273,7 @@ def test_a_new_resource_method_is_tracked_without_teaching_the_tracker(
     script.replies = [
         ok({"mandateId": "man_1", "status": "pending"}, request_id="r1"),
         ok({"status": "active"}, request_id="r2"),
-        httpx.Response(409, json={"code": "SVC-MAN-4090", "message": "no", "requestId": "r3"}),
+        httpx2.Response(409, json={"code": "SVC-MAN-4090", "message": "no", "requestId": "r3"}),
         ok({"mandateId": "man_1", "status": "revoked"}),
     ]
     created = mandates.create(customer_id="cus_1")

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from tests.client import samples
@@ -25,10 +25,10 @@ def test_requests_go_round_robin_and_close_closes_every_pool() -> None:
     seen: list[int] = []
     closed: list[int] = []
 
-    class Shard(httpx.MockTransport):
+    class Shard(httpx2.MockTransport):
         def __init__(self, index: int) -> None:
             super().__init__(
-                lambda request: (seen.append(index), httpx.Response(200, json=samples.PAYMENT))[1]
+                lambda request: (seen.append(index), httpx2.Response(200, json=samples.PAYMENT))[1]
             )
             self.index = index
 
@@ -50,7 +50,7 @@ def test_requests_go_round_robin_and_close_closes_every_pool() -> None:
 
 def test_pools_share_the_limits() -> None:
     transport = ShardedAsyncTransport.pools(
-        8, httpx.Limits(max_connections=100, max_keepalive_connections=20)
+        8, httpx2.Limits(max_connections=100, max_keepalive_connections=20)
     )
     assert len(transport.shards) == 8
     pool = transport.shards[0]._pool  # type: ignore[attr-defined]
@@ -59,7 +59,7 @@ def test_pools_share_the_limits() -> None:
 
 
 def test_async_client_uses_sharded_pools_by_default() -> None:
-    async def run() -> httpx.AsyncBaseTransport:
+    async def run() -> httpx2.AsyncBaseTransport:
         async with AsyncClient("pk_test_a_0000", "sk_test_b_0000", "http://t") as c:
             return c._http._transport
 
@@ -131,5 +131,38 @@ def test_clients_sharing_one_ssl_context_still_refuse_an_untrusted_certificate(
         assert "CERTIFICATE_VERIFY_FAILED" in repr(unsure.value.__cause__)
     # The server itself answers a client that trusts its certificate.
     trust = ssl.create_default_context(cafile=str(cert))
-    with httpx.Client(verify=trust) as trusting, Client(*keys, base, http_client=trusting) as c:
+    with httpx2.Client(verify=trust) as trusting, Client(*keys, base, http_client=trusting) as c:
         assert c.payments.retrieve("pay_1").id == samples.PAYMENT["id"]
+
+
+def test_an_http_client_of_another_library_or_kind_is_refused() -> None:
+    """An httpx 0.28 client (or any other object) would half work; it is refused at once."""
+
+    class Client028:  # stands for httpx.Client: the same methods, another library
+        pass
+
+    keys = ("pk_test_a_0000", "sk_test_b_0000", "http://t")
+    with pytest.raises(TypeError, match=r"must be an httpx2\.Client, not .*Client028 \("):
+        Client(*keys, http_client=Client028())  # type: ignore[arg-type]
+
+    async def run() -> None:
+        with httpx2.Client() as blocking:
+            AsyncClient(*keys, http_client=blocking)  # type: ignore[arg-type]
+
+    with pytest.raises(TypeError, match=r"must be an httpx2\.AsyncClient, not httpx2\.Client"):
+        asyncio.run(run())
+
+
+def test_async_client_shards_its_pools_through_a_proxy_too() -> None:
+    async def run() -> list[httpx2.AsyncBaseTransport | None]:
+        async with AsyncClient(
+            "pk_test_a_0000", "sk_test_b_0000", "http://t", proxy="http://127.0.0.1:9"
+        ) as c:
+            return list(c._http._mounts.values())
+
+    mounted = asyncio.run(run())
+    assert len(mounted) == 1
+    assert isinstance(mounted[0], ShardedAsyncTransport)
+    assert len(mounted[0].shards) == ASYNC_POOLS
+    pool = mounted[0].shards[0]._pool  # type: ignore[attr-defined]
+    assert pool._proxy_url.port == 9

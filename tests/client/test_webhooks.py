@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-import httpx
+import httpx2
 import pytest
 
 from workbench.signing import format_timestamp, sign_request
@@ -27,7 +27,7 @@ def _deliver(
         timestamp=format_timestamp(),
     )
     sent = body.replace(b"pay_1", b"pay_2") if tamper else body
-    response = httpx.post(
+    response = httpx2.post(
         url,
         content=sent,
         headers={
@@ -77,7 +77,7 @@ def test_unverifiable_deliveries_are_refused(secret: str, tamper: bool) -> None:
 
 def test_unsigned_and_wrong_path_deliveries() -> None:
     with WebhookListener(SECRET) as hooks:
-        assert httpx.post(hooks.url, json=EVENT).status_code == 401
+        assert httpx2.post(hooks.url, json=EVENT).status_code == 401
         other = hooks.url.replace("/webhooks", "/elsewhere")
         assert _deliver(other, EVENT) == 404
         assert hooks.events == []
@@ -89,8 +89,8 @@ def test_stopped_listener_frees_its_port_and_has_no_url() -> None:
     hooks.stop()
     with pytest.raises(RuntimeError):
         _ = hooks.url
-    with pytest.raises(httpx.ConnectError):
-        httpx.post(url, json=EVENT)
+    with pytest.raises(httpx2.ConnectError):
+        httpx2.post(url, json=EVENT)
     assert "secret" not in repr(hooks).lower() or SECRET not in repr(hooks)
     assert SECRET not in repr(hooks)
 
@@ -105,7 +105,7 @@ def _post_signed(url: str, body: bytes, *, at: datetime | None = None) -> int:
         timestamp=format_timestamp(at),
     )
     headers = {"X-Timestamp": signed.timestamp, "X-Signature": signed.signature}
-    return httpx.post(url, content=body, headers=headers).status_code
+    return httpx2.post(url, content=body, headers=headers).status_code
 
 
 def test_a_second_delivery_of_an_event_is_acknowledged_not_kept_again() -> None:
@@ -157,5 +157,5 @@ def test_a_handler_that_raises_is_answered_500() -> None:
         raise RuntimeError("boom")
 
     with WebhookReceiver(broken) as receiver:
-        assert httpx.post(receiver.url, content=b"{}").status_code == 500
+        assert httpx2.post(receiver.url, content=b"{}").status_code == 500
         assert [status for _, status in receiver.received] == [500]

@@ -7,17 +7,23 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
+import httpx2
 import pytest
 
 from tests.paths import ROOT
+from tests.ports import free_port
 from tools import docgen
 from workbench._client import Client
 from workbench._exceptions import DeclineError, InvalidRequestError
+from workbench.config import DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxServer
 from workbench.sandbox import cards as sandbox_cards
+from workbench.signing import format_timestamp, sign_request
 from workbench.testing import running_sandbox
 
 RECIPES = ROOT / "docs" / "recipes"
@@ -54,6 +60,7 @@ def _run(
 RECIPE_COMMANDS = {
     "shell": (["bash", str(RECIPES / "sign-request.sh")], ("bash", "openssl", "curl")),
     "node": (["node", str(RECIPES / "sign-request.mjs")], ("node",)),
+    "php": (["php", str(RECIPES / "sign-request.php")], ("php",)),
 }
 
 
@@ -79,11 +86,97 @@ def test_recipe_with_the_wrong_secret_is_refused(recipe: str, sandbox: SandboxSe
     assert "SVC-GW-1002" in result.stdout + result.stderr
 
 
-def test_the_signing_page_includes_both_recipes_verbatim() -> None:
+def test_the_signing_page_includes_every_recipe_verbatim() -> None:
     page = (ROOT / "docs" / "concepts" / "signing-without-python.md").read_text("utf-8")
-    for name in ("sign-request.sh", "sign-request.mjs"):
+    for name in ("sign-request.sh", "sign-request.mjs", "sign-request.php"):
         assert f'--8<-- "{name}"' in page
-        assert f"bash docs/recipes/{name}" in page or f"node docs/recipes/{name}" in page
+        assert any(f"{run} docs/recipes/{name}" in page for run in ("bash", "node", "php"))
+    assert '--8<-- "verify-webhook.php"' in page
+    assert "workbench postman" in page
+    assert DEFAULT_SECRET_KEY not in page
+
+
+@pytest.fixture
+def php_webhook_endpoint(sandbox: SandboxServer) -> Iterator[tuple[str, str]]:
+    """The PHP webhook recipe served by ``php -S``, keyed with the demo store's secret."""
+    _needs("php")
+    with Client(sandbox.config.api_key, sandbox.config.secret_key, sandbox.base_url) as client:
+        secret = client.sandbox.fixtures().stores[0].webhook_secret
+    assert secret
+    port = free_port()
+    env = {**os.environ, "WORKBENCH_WEBHOOK_SECRET": secret}
+    command = ["php", "-S", f"127.0.0.1:{port}", str(RECIPES / "verify-webhook.php")]
+    server = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}/shop/webhooks"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx2.get(url, timeout=2)
+                break
+            except httpx2.TransportError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("php -S did not start") from None
+                time.sleep(0.1)
+        yield url, secret
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_php_webhook_recipe_accepts_the_sandboxs_deliveries(
+    php_webhook_endpoint: tuple[str, str], sandbox: SandboxServer
+) -> None:
+    url, _secret = php_webhook_endpoint
+    with Client(sandbox.config.api_key, sandbox.config.secret_key, sandbox.base_url) as client:
+        client.sandbox.set_webhook(url)
+        try:
+            charge = client.payments.charge_card(
+                transaction_id=f"doc-{uuid.uuid4().hex}",
+                amount=10_000,
+                card_token="tok_test_success",
+            )
+            event = next(
+                e
+                for e in reversed(client.sandbox.events().items)
+                if e.data.get("paymentId") == charge.payment_id
+            )
+            deadline = time.monotonic() + 30
+            while not (deliveries := client.sandbox.deliveries(event.id)).attempts:
+                assert time.monotonic() < deadline, "the sandbox never delivered the event"
+                client.sandbox.tick()
+                time.sleep(0.2)
+        finally:
+            client.sandbox.set_webhook(None)
+    assert [a.status_code for a in deliveries.attempts] == [200], deliveries.attempts
+
+
+@pytest.mark.parametrize(
+    "forgery", ["good", "body changed", "other secret", "other path", "stale", "offset"]
+)
+def test_php_webhook_recipe_refuses_what_was_not_signed_so(
+    php_webhook_endpoint: tuple[str, str], forgery: str
+) -> None:
+    """Signed here as the sandbox signs; every change to what was signed is answered 400."""
+    url, secret = php_webhook_endpoint
+    body = b'{"id":"evt_1","type":"payment.captured","data":{"note":"\xc3\xa7i\xc3\xa7ek"}}'
+    moment = datetime.now(UTC) - timedelta(minutes=10 if forgery == "stale" else 0)
+    timestamp = format_timestamp(moment)
+    # Signed over the offset form itself: only the timestamp's format is wrong.
+    timestamp = timestamp.replace("Z", "+00:00") if forgery == "offset" else timestamp
+    headers = sign_request(
+        api_key="webhook",
+        secret_key="whsec_someone_else" if forgery == "other secret" else secret,
+        method="POST",
+        url="/elsewhere" if forgery == "other path" else "/shop/webhooks",
+        body=body,
+        timestamp=timestamp,
+    ).as_dict()
+    sent = body.replace(b"evt_1", b"evt_2") if forgery == "body changed" else body
+    answer = httpx2.post(url, content=sent, headers=headers, timeout=10)
+    assert answer.status_code == (200 if forgery == "good" else 400)
 
 
 @pytest.fixture(scope="module")
@@ -160,11 +253,11 @@ def test_other_numbers_tokenize_as_the_brand_the_page_names(number: str, client:
 
 
 def test_the_pages_local_sandbox_block_runs_as_written(sandbox: SandboxServer) -> None:
-    """The page's own block (keys read from the package, both recipes) against a sandbox.
+    """The page's own block (keys read from the package, every recipe) against a sandbox.
 
     Only the address changes: the page's fixed port becomes the test sandbox's free one.
     """
-    _needs("bash", "openssl", "curl", "node")
+    _needs("bash", "openssl", "curl", "node", "php")
     page = (ROOT / "docs" / "concepts" / "signing-without-python.md").read_text("utf-8")
     block = next(b for b in re.findall(r"```sh\n(.*?)```", page, re.S) if "sign-request.sh" in b)
     assert "http://127.0.0.1:8765" in block
@@ -174,4 +267,4 @@ def test_the_pages_local_sandbox_block_runs_as_written(sandbox: SandboxServer) -
         ["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count('"status":"captured"') == 2, result.stdout
+    assert result.stdout.count('"status":"captured"') == 3, result.stdout

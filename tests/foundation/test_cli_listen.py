@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from click.testing import CliRunner
 
@@ -195,7 +195,7 @@ def test_listen_verifies_forwards_logs_and_rejects_a_forgery(
                 body=body,
                 timestamp=format_timestamp(),
             )
-            answer = httpx.post(
+            answer = httpx2.post(
                 url,
                 content=body,
                 headers={"X-Timestamp": forged.timestamp, "X-Signature": forged.signature},

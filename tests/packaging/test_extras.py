@@ -172,7 +172,7 @@ def test_require_and_the_message() -> None:
     assert extra_for_module("sqlalchemy.orm") == "sandbox"
     assert extra_for_module("starlette") == "sandbox"
     assert extra_for_module("IPython.display") == "notebooks"
-    assert extra_for_module("httpx") is None
+    assert extra_for_module("httpx2") is None
 
 
 def test_require_names_only_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -220,4 +220,4 @@ def test_the_extras_table_matches_pyproject() -> None:
 def test_the_core_requires_nothing_heavy() -> None:
     requires = importlib.metadata.requires("payments-workbench") or []
     core = {canonicalize_name(Requirement(r).name) for r in requires if "extra ==" not in r}
-    assert core == {"httpx", "pydantic", "pydantic-core", "python-dotenv", "click"}
+    assert core == {"httpx2", "pydantic", "pydantic-core", "python-dotenv", "click"}

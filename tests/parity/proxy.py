@@ -12,7 +12,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import httpx
+import httpx2
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -74,11 +74,11 @@ def proxy_app(upstream: str, *, deviate: bool, control_routes: bool = True) -> S
         control_routes: when ``False``, ``/sandbox/…`` answers 404 in the service's
             envelope without reaching the sandbox, as the provider's service would.
     """
-    state: dict[str, httpx.AsyncClient] = {}
+    state: dict[str, httpx2.AsyncClient] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with httpx.AsyncClient(base_url=upstream, timeout=30) as client:
+        async with httpx2.AsyncClient(base_url=upstream, timeout=30) as client:
             state["client"] = client
             yield
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import httpx2
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, Settings
 from workbench.parity import FlowRecorder, Recording, Target
@@ -26,14 +26,14 @@ class Seen:
     values: set[str] = field(default_factory=set)
 
 
-class SpyTransport(httpx.BaseTransport):
+class SpyTransport(httpx2.BaseTransport):
     """Sends through a real transport and keeps every signature and bearer it sees."""
 
     def __init__(self, seen: Seen) -> None:
-        self._inner = httpx.HTTPTransport()
+        self._inner = httpx2.HTTPTransport()
         self._seen = seen
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         signature = request.headers.get("X-Signature")
         if signature:
             self._seen.values.add(signature)

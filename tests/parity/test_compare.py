@@ -145,3 +145,15 @@ def test_redaction_of_fields_paths_and_the_key_in_use() -> None:
     assert redactor.path("/v1/public/subscriptions/q1myNx/cancel") == (
         f"/v1/public/subscriptions/{REDACTED}/cancel"
     )
+
+
+def test_issue32_rule4_a_turkish_transaction_id_keeps_its_identity() -> None:
+    norm = Normaliser()
+    request = norm.json({"transactionId": "ord-ş-1", "amount": 25_050})
+    event = norm.json({"data": {"transactionId": "ord-ş-1"}})
+    other = norm.json({"transactionId": "ord-s-1"})  # not the same id without the cedilla
+    assert str(request["transactionId"]) == str(event["data"]["transactionId"])
+    assert str(other["transactionId"]) != str(request["transactionId"])
+    a = _flow(_ex(request={"transactionId": "sipariş-1"}, response={"paymentId": PAY_1}))
+    b = _flow(_ex(request={"transactionId": "sipariş-2"}, response={"paymentId": PAY_1}))
+    assert _kinds(a, b) == []

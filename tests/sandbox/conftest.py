@@ -11,12 +11,14 @@ the envelope check) is in the modules beside this one.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
+from tests.sandbox.workers import two_workers
 from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxConfig, SandboxServer
 
 
@@ -38,21 +40,39 @@ def server(db_url: str) -> Iterator[SandboxServer]:
 
 
 @pytest.fixture
-def client(server: SandboxServer) -> Iterator[httpx.Client]:
+def client(server: SandboxServer) -> Iterator[httpx2.Client]:
     """A client signed with the demo merchant's keys."""
     with signed_client(server.base_url) as c:
         yield c
 
 
 @pytest.fixture
-def other_client(server: SandboxServer) -> Iterator[httpx.Client]:
+def other_client(server: SandboxServer) -> Iterator[httpx2.Client]:
     """A client signed with the second merchant's keys."""
     with signed_client(server.base_url, OTHER_API_KEY, OTHER_SECRET_KEY) as c:
         yield c
 
 
 @pytest.fixture
-def anon(server: SandboxServer) -> Iterator[httpx.Client]:
+def anon(server: SandboxServer) -> Iterator[httpx2.Client]:
     """An unsigned client."""
-    with httpx.Client(base_url=server.base_url, timeout=30) as c:
+    with httpx2.Client(base_url=server.base_url, timeout=30) as c:
         yield c
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def workers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, int]]:
+    """(base URL, database URL, parent pid) of a two-worker sandbox on its own database,
+    one per test module and backend."""
+    if not Path("/proc").is_dir():
+        pytest.skip("counting worker processes reads /proc (Linux only)")
+    folder = tmp_path_factory.mktemp("workers")
+    # A module that sets START_UNDER_LOAD has its sandbox started on a busy machine.
+    under_load = getattr(request.module, "START_UNDER_LOAD", False)
+    with (
+        database_url(request.param, folder) as url,
+        two_workers(url, folder, under_load=under_load) as (base, pid),
+    ):
+        yield base, url, pid

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 
 __all__ = ["assert_envelope"]
 
 
-def assert_envelope(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+def assert_envelope(response: httpx2.Response, status: int, code: str) -> dict[str, Any]:
     """The response is the error envelope with this status and code."""
     assert response.status_code == status, response.text
     body = response.json()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-import httpx
+import httpx2
 
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
@@ -12,7 +12,7 @@ from workbench.config import DEFAULT_API_KEY
 from workbench.sandbox import DEMO_MERCHANT_ID, DEMO_STORE_ID, OTHER_MERCHANT_ID, SandboxServer
 
 
-def test_fixtures_list_merchant_store_customers_and_test_cards(client: httpx.Client) -> None:
+def test_fixtures_list_merchant_store_customers_and_test_cards(client: httpx2.Client) -> None:
     body = client.get("/sandbox/fixtures").json()
     assert body["merchantId"] == DEMO_MERCHANT_ID
     assert body["storeId"] == DEMO_STORE_ID
@@ -30,37 +30,37 @@ def test_fixtures_list_merchant_store_customers_and_test_cards(client: httpx.Cli
     }
 
 
-def test_second_merchant_sees_only_its_own_fixtures(other_client: httpx.Client) -> None:
+def test_second_merchant_sees_only_its_own_fixtures(other_client: httpx2.Client) -> None:
     body = other_client.get("/sandbox/fixtures").json()
     assert body["merchantId"] == OTHER_MERCHANT_ID
     assert all(c["id"].startswith("cus_other") for c in body["customers"])
 
 
-def test_request_id_is_generated_when_absent(client: httpx.Client) -> None:
+def test_request_id_is_generated_when_absent(client: httpx2.Client) -> None:
     response = client.get("/sandbox/fixtures")
     assert uuid.UUID(response.headers["X-Request-Id"]).version == 4
 
 
-def test_request_id_is_echoed(client: httpx.Client) -> None:
+def test_request_id_is_echoed(client: httpx2.Client) -> None:
     rid = str(uuid.uuid4())
     response = client.get("/sandbox/fixtures", headers={"X-Request-Id": rid})
     assert response.headers["X-Request-Id"] == rid
 
 
-def test_malformed_request_id_is_refused(client: httpx.Client) -> None:
+def test_malformed_request_id_is_refused(client: httpx2.Client) -> None:
     response = client.get("/sandbox/fixtures", headers={"X-Request-Id": "not-a-uuid"})
     assert_envelope(response, 400, "SVC-GW-4000")
 
 
-def test_unknown_route_is_404_in_envelope(client: httpx.Client) -> None:
+def test_unknown_route_is_404_in_envelope(client: httpx2.Client) -> None:
     assert_envelope(client.get("/v1/nothing-here"), 404, "SVC-GW-4004")
 
 
-def test_wrong_method_is_405_in_envelope(client: httpx.Client) -> None:
+def test_wrong_method_is_405_in_envelope(client: httpx2.Client) -> None:
     assert_envelope(client.delete("/v1/payments/card"), 405, "SVC-GW-4005")
 
 
-def test_openapi_document_is_served_without_signature(anon: httpx.Client) -> None:
+def test_openapi_document_is_served_without_signature(anon: httpx2.Client) -> None:
     doc = anon.get("/openapi.json").json()
     assert "/v1/payments/card" in doc["paths"]
     assert "/v1/payments/sessions" in doc["paths"]
@@ -75,12 +75,12 @@ def test_server_context_manager_stops_serving() -> None:
         with signed_client(base) as c:
             assert c.get("/sandbox/fixtures").status_code == 200
     try:
-        httpx.get(base + "/healthz", timeout=2)
-    except httpx.TransportError:
+        httpx2.get(base + "/healthz", timeout=2)
+    except httpx2.TransportError:
         pass
     else:
         raise AssertionError("the server still answers after stop()")
 
 
-def test_demo_key_is_the_shared_default(client: httpx.Client) -> None:
+def test_demo_key_is_the_shared_default(client: httpx2.Client) -> None:
     assert client.auth.api_key == DEFAULT_API_KEY  # type: ignore[union-attr]

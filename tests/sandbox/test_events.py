@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body, txn
@@ -51,7 +51,7 @@ def receiver() -> Iterator[Receiver]:
     r.close()
 
 
-def _session_then_charge(client: httpx.Client, url: str, **extra: Any) -> tuple[str, str]:
+def _session_then_charge(client: httpx2.Client, url: str, **extra: Any) -> tuple[str, str]:
     transaction = txn()
     client.post(
         "/v1/payments/sessions",
@@ -67,13 +67,13 @@ def _session_then_charge(client: httpx.Client, url: str, **extra: Any) -> tuple[
     return transaction, str(client.post("/v1/payments/card", json=body).json()["paymentId"])
 
 
-def _mine(client: httpx.Client, payment_id: str) -> list[dict[str, Any]]:
+def _mine(client: httpx2.Client, payment_id: str) -> list[dict[str, Any]]:
     items = client.get("/sandbox/events").json()["items"]
     return [e for e in items if e["data"].get("paymentId") == payment_id]
 
 
 def test_webhook_is_delivered_to_callback_url_with_a_valid_signature(
-    client: httpx.Client, receiver: Receiver
+    client: httpx2.Client, receiver: Receiver
 ) -> None:
     _, pid = _session_then_charge(client, receiver.url)
     client.post("/sandbox/reconciler/tick", json={})
@@ -97,7 +97,7 @@ def test_webhook_is_delivered_to_callback_url_with_a_valid_signature(
     assert listed["delivery"]["attempts"] == 1
 
 
-def test_failed_delivery_is_retried_with_backoff(client: httpx.Client) -> None:
+def test_failed_delivery_is_retried_with_backoff(client: httpx2.Client) -> None:
     receiver = Receiver(failures=2)
     try:
         _, pid = _session_then_charge(client, receiver.url, capture=False)
@@ -117,7 +117,7 @@ def test_failed_delivery_is_retried_with_backoff(client: httpx.Client) -> None:
         receiver.close()
 
 
-def test_delivery_gives_up_after_max_attempts(client: httpx.Client) -> None:
+def test_delivery_gives_up_after_max_attempts(client: httpx2.Client) -> None:
     receiver = Receiver(failures=100)
     try:
         _, pid = _session_then_charge(client, receiver.url, capture=False)
@@ -131,7 +131,7 @@ def test_delivery_gives_up_after_max_attempts(client: httpx.Client) -> None:
 
 
 def test_store_webhook_url_receives_events_without_a_session(
-    other_client: httpx.Client, receiver: Receiver
+    other_client: httpx2.Client, receiver: Receiver
 ) -> None:
     other_client.put("/sandbox/webhook", json={"url": receiver.url})
     try:
@@ -148,7 +148,7 @@ def test_store_webhook_url_receives_events_without_a_session(
 
 
 def test_a_charge_with_no_callback_and_no_store_webhook_has_no_endpoint(
-    other_client: httpx.Client,
+    other_client: httpx2.Client,
 ) -> None:
     pid = other_client.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
     [event] = _mine(other_client, pid)
@@ -157,7 +157,7 @@ def test_a_charge_with_no_callback_and_no_store_webhook_has_no_endpoint(
 
 
 def test_a_sessions_callback_wins_over_the_store_webhook(
-    other_client: httpx.Client, receiver: Receiver
+    other_client: httpx2.Client, receiver: Receiver
 ) -> None:
     store_hook = Receiver()
     other_client.put("/sandbox/webhook", json={"url": store_hook.url})
@@ -173,13 +173,13 @@ def test_a_sessions_callback_wins_over_the_store_webhook(
         store_hook.close()
 
 
-def test_events_are_listed_per_merchant(client: httpx.Client, other_client: httpx.Client) -> None:
+def test_events_are_listed_per_merchant(client: httpx2.Client, other_client: httpx2.Client) -> None:
     pid = client.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
     assert _mine(client, pid)
     assert not _mine(other_client, pid)
 
 
-def test_refund_events_follow_the_refund(client: httpx.Client) -> None:
+def test_refund_events_follow_the_refund(client: httpx2.Client) -> None:
     pid = client.post("/v1/payments/card", json=charge_body(token="tok_test_refund_async")).json()[
         "paymentId"
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import txn
@@ -14,7 +14,7 @@ from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer
 
 
-def _session(client: httpx.Client, **headers: str) -> httpx.Response:
+def _session(client: httpx2.Client, **headers: str) -> httpx2.Response:
     body = {
         "transactionId": txn(),
         "amount": 10_000,
@@ -25,7 +25,7 @@ def _session(client: httpx.Client, **headers: str) -> httpx.Response:
 
 
 def test_checkout_url_is_the_bound_address_whatever_the_host_header(
-    client: httpx.Client, server: SandboxServer
+    client: httpx2.Client, server: SandboxServer
 ) -> None:
     # localhost is a loopback name, so served; its port is not the server's.
     created = _session(client, Host="localhost:1")
@@ -34,7 +34,7 @@ def test_checkout_url_is_the_bound_address_whatever_the_host_header(
 
 
 def test_forwarded_headers_change_neither_the_scheme_nor_the_address(
-    client: httpx.Client, server: SandboxServer
+    client: httpx2.Client, server: SandboxServer
 ) -> None:
     # uvicorn believes X-Forwarded-* from 127.0.0.1 unless told not to; they are unsigned.
     forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"}
@@ -46,13 +46,13 @@ def test_forwarded_headers_change_neither_the_scheme_nor_the_address(
 @pytest.mark.parametrize(
     "host", ["evil.example", "evil.example:8765", "127.0.0.1.evil.example", "[2001:db8::1]:80"]
 )
-def test_a_host_the_sandbox_does_not_serve_is_refused(client: httpx.Client, host: str) -> None:
+def test_a_host_the_sandbox_does_not_serve_is_refused(client: httpx2.Client, host: str) -> None:
     response = _session(client, Host=host)
     assert_envelope(response, 400, "SVC-GW-4000")
     assert "Host" in response.json()["message"]
 
 
-def test_unsigned_pages_refuse_unknown_hosts_too(anon: httpx.Client) -> None:
+def test_unsigned_pages_refuse_unknown_hosts_too(anon: httpx2.Client) -> None:
     assert_envelope(anon.get("/", headers={"Host": "evil.example"}), 400, "SVC-GW-4000")
     response = anon.get("/v1/payments/pay_x/public-status", headers={"Host": "evil.example"})
     assert_envelope(response, 400, "SVC-GW-4000")

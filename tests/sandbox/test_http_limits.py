@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import h11
-import httpx
+import httpx2
 import pytest
 from fastapi import APIRouter
 
@@ -153,16 +153,16 @@ def _assert_431(sent: int, received: bytes) -> None:
 def test_head_over_the_cap_sent_in_chunks_is_refused_early(server: SandboxServer) -> None:
     sent, received = _send_huge_head(server.host, server.port)
     _assert_431(sent, received)
-    assert httpx.get(server.base_url + "/healthz").status_code == 200
+    assert httpx2.get(server.base_url + "/healthz").status_code == 200
 
 
 def test_head_over_the_cap_in_one_write_is_431_and_one_under_it_is_served(
     server: SandboxServer,
 ) -> None:
-    over = httpx.get(server.base_url + "/healthz", headers={"X-Big": "a" * 40_000})
+    over = httpx2.get(server.base_url + "/healthz", headers={"X-Big": "a" * 40_000})
     assert_envelope(over, 431, "SVC-GW-4031")
     assert over.headers["connection"] == "close"
-    under = httpx.get(server.base_url + "/healthz", headers={"X-Big": "a" * 30_000})
+    under = httpx2.get(server.base_url + "/healthz", headers={"X-Big": "a" * 30_000})
     assert under.status_code == 200
 
 
@@ -185,7 +185,7 @@ def test_slow_headers_are_closed_while_other_clients_are_served(server: SandboxS
     try:
         with signed_client(server.base_url) as client:
             assert client.get("/sandbox/fixtures").status_code == 200
-        assert httpx.get(server.base_url + "/healthz").status_code == 200
+        assert httpx2.get(server.base_url + "/healthz").status_code == 200
         assert all(_closed_by_server(s) for s in [*slow, silent])
     finally:
         stop.set()
@@ -226,7 +226,7 @@ def test_fail_next_500_says_connection_close_and_the_server_closes(server: Sandb
 def test_unexpected_500_says_connection_close_and_the_next_request_works(
     server: SandboxServer,
 ) -> None:
-    with httpx.Client(base_url=server.base_url, timeout=_GUARD_SECONDS) as client:
+    with httpx2.Client(base_url=server.base_url, timeout=_GUARD_SECONDS) as client:
         failed = client.get("/boom")
         assert_envelope(failed, 500, "SVC-GW-5000")
         assert failed.headers["connection"] == "close"
@@ -298,9 +298,9 @@ def command(
             assert proc.poll() is None, "the sandbox exited while starting"
             assert time.monotonic() < deadline, "the sandbox did not start within 120 s"
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
                     break
-            except httpx.TransportError:
+            except httpx2.TransportError:
                 time.sleep(0.2)
         if workers > 1:
             while len(_tree(proc.pid)) < workers + 1:
@@ -317,7 +317,7 @@ def test_command_refuses_huge_heads_early_with_bounded_memory(
 ) -> None:
     host, port, proc = command
     for _ in range(4):  # warm every worker's first requests up before measuring
-        assert httpx.get(f"http://{host}:{port}/healthz").status_code == 200
+        assert httpx2.get(f"http://{host}:{port}/healthz").status_code == 200
     pids = _tree(proc.pid)
     before = _rss_bytes(pids)
     peak = dict(before)
@@ -349,12 +349,12 @@ def test_command_refuses_huge_heads_early_with_bounded_memory(
         _assert_431(sent, received)
     # Four clients each tried to send 64 MiB of header; the server kept a few KiB of each.
     assert grown < 32 * 1024 * 1024, f"the server grew by {grown} bytes"
-    assert httpx.get(f"http://{host}:{port}/healthz").status_code == 200
+    assert httpx2.get(f"http://{host}:{port}/healthz").status_code == 200
 
 
 def test_command_closes_slow_headers(command: tuple[str, int, subprocess.Popen[bytes]]) -> None:
     host, port, _ = command
     with socket.create_connection((host, port)) as sock:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        assert httpx.get(f"http://{host}:{port}/healthz").status_code == 200
+        assert httpx2.get(f"http://{host}:{port}/healthz").status_code == 200
         assert _closed_by_server(sock)

@@ -7,7 +7,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
-import httpx
+import httpx2
 import sqlalchemy as sa
 
 from tests.sandbox.bodies import charge_body
@@ -21,7 +21,7 @@ from workbench.sandbox.payments.models import ChargeRequest
 
 
 def test_same_key_same_payload_returns_original_status_body_and_request_id(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     key = str(uuid.uuid4())
     body = charge_body()
@@ -32,7 +32,7 @@ def test_same_key_same_payload_returns_original_status_body_and_request_id(
     assert second.headers["X-Request-Id"] == first.headers["X-Request-Id"]
 
 
-def test_same_key_different_payload_is_409_2001(client: httpx.Client) -> None:
+def test_same_key_different_payload_is_409_2001(client: httpx2.Client) -> None:
     key = str(uuid.uuid4())
     body = charge_body()
     client.post("/v1/payments/card", json=body, headers={"Idempotency-Key": key})
@@ -41,7 +41,7 @@ def test_same_key_different_payload_is_409_2001(client: httpx.Client) -> None:
     assert_envelope(response, 409, "SVC-GW-2001")
 
 
-def test_keys_are_scoped_per_endpoint(client: httpx.Client) -> None:
+def test_keys_are_scoped_per_endpoint(client: httpx2.Client) -> None:
     key = str(uuid.uuid4())
     first = client.post(
         "/v1/payments/card", json=charge_body(capture=False), headers={"Idempotency-Key": key}
@@ -55,7 +55,7 @@ def test_keys_are_scoped_per_endpoint(client: httpx.Client) -> None:
         assert response.json()["id"] == pid
 
 
-def test_transaction_id_fences_a_charge_without_the_header(client: httpx.Client) -> None:
+def test_transaction_id_fences_a_charge_without_the_header(client: httpx2.Client) -> None:
     body = charge_body()
     first = client.post("/v1/payments/card", json=body)
     second = client.post("/v1/payments/card", json=body)
@@ -64,14 +64,14 @@ def test_transaction_id_fences_a_charge_without_the_header(client: httpx.Client)
     assert second.json() == first.json()
 
 
-def test_transaction_id_reused_with_other_payload_is_409_2001(client: httpx.Client) -> None:
+def test_transaction_id_reused_with_other_payload_is_409_2001(client: httpx2.Client) -> None:
     body = charge_body()
     client.post("/v1/payments/card", json=body)
     response = client.post("/v1/payments/card", json={**body, "amount": 20_000})
     assert_envelope(response, 409, "SVC-GW-2001")
 
 
-def test_a_declined_charge_is_replayed_not_recharged(client: httpx.Client) -> None:
+def test_a_declined_charge_is_replayed_not_recharged(client: httpx2.Client) -> None:
     body = charge_body(token="tok_test_declined")
     key = {"Idempotency-Key": str(uuid.uuid4())}
     first = client.post("/v1/payments/card", json=body, headers=key)
@@ -80,7 +80,7 @@ def test_a_declined_charge_is_replayed_not_recharged(client: httpx.Client) -> No
     assert first.content == second.content
 
 
-def test_nothing_is_cached_for_a_request_that_failed_validation(client: httpx.Client) -> None:
+def test_nothing_is_cached_for_a_request_that_failed_validation(client: httpx2.Client) -> None:
     key = {"Idempotency-Key": str(uuid.uuid4())}
     body = charge_body()
     bad = client.post("/v1/payments/card", json={**body, "amount": "100"}, headers=key)
@@ -90,7 +90,7 @@ def test_nothing_is_cached_for_a_request_that_failed_validation(client: httpx.Cl
 
 
 def test_nothing_is_cached_for_a_request_that_failed_authentication(
-    server: SandboxServer, client: httpx.Client
+    server: SandboxServer, client: httpx2.Client
 ) -> None:
     key = {"Idempotency-Key": str(uuid.uuid4())}
     body = charge_body()
@@ -99,8 +99,8 @@ def test_nothing_is_cached_for_a_request_that_failed_authentication(
     assert client.post("/v1/payments/card", json=body, headers=key).status_code == 201
 
 
-def _concurrently(server: SandboxServer, count: int, send: object) -> list[httpx.Response]:
-    def one(_: int) -> httpx.Response:
+def _concurrently(server: SandboxServer, count: int, send: object) -> list[httpx2.Response]:
+    def one(_: int) -> httpx2.Response:
         with signed_client(server.base_url) as c:
             return send(c)  # type: ignore[operator, no-any-return]
 
@@ -109,7 +109,7 @@ def _concurrently(server: SandboxServer, count: int, send: object) -> list[httpx
 
 
 def test_50_concurrent_identical_requests_create_exactly_one_payment(
-    server: SandboxServer, client: httpx.Client
+    server: SandboxServer, client: httpx2.Client
 ) -> None:
     body = charge_body()
     key = {"Idempotency-Key": str(uuid.uuid4())}
@@ -133,7 +133,7 @@ def test_50_concurrent_identical_requests_create_exactly_one_payment(
 
 
 def test_50_concurrent_charges_with_one_transaction_id_create_one_payment(
-    server: SandboxServer, client: httpx.Client
+    server: SandboxServer, client: httpx2.Client
 ) -> None:
     body = charge_body()
     responses = _concurrently(server, 50, lambda c: c.post("/v1/payments/card", json=body))
@@ -142,7 +142,7 @@ def test_50_concurrent_charges_with_one_transaction_id_create_one_payment(
 
 
 def test_concurrent_refunds_never_exceed_the_captured_amount(
-    server: SandboxServer, client: httpx.Client
+    server: SandboxServer, client: httpx2.Client
 ) -> None:
     pid = client.post("/v1/payments/card", json=charge_body(amount=10_000)).json()["paymentId"]
     responses = _concurrently(
@@ -159,7 +159,7 @@ def test_concurrent_refunds_never_exceed_the_captured_amount(
 
 
 def test_concurrent_in_flight_refunds_count_against_refundable(
-    server: SandboxServer, client: httpx.Client
+    server: SandboxServer, client: httpx2.Client
 ) -> None:
     body = charge_body(token="tok_test_refund_async", amount=5000)
     pid = client.post("/v1/payments/card", json=body).json()["paymentId"]
@@ -171,7 +171,7 @@ def test_concurrent_in_flight_refunds_count_against_refundable(
 
 
 def test_a_record_left_pending_is_409_2002_until_its_claim_lapses(
-    server: SandboxServer, client: httpx.Client
+    server: SandboxServer, client: httpx2.Client
 ) -> None:
     # What a sandbox of an earlier version left when it stopped mid-request.
     body = charge_body()

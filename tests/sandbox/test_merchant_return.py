@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import uuid
 
-import httpx
+import httpx2
 
 from tests.sandbox.bodies import txn
 from workbench.sandbox.merchant_return import RETURN_PATH
 
 
-def _page(response: httpx.Response) -> str:
+def _page(response: httpx2.Response) -> str:
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/html")
     assert "Traceback" not in response.text
@@ -18,7 +18,7 @@ def _page(response: httpx.Response) -> str:
 
 
 def test_a_paid_checkout_lands_on_the_return_page_with_its_payment_id(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     body = {"transactionId": txn(), "amount": 10_000, "currency": "TRY",
             "returnUrl": f"{client.base_url}{RETURN_PATH}"}  # fmt: skip
@@ -33,7 +33,7 @@ def test_a_paid_checkout_lands_on_the_return_page_with_its_payment_id(
     assert client.get(f"/v1/payments/{payment_id}").json()["status"] == "captured"
 
 
-def test_the_page_needs_no_signature_and_shows_a_failure(anon: httpx.Client) -> None:
+def test_the_page_needs_no_signature_and_shows_a_failure(anon: httpx2.Client) -> None:
     session_id = str(uuid.uuid4())
     query = {"outcome": "failed", "errorCode": "SVC-PAY-3001", "sessionId": session_id}
     text = _page(anon.get(RETURN_PATH, params=query))
@@ -43,7 +43,7 @@ def test_the_page_needs_no_signature_and_shows_a_failure(anon: httpx.Client) -> 
     assert 'data-testid="payment-id"><em>not given</em>' in text
 
 
-def test_unexpected_values_are_not_echoed(anon: httpx.Client) -> None:
+def test_unexpected_values_are_not_echoed(anon: httpx2.Client) -> None:
     query = {"outcome": "<script>x</script>", "paymentId": "pay_<b>", "errorCode": "x" * 5000}
     text = _page(anon.get(RETURN_PATH, params=query))
     assert "<script>x" not in text

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import schemathesis
 from click.testing import CliRunner
@@ -181,11 +181,11 @@ def test_request_examples_get_the_documented_answers_from_a_fresh_sandbox() -> N
     with (
         SandboxServer(config) as server,
         signed_client(server.base_url) as signed,
-        httpx.Client(base_url=server.base_url, timeout=30) as public,
+        httpx2.Client(base_url=server.base_url, timeout=30) as public,
     ):
 
         def call(
-            name: str, client: httpx.Client = signed, body: Any = None, **ids: str
+            name: str, client: httpx2.Client = signed, body: Any = None, **ids: str
         ) -> dict[str, Any]:
             op = by_id[name]
             sent = body if body is not None else REQUESTS.get(name, ("", None))[1]

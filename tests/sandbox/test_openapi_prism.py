@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.paths import ROOT
@@ -53,9 +53,9 @@ def prism(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         deadline = time.monotonic() + 60
         while True:
             try:
-                httpx.get(f"{base}/v1/payments/{PARAMETERS['id']}/public-status", timeout=2)
+                httpx2.get(f"{base}/v1/payments/{PARAMETERS['id']}/public-status", timeout=2)
                 break
-            except httpx.TransportError:
+            except httpx2.TransportError:
                 if process.poll() is not None or time.monotonic() > deadline:
                     output = process.stdout.read().decode() if process.stdout else ""
                     raise RuntimeError(f"Prism did not start:\n{output}") from None
@@ -66,7 +66,7 @@ def prism(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.wait(timeout=30)
 
 
-def _send(base: str, method: str, path: str, body: Any) -> httpx.Response:
+def _send(base: str, method: str, path: str, body: Any) -> httpx2.Response:
     raw = b"" if body is None else json.dumps(body).encode()
     headers = sign_request(
         api_key=DEFAULT_API_KEY,
@@ -76,7 +76,7 @@ def _send(base: str, method: str, path: str, body: Any) -> httpx.Response:
         body=raw,
     ).as_dict()
     headers["Content-Type"] = "application/json"
-    return httpx.request(method, base + path, content=raw, headers=headers, timeout=30)
+    return httpx2.request(method, base + path, content=raw, headers=headers, timeout=30)
 
 
 def test_prism_accepts_every_example_and_answers_with_the_documented_one(prism: str) -> None:

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 import sqlalchemy as sa
 
@@ -38,7 +38,7 @@ def pair(tmp_path: Path) -> Iterator[Pair]:
             yield first, second
 
 
-def _charge(client: httpx.Client) -> tuple[httpx.Response, str]:
+def _charge(client: httpx2.Client) -> tuple[httpx2.Response, str]:
     body = charge_body(threeDSecure=False)
     headers = {"Idempotency-Key": str(uuid.uuid4())}
     return client.post(CHARGE, json=body, headers=headers), body["transactionId"]

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body, txn
@@ -41,7 +41,7 @@ def _listed(row: str, field: str) -> set[str]:
 
 
 def test_rule10_qr_payment_card_fields_are_the_listed_values(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     body = {
         "transactionId": txn(),
@@ -78,7 +78,7 @@ def test_rule10_qr_payment_card_fields_are_the_listed_values(
     "path", ["/v1/customers", "/v1/customers/cus_demo_ayse", "/v1/installments"]
 )
 def test_rule10_customers_and_installments_are_out_of_scope(
-    client: httpx.Client, method: str, path: str
+    client: httpx2.Client, method: str, path: str
 ) -> None:
     response = client.request(method, path, content=b"{}" if method == "POST" else None)
     assert_envelope(response, 404, "SVC-GW-4004")
@@ -87,7 +87,7 @@ def test_rule10_customers_and_installments_are_out_of_scope(
     assert "**customers and installments endpoints are out of scope**" in section[1]
 
 
-def test_rule10_subscription_amount_minor_at_least_100(client: httpx.Client) -> None:
+def test_rule10_subscription_amount_minor_at_least_100(client: httpx2.Client) -> None:
     body = {
         "storeId": "sto_demo0001",
         "customerId": "cus_demo_ayse",
@@ -108,7 +108,7 @@ def test_rule10_subscription_amount_minor_at_least_100(client: httpx.Client) -> 
     "path", ["/v1/payments/card", "/v1/payments/sessions", "/sandbox/clock/advance"]
 )
 def test_rule10_a_text_plain_body_is_told_about_its_content_type(
-    client: httpx.Client, content_type: str, path: str
+    client: httpx2.Client, content_type: str, path: str
 ) -> None:
     raw = json.dumps(charge_body()).encode()
     response = client.post(path, content=raw, headers={"Content-Type": content_type})
@@ -118,7 +118,7 @@ def test_rule10_a_text_plain_body_is_told_about_its_content_type(
     assert "must be a JSON object" not in body["message"]
 
 
-def test_rule10_a_json_body_that_is_not_an_object_still_says_so(client: httpx.Client) -> None:
+def test_rule10_a_json_body_that_is_not_an_object_still_says_so(client: httpx2.Client) -> None:
     response = client.post("/v1/payments/card", json=[1, 2])
     body = assert_envelope(response, 400, "SVC-GW-4000")
     assert body["message"] == "request body must be a JSON object"

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body
@@ -23,10 +23,10 @@ from tests.sandbox.clients import signed_client
 from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxServer
 from workbench.sandbox.cards import CHALLENGE_CODE
 
-Send = Callable[[httpx.Client, httpx.Client], httpx.Response]
+Send = Callable[[httpx2.Client, httpx2.Client], httpx2.Response]
 
 
-def _same_id(response: httpx.Response, sent: str | None = None) -> str:
+def _same_id(response: httpx2.Response, sent: str | None = None) -> str:
     """The response is an error envelope whose requestId is its X-Request-Id."""
     assert response.status_code >= 400, response.text
     body = response.json()
@@ -39,7 +39,7 @@ def _same_id(response: httpx.Response, sent: str | None = None) -> str:
     return str(header)
 
 
-def _decline(client: httpx.Client, **headers: str) -> tuple[dict[str, Any], httpx.Response]:
+def _decline(client: httpx2.Client, **headers: str) -> tuple[dict[str, Any], httpx2.Response]:
     body = charge_body(token="tok_test_declined")
     return body, client.post("/v1/payments/card", json=body, headers=headers)
 
@@ -79,7 +79,7 @@ CASES: dict[str, Send] = {
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("given", [False, True], ids=["generated-id", "sent-id"])
 def test_rule4_every_error_path_has_one_request_id(
-    client: httpx.Client, anon: httpx.Client, case: str, given: bool
+    client: httpx2.Client, anon: httpx2.Client, case: str, given: bool
 ) -> None:
     sent = str(uuid.uuid4())
     if given and case != "malformed-request-id":
@@ -89,7 +89,7 @@ def test_rule4_every_error_path_has_one_request_id(
     _same_id(response, sent if given and case != "malformed-request-id" else None)
 
 
-def test_rule4_rate_limits_and_fail_next(server: SandboxServer, client: httpx.Client) -> None:
+def test_rule4_rate_limits_and_fail_next(server: SandboxServer, client: httpx2.Client) -> None:
     client.post("/sandbox/fail-next", json={"mode": "429"})
     _same_id(client.post("/v1/payments/card", json=charge_body()))
     with signed_client(server.base_url, OTHER_API_KEY, OTHER_SECRET_KEY) as other:
@@ -105,7 +105,7 @@ def test_rule4_rate_limits_and_fail_next(server: SandboxServer, client: httpx.Cl
 
 
 def test_rule4_idempotent_replay_of_a_decline_carries_the_originals_both(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     key = str(uuid.uuid4())
     body, first = _decline(client, **{"Idempotency-Key": key})
@@ -120,7 +120,7 @@ def test_rule4_idempotent_replay_of_a_decline_carries_the_originals_both(
     assert again.content == first.content
 
 
-def test_rule4_transaction_id_fence_repeat_of_a_decline(client: httpx.Client) -> None:
+def test_rule4_transaction_id_fence_repeat_of_a_decline(client: httpx2.Client) -> None:
     body, first = _decline(client)
     _same_id(first)
     again = client.post("/v1/payments/card", json=body, headers={"X-Request-Id": str(uuid.uuid4())})
@@ -134,7 +134,7 @@ def test_rule4_transaction_id_fence_repeat_of_a_decline(client: httpx.Client) ->
 
 
 def test_rule4_duplicate_3ds_callback_of_a_failed_challenge(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = client.post("/v1/payments/card", json=charge_body(token="tok_test_3ds_fail")).json()
     answer = anon.post(
@@ -155,7 +155,7 @@ def test_rule4_duplicate_3ds_callback_of_a_failed_challenge(
 
 @pytest.fixture(scope="module")
 def routes(server: SandboxServer) -> list[tuple[str, str]]:
-    document = httpx.get(f"{server.base_url}/openapi.json", timeout=30).json()
+    document = httpx2.get(f"{server.base_url}/openapi.json", timeout=30).json()
     found = [
         (method.upper(), path)
         for path, item in document["paths"].items()
@@ -187,10 +187,10 @@ BODIES: dict[str, bytes | None] = {
 
 
 @pytest.fixture
-def sweep_clients(server: SandboxServer) -> Iterator[dict[str, httpx.Client]]:
+def sweep_clients(server: SandboxServer) -> Iterator[dict[str, httpx2.Client]]:
     with (
         signed_client(server.base_url) as signed,
-        httpx.Client(base_url=server.base_url, timeout=30) as unsigned,
+        httpx2.Client(base_url=server.base_url, timeout=30) as unsigned,
     ):
         yield {"signed": signed, "unsigned": unsigned}
 
@@ -199,7 +199,7 @@ def sweep_clients(server: SandboxServer) -> Iterator[dict[str, httpx.Client]]:
 @pytest.mark.parametrize("body", list(BODIES))
 def test_rule4_sweep_over_every_route(
     routes: list[tuple[str, str]],
-    sweep_clients: dict[str, httpx.Client],
+    sweep_clients: dict[str, httpx2.Client],
     who: str,
     body: str,
 ) -> None:

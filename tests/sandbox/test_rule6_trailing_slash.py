@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import uuid
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body, txn
@@ -23,8 +23,8 @@ from workbench.signing import format_timestamp, sign, sign_request
 
 
 def _signed_as_spec(
-    anon: httpx.Client, method: str, url: str, body: bytes = b"", **headers: str
-) -> httpx.Response:
+    anon: httpx2.Client, method: str, url: str, body: bytes = b"", **headers: str
+) -> httpx2.Response:
     """Sign as the spec says (``sign_request`` drops the slash), send ``url`` as written."""
     signed = sign_request(
         api_key=DEFAULT_API_KEY, secret_key=DEFAULT_SECRET_KEY, method=method, url=url, body=body
@@ -33,12 +33,12 @@ def _signed_as_spec(
     return anon.request(method, url, content=body or None, headers=all_headers)
 
 
-def _no_redirect(response: httpx.Response) -> None:
+def _no_redirect(response: httpx2.Response) -> None:
     assert not 300 <= response.status_code < 400, response.headers
     assert "location" not in response.headers
 
 
-def test_rule6_get_with_a_trailing_slash_answers_the_route(anon: httpx.Client) -> None:
+def test_rule6_get_with_a_trailing_slash_answers_the_route(anon: httpx2.Client) -> None:
     plain = _signed_as_spec(anon, "GET", "/v1/subscriptions?limit=2")
     slashed = _signed_as_spec(anon, "GET", "/v1/subscriptions/?limit=2")
     _no_redirect(slashed)
@@ -50,7 +50,7 @@ def test_rule6_get_with_a_trailing_slash_answers_the_route(anon: httpx.Client) -
 
 @pytest.mark.parametrize("path", ["/v1/payments/card/", "/v1/payments/card//"])
 def test_rule6_a_charge_posted_with_a_trailing_slash_is_made(
-    anon: httpx.Client, client: httpx.Client, path: str
+    anon: httpx2.Client, client: httpx2.Client, path: str
 ) -> None:
     body = json.dumps(charge_body()).encode()
     response = _signed_as_spec(anon, "POST", path, body)
@@ -62,7 +62,7 @@ def test_rule6_a_charge_posted_with_a_trailing_slash_is_made(
 
 
 def test_rule6_routes_with_path_parameters_and_bodies(
-    anon: httpx.Client, client: httpx.Client
+    anon: httpx2.Client, client: httpx2.Client
 ) -> None:
     session = {
         "transactionId": txn(),
@@ -78,7 +78,7 @@ def test_rule6_routes_with_path_parameters_and_bodies(
     assert captured.json()["status"] == "captured"
 
 
-def test_rule6_one_idempotency_endpoint_with_or_without_the_slash(anon: httpx.Client) -> None:
+def test_rule6_one_idempotency_endpoint_with_or_without_the_slash(anon: httpx2.Client) -> None:
     key = str(uuid.uuid4())
     body = json.dumps(charge_body()).encode()
     first = _signed_as_spec(anon, "POST", "/v1/payments/card", body, **{"Idempotency-Key": key})
@@ -88,14 +88,14 @@ def test_rule6_one_idempotency_endpoint_with_or_without_the_slash(anon: httpx.Cl
     assert again.json()["paymentId"] == first.json()["paymentId"]
 
 
-def test_rule6_signing_the_slash_itself_is_still_a_signature_mistake(anon: httpx.Client) -> None:
+def test_rule6_signing_the_slash_itself_is_still_a_signature_mistake(anon: httpx2.Client) -> None:
     ts = format_timestamp()
     signature = sign(DEFAULT_SECRET_KEY, ts, "GET", "/sandbox/fixtures/", b"")
     headers = {"X-Api-Key": DEFAULT_API_KEY, "X-Signature": signature, "X-Timestamp": ts}
     assert_envelope(anon.get("/sandbox/fixtures/", headers=headers), 401, "SVC-GW-1002")
 
 
-def test_rule6_public_routes_answer_alike(anon: httpx.Client) -> None:
+def test_rule6_public_routes_answer_alike(anon: httpx2.Client) -> None:
     plain = anon.get("/v1/public/subscriptions/nope")
     slashed = anon.get("/v1/public/subscriptions/nope/")
     _no_redirect(slashed)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import uuid
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body, txn
@@ -30,7 +30,7 @@ def _with_twice(body: dict[str, object], key: str, first: object, last: object) 
     return ("{" + head + (", " + rest if rest else "") + "}").encode()
 
 
-def _assert_refused_naming(response: httpx.Response, key: str) -> None:
+def _assert_refused_naming(response: httpx2.Response, key: str) -> None:
     body = assert_envelope(response, 400, "SVC-GW-4000")
     assert f'"{key}"' in body["message"], body
 
@@ -40,7 +40,7 @@ def _assert_refused_naming(response: httpx.Response, key: str) -> None:
     [("tok_test_success", "tok_test_declined"), ("tok_test_declined", "tok_test_success")],
 )
 def test_rule7_card_token_twice_charges_nothing(
-    client: httpx.Client, first: str, last: str
+    client: httpx2.Client, first: str, last: str
 ) -> None:
     body = charge_body()
     raw = _with_twice(body, "cardToken", first, last)
@@ -50,14 +50,14 @@ def test_rule7_card_token_twice_charges_nothing(
     assert again.status_code == 201, again.text
 
 
-def test_rule7_a_duplicate_inside_a_nested_object(client: httpx.Client) -> None:
+def test_rule7_a_duplicate_inside_a_nested_object(client: httpx2.Client) -> None:
     split = '{"submerchantId": "smr_1", "amountMinor": 100, "amountMinor": 9000}'
     head = f'{{"transactionId": "{txn()}", "amount": 10000, "currency": "TRY", '
     raw = (head + f'"returnUrl": "https://merchant.example/r", "splits": [{split}]}}').encode()
     _assert_refused_naming(client.post("/v1/payments/sessions", content=raw), "amountMinor")
 
 
-def test_rule7_with_an_idempotency_key_nothing_is_cached(client: httpx.Client) -> None:
+def test_rule7_with_an_idempotency_key_nothing_is_cached(client: httpx2.Client) -> None:
     key = str(uuid.uuid4())
     body = charge_body()
     raw = _with_twice(body, "amount", 1, body["amount"])
@@ -70,7 +70,7 @@ def test_rule7_with_an_idempotency_key_nothing_is_cached(client: httpx.Client) -
 
 @pytest.fixture(scope="module")
 def json_routes(server: SandboxServer) -> list[tuple[str, str]]:
-    document = httpx.get(f"{server.base_url}/openapi.json", timeout=30).json()
+    document = httpx2.get(f"{server.base_url}/openapi.json", timeout=30).json()
     found = [
         (method.upper(), path.replace("{", "x").replace("}", ""))
         for path, item in document["paths"].items()
@@ -86,7 +86,7 @@ def test_rule7_every_json_route_refuses_a_key_twice(
     server: SandboxServer, json_routes: list[tuple[str, str]], signed: bool
 ) -> None:
     raw = b'{"zzKey": 1, "zzKey": 2}'
-    client = httpx.Client(base_url=server.base_url, timeout=30) if not signed else _other(server)
+    client = httpx2.Client(base_url=server.base_url, timeout=30) if not signed else _other(server)
     with client:
         for method, path in json_routes:
             response = client.request(
@@ -98,14 +98,14 @@ def test_rule7_every_json_route_refuses_a_key_twice(
             _assert_refused_naming(response, "zzKey")
 
 
-def _other(server: SandboxServer) -> httpx.Client:
+def _other(server: SandboxServer) -> httpx2.Client:
     from tests.sandbox.clients import signed_client
 
     # The second merchant: even a control route that ignores its body changes nothing here.
     return signed_client(server.base_url, OTHER_API_KEY, OTHER_SECRET_KEY)
 
 
-def test_rule7_hosted_pages_json_and_the_portal(anon: httpx.Client) -> None:
+def test_rule7_hosted_pages_json_and_the_portal(anon: httpx2.Client) -> None:
     raw = b'{"correlationId": "a", "code": "1", "code": "123456"}'
     _assert_refused_naming(
         anon.post("/sandbox/acs/pay_x", content=raw, headers={"Content-Type": "application/json"}),

@@ -12,7 +12,7 @@ import json
 import uuid
 from datetime import datetime
 
-import httpx
+import httpx2
 import sqlalchemy as sa
 
 from tests.sandbox.envelope import assert_envelope
@@ -21,12 +21,12 @@ from workbench.sandbox import SandboxServer, tables
 CARD = {"cardNumber": "4543600000000003", "expiryMonth": 12, "expiryYear": 2031, "cvc": "739"}
 
 
-def _business_time(client: httpx.Client) -> datetime:
+def _business_time(client: httpx2.Client) -> datetime:
     moved = client.post("/sandbox/clock/advance", json={"seconds": 0})
     return datetime.fromisoformat(moved.json()["businessTime"])
 
 
-def test_a_retried_clock_advance_moves_the_clock_once(client: httpx.Client) -> None:
+def test_a_retried_clock_advance_moves_the_clock_once(client: httpx2.Client) -> None:
     key = str(uuid.uuid4())
     before = _business_time(client)
     first = client.post(
@@ -47,7 +47,7 @@ def test_a_retried_clock_advance_moves_the_clock_once(client: httpx.Client) -> N
     assert_envelope(other, 409, "SVC-GW-2001")
 
 
-def test_control_posts_replay_and_a_refused_one_keeps_no_claim(client: httpx.Client) -> None:
+def test_control_posts_replay_and_a_refused_one_keeps_no_claim(client: httpx2.Client) -> None:
     for path, body in (
         ("/sandbox/reconciler/tick", {}),
         ("/sandbox/settle", {}),
@@ -73,7 +73,7 @@ def test_control_posts_replay_and_a_refused_one_keeps_no_claim(client: httpx.Cli
 
 
 def test_a_retried_tokenisation_answers_the_same_token(
-    client: httpx.Client, server: SandboxServer
+    client: httpx2.Client, server: SandboxServer
 ) -> None:
     key = str(uuid.uuid4())
     first = client.post("/v1/cards/tokens", json=CARD, headers={"Idempotency-Key": key})

@@ -12,7 +12,7 @@ import json
 import uuid
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body, txn
@@ -48,7 +48,7 @@ def _session_body() -> dict[str, Any]:
 @ORDERS
 @pytest.mark.parametrize("path", ["/v1/payments/card", "/v1/payments/sessions"])
 def test_rule9_idempotency_key_replays_a_reordered_body(
-    client: httpx.Client, path: str, first: Any, second: Any
+    client: httpx2.Client, path: str, first: Any, second: Any
 ) -> None:
     body = charge_body(threeDSecure=False) if path.endswith("card") else _session_body()
     assert first(body) != second(body)
@@ -65,7 +65,7 @@ def test_rule9_idempotency_key_replays_a_reordered_body(
 @ORDERS
 @pytest.mark.parametrize("path", ["/v1/payments/card", "/v1/payments/sessions"])
 def test_rule9_transaction_id_fence_accepts_a_reordered_body(
-    client: httpx.Client, path: str, first: Any, second: Any
+    client: httpx2.Client, path: str, first: Any, second: Any
 ) -> None:
     body = charge_body(threeDSecure=False) if path.endswith("card") else _session_body()
     original = client.post(path, content=first(body), headers=JSON)
@@ -78,7 +78,7 @@ def test_rule9_transaction_id_fence_accepts_a_reordered_body(
 
 @pytest.mark.parametrize("use_key", [True, False], ids=["key", "fence"])
 def test_rule9_a_default_written_out_is_the_same_payload_on_both(
-    client: httpx.Client, use_key: bool
+    client: httpx2.Client, use_key: bool
 ) -> None:
     implicit = charge_body(threeDSecure=False)
     explicit = {**implicit, "capture": True, "installmentCount": 1, "saveCard": False}
@@ -92,7 +92,7 @@ def test_rule9_a_default_written_out_is_the_same_payload_on_both(
 
 @pytest.mark.parametrize("use_key", [True, False], ids=["key", "fence"])
 def test_rule9_another_value_is_another_payload_on_both(
-    client: httpx.Client, use_key: bool
+    client: httpx2.Client, use_key: bool
 ) -> None:
     body = charge_body(threeDSecure=False)
     headers = {"Idempotency-Key": str(uuid.uuid4())} if use_key else {}

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.postgres import database_url
@@ -57,12 +57,12 @@ def pair(
         yield urls[0], urls[1]
 
 
-Send = Callable[[httpx.Client], httpx.Response]
+Send = Callable[[httpx2.Client], httpx2.Response]
 
 
-def _same(pair: tuple[str, str], *sends: Send) -> list[httpx.Response]:
+def _same(pair: tuple[str, str], *sends: Send) -> list[httpx2.Response]:
     """Send the same requests to both; assert the answers match; return the shortcut's."""
-    answers: list[list[httpx.Response]] = []
+    answers: list[list[httpx2.Response]] = []
     for url in pair:
         with signed_client(url) as client:
             answers.append([send(client) for send in sends])
@@ -133,6 +133,41 @@ def test_rule1_session_binding_answers_alike(pair: tuple[str, str]) -> None:
     ]
 
 
+def test_issue32_rules_answer_alike(pair: tuple[str, str]) -> None:
+    """Rule 1 (a paid transactionId takes no session), rule 2 (an expired session takes
+    no charge, its own charge still answers), rule 4 (UTF-8 transactionId), rule 5 (no
+    commission on an authorization) and rule 8 (the mask's length)."""
+    paid, expiring, turkish = (f"txn_{uuid.uuid4().hex}" for _ in range(3))
+    turkish = f"sipariş-ığüşöç {turkish[-8:]}"
+    amex = {"cardNumber": "378282246310005", "expiryMonth": 12, "expiryYear": 2030, "cvc": "1234"}
+    answers = _same(
+        pair,
+        _post({**charge_body(amount=1_000), "transactionId": paid}),
+        _session(paid),
+        _session(expiring),
+        _post({**charge_body(amount=25_000), "transactionId": expiring}),
+        lambda client: client.post("/sandbox/clock/advance", json={"seconds": 1801}),
+        _post({**charge_body(amount=25_000), "transactionId": expiring}),  # its own: 200
+        _post({**charge_body(amount=25_000, capture=False), "transactionId": expiring}),
+        _post({**charge_body(capture=False), "transactionId": turkish}),
+        _post({**charge_body(capture=False), "transactionId": turkish}),
+        _post({**charge_body(), "transactionId": "ş" * 65}),
+        _post({**charge_body(), "transactionId": "renewal sub_x 1"}),
+    )
+    statuses = [r.status_code for r in answers]
+    assert statuses == [201, 409, 201, 201, 200, 200, 409, 201, 200, 400, 400]
+    assert answers[1].json()["code"] == "SVC-GW-2001"
+    assert answers[6].json()["code"] == "SVC-SES-4090"
+    assert answers[7].json()["commission"] == answers[7].json()["netAmount"] == 0
+    assert answers[8].json()["paymentId"] == answers[7].json()["paymentId"]
+    masks = []
+    for url in pair:  # a token is each sandbox's own
+        with signed_client(url) as client:
+            token = client.post("/v1/cards/tokens", json=amex).json()["token"]
+            masks.append(client.post("/v1/payments/card", json=charge_body(token)).json())
+    assert masks[0]["cardMask"] == masks[1]["cardMask"] == "378282*****0005"
+
+
 def test_rule3_fence_answers_alike_with_this_requests_id(pair: tuple[str, str]) -> None:
     declined = {**charge_body("tok_test_declined"), "transactionId": f"txn_{uuid.uuid4().hex}"}
     held = {**charge_body(capture=False, threeDSecure=False)}
@@ -150,7 +185,7 @@ def test_rule3_fence_answers_alike_with_this_requests_id(pair: tuple[str, str]) 
     assert answers[4].json()["status"] == "captured"
 
 
-def _last_payment(client: httpx.Client) -> str:
+def _last_payment(client: httpx2.Client) -> str:
     items = client.get("/sandbox/events").json()["items"]
     return str(
         next(e for e in reversed(items) if e["type"] == "payment.authorized")["data"]["paymentId"]

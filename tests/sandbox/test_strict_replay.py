@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 import sqlalchemy as sa
 
@@ -61,7 +61,7 @@ def _captured_payment(base_url: str) -> str:
         return str(response.json()["paymentId"])
 
 
-def _replay_refund(servers: list[SandboxServer], payment_id: str) -> list[httpx.Response]:
+def _replay_refund(servers: list[SandboxServer], payment_id: str) -> list[httpx2.Response]:
     """Sign one refund, then send five byte-identical copies, each with its own key."""
     path = f"/v1/payments/{payment_id}/refund"
     body = b'{"amount": %d}' % _REFUND
@@ -73,11 +73,11 @@ def _replay_refund(servers: list[SandboxServer], payment_id: str) -> list[httpx.
         body=body,
     ).as_dict()
 
-    def send(copy: int) -> httpx.Response:
+    def send(copy: int) -> httpx2.Response:
         headers = {**signed, "Content-Type": "application/json"}
         headers["Idempotency-Key"] = str(uuid.uuid4())  # not signed: the attacker picks it
         url = servers[copy % len(servers)].base_url + path
-        return httpx.post(url, content=body, headers=headers, timeout=30)
+        return httpx2.post(url, content=body, headers=headers, timeout=30)
 
     with ThreadPoolExecutor(_COPIES) as pool:
         return list(pool.map(send, range(_COPIES)))
@@ -143,7 +143,7 @@ def test_strict_mode_lets_identical_reads_repeat(db_url: str) -> None:
             body=b"",
         ).as_dict()
         statuses = [
-            httpx.get(server.base_url + path, headers=signed, timeout=30).status_code
+            httpx2.get(server.base_url + path, headers=signed, timeout=30).status_code
             for _ in range(3)
         ]
     assert statuses == [200, 200, 200]

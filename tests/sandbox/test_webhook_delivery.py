@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import sqlalchemy as sa
 
@@ -95,13 +95,13 @@ def _down_until_cleared(receivers: list[Receiver]) -> threading.Event:
     return down
 
 
-def _pay(client: httpx.Client, token: str = "tok_test_success") -> str:  # noqa: S107
+def _pay(client: httpx2.Client, token: str = "tok_test_success") -> str:  # noqa: S107
     response = client.post("/v1/payments/card", json=charge_body(token))
     assert response.status_code == 201, response.text
     return str(response.json()["paymentId"])
 
 
-def _events_of(client: httpx.Client, payment_id: str) -> list[dict[str, Any]]:
+def _events_of(client: httpx2.Client, payment_id: str) -> list[dict[str, Any]]:
     items = client.get("/sandbox/events").json()["items"]
     return [e for e in items if e["data"].get("paymentId") == payment_id]
 

@@ -8,143 +8,23 @@ cache's stamp: a control route answered by one worker must bind the other at onc
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-import httpx
-import pytest
+import httpx2
 import sqlalchemy as sa
 
-from tests.paths import ROOT
-from tests.ports import free_port
-from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
+from tests.sandbox.workers import LOGS
+from tests.sandbox.workers import children as _children
 from workbench.sandbox import tables
 from workbench.sandbox.payments.tables import payments as payments_table
 
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def workers(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, str, int]]:
-    """(base URL, database URL, parent pid) of a two-worker sandbox on its own database.
-
-    It starts the way a busy machine starts it (`start_under_load`); its log is
-    ``sandbox.log`` in the database's folder.
-    """
-    if not Path("/proc").is_dir():
-        pytest.skip("counting worker processes reads /proc (Linux only)")
-    folder = tmp_path_factory.mktemp("workers")
-    with database_url(request.param, folder) as url:
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
-        command += ["--port", str(port), "--db", url]  # each worker runs a reconciler
-        proc = start_under_load(command, folder, base)
-        try:
-            yield base, url, proc.pid
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-
-
-#: Seconds each spawned worker waits before it starts: more than uvicorn's default
-#: health-check timeout (5 s), which killed workers still starting on a busy machine.
-SLOW_START = 6
-_SLOW_WORKERS = f"""
-import sys
-import time
-
-if "--multiprocessing-fork" in sys.argv:  # a worker uvicorn spawned, not the command
-    time.sleep({SLOW_START})
-"""
-
-
-#: base URL -> the log of the sandbox started there by `start_under_load`.
-LOGS: dict[str, Path] = {}
-
-
-def _spin(stop: float) -> None:
-    while time.monotonic() < stop:
-        pass
-
-
-def start_under_load(command: list[str], folder: Path, base: str) -> subprocess.Popen[bytes]:
-    """Start ``workbench sandbox --workers 2`` with every core busy and slow-starting workers.
-
-    Each worker is held back longer than uvicorn's default health-check timeout before
-    it can answer (a ``sitecustomize``), while spinning processes keep every core busy;
-    returns once both workers serve ``base``, failing at once if one was restarted.
-    """
-    site = folder / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(_SLOW_WORKERS, "utf-8")
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
-        "WORKBENCH_API_KEY": "",
-        "WORKBENCH_SECRET_KEY": "",
-        "NO_COLOR": "1",
-    }
-    log = folder / "sandbox.log"
-    LOGS[base] = log
-    with log.open("wb") as out:
-        proc = subprocess.Popen(command, env=env, stdout=out, stderr=out)
-    stop = time.monotonic() + SLOW_START + 2
-    context = multiprocessing.get_context("spawn")
-    spinners = [context.Process(target=_spin, args=(stop,)) for _ in range(os.cpu_count() or 2)]
-    for spinner in spinners:
-        spinner.start()
-    try:
-        # A guard, not a measured time: on a loaded machine the start took over 60 s.
-        deadline = time.monotonic() + 180
-        while True:
-            text = log.read_text("utf-8", "replace")
-            assert "died" not in text, text  # uvicorn killed a worker as hung
-            assert "not ready" not in text, text
-            assert proc.poll() is None, text
-            if len(_children(proc.pid)) >= 2 and _answers(base):
-                break
-            assert time.monotonic() < deadline, "two workers did not start within 180 s"
-            time.sleep(0.2)
-    except BaseException:
-        proc.kill()
-        proc.wait(timeout=30)
-        raise
-    finally:
-        for spinner in spinners:
-            spinner.terminate()
-            spinner.join()
-    return proc
-
-
-def _answers(base: str) -> bool:
-    try:
-        return httpx.get(base + "/openapi.json", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
+#: The ``workers`` fixture starts this module's sandbox under CPU load, each worker slower
+#: to start than uvicorn's default health-check timeout (`tests.sandbox.workers`).
+START_UNDER_LOAD = True
 
 
 def test_two_worker_processes_serve_one_port(workers: tuple[str, str, int]) -> None:
@@ -189,7 +69,7 @@ def test_concurrent_duplicates_on_both_workers_make_one_payment(
     body = charge_body(threeDSecure=False)
     key = str(uuid.uuid4())
 
-    def send(_: int) -> httpx.Response:
+    def send(_: int) -> httpx2.Response:
         with signed_client(base) as fresh:
             return fresh.post("/v1/payments/card", json=body, headers={"Idempotency-Key": key})
 
@@ -220,7 +100,7 @@ def test_concurrent_distinct_charges_on_both_workers_are_all_stored(
     base, url, _ = workers
     bodies = [charge_body(threeDSecure=False) for _ in range(120)]
 
-    def send(body: dict[str, object]) -> httpx.Response:
+    def send(body: dict[str, object]) -> httpx2.Response:
         with signed_client(base) as fresh:
             return fresh.post(
                 "/v1/payments/card", json=body, headers={"Idempotency-Key": str(uuid.uuid4())}

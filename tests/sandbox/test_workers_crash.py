@@ -18,14 +18,15 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
-from tests.sandbox.test_workers import _answers, _children
+from tests.sandbox.workers import answers as _answers
+from tests.sandbox.workers import children as _children
 
 
 def _alive(pid: int) -> bool:
@@ -113,7 +114,7 @@ def test_kill_9_under_load_keeps_each_acknowledged_charge_once_and_no_orphan_kee
                     answer = client.post(
                         "/v1/payments/card", json=body, headers={"Idempotency-Key": key}
                     )
-                except httpx.TransportError:
+                except httpx2.TransportError:
                     return  # the sandbox was killed under this request
                 assert answer.status_code == 201, answer.text
                 acknowledged[key] = answer.content

@@ -45,6 +45,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "Run the flows against two targets and report where they differ.",
     ),
     "openapi": ("workbench.cli.openapi", "openapi", "Print the sandbox's OpenAPI document."),
+    "postman": (
+        "workbench.cli.postman",
+        "postman",
+        "Write a Postman collection of every endpoint, signed.",
+    ),
 }
 
 #: command name -> (extras it cannot start without, extras some of its uses need as well).
@@ -54,6 +59,7 @@ _EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "run": (("notebooks",), ("sandbox",)),  # --external needs no sandbox of its own
     "lab": (("sandbox", "notebooks"), ()),
     "openapi": (("sandbox",), ()),
+    "postman": (("sandbox",), ()),
     # The flows draw their tables with pandas; the reports are jinja2 templates.
     "parity": (("sandbox", "notebooks"), ()),
 }

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import click
-import httpx
+import httpx2
 
 from workbench._extras import require
 from workbench.cli._run_reports import exit_status, json_summary, junit_xml, write_json
@@ -33,10 +33,10 @@ def _unreachable(base_url: str, timeout: float = REACHABLE_TIMEOUT) -> str | Non
     tells a wrong address or a service that is down from one that is up.
     """
     try:
-        httpx.get(base_url, timeout=timeout)
-    except httpx.TimeoutException:
+        httpx2.get(base_url, timeout=timeout)
+    except httpx2.TimeoutException:
         return f"no answer within {timeout:g} s"
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+    except (httpx2.HTTPError, httpx2.InvalidURL) as exc:
         return str(exc) or type(exc).__name__
     return None
 

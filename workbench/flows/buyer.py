@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 
 from workbench._transport import default_ssl_context
 
@@ -61,7 +61,7 @@ class Landing:
         return f"buyer's browser lands on {self.path} ({self.status})\n  query: {shown}{head}"
 
 
-def _landing(response: httpx.Response) -> Landing:
+def _landing(response: httpx2.Response) -> Landing:
     query = {k: v[0] for k, v in parse_qs(urlsplit(str(response.url)).query).items()}
     found = _HEADING.search(response.text)
     heading = html.unescape(found.group(1)) if found else ""
@@ -80,9 +80,9 @@ def card_number_for(fixtures: SandboxFixtures, card_token: str) -> str:
     raise ValueError(f"no test card number for {card_token}")
 
 
-def open_page(checkout_url: str) -> httpx.Response:
+def open_page(checkout_url: str) -> httpx2.Response:
     """The hosted page as the buyer's browser gets it."""
-    return httpx.get(checkout_url, timeout=_TIMEOUT)
+    return httpx2.get(checkout_url, timeout=_TIMEOUT)
 
 
 def qr_payload(checkout_url: str) -> str:
@@ -103,7 +103,7 @@ def pay_by_card(
     """Fill in and submit the hosted page's card form, then follow the redirect to ``returnUrl``."""
     form = {"cardNumber": card_number, "expiry": expiry, "cvc": cvc, "holder": holder,
             "installments": str(installments)}  # fmt: skip
-    with httpx.Client(
+    with httpx2.Client(
         timeout=_TIMEOUT, follow_redirects=True, verify=default_ssl_context()
     ) as browser:
         return _landing(browser.post(f"{checkout_url}/pay", data=form))
@@ -111,7 +111,7 @@ def pay_by_card(
 
 def pay_by_qr(checkout_url: str) -> Landing:
     """Press the sandbox page's "Pay from a bank app" (a bank app scanning the TR QR code)."""
-    with httpx.Client(
+    with httpx2.Client(
         timeout=_TIMEOUT, follow_redirects=True, verify=default_ssl_context()
     ) as browser:
         return _landing(browser.post(f"{checkout_url}/qr"))

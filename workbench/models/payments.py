@@ -1,4 +1,12 @@
-"""Results of the payment and checkout-session endpoints."""
+"""Results of the payment and checkout-session endpoints.
+
+``commission`` and ``net_amount`` are set when money moves (on capture); a payment
+that has not captured (authorized, voided, declined, pending or failed 3-D Secure)
+reports 0 for both in the sandbox, and either may be absent (``None``) where a service
+leaves it out: treat 0 and ``None`` alike as "no fee booked yet". ``card_mask`` is as
+long as the card number (``378282*****0005`` for a 15-digit card) and
+``transaction_id`` is any text (``"sipariş-42"``), compared exactly.
+"""
 
 from __future__ import annotations
 

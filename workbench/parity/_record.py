@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import httpx
+import httpx2
 
 from workbench._client import Client
 from workbench._exceptions import APIError
@@ -88,7 +88,7 @@ def _decode(content: bytes) -> Any:
         return content.decode("utf-8", "replace")
 
 
-class RecordingTransport(httpx.BaseTransport):
+class RecordingTransport(httpx2.BaseTransport):
     """Sends through ``inner`` and keeps each exchange, redacted, in `exchanges`.
 
     Args:
@@ -99,14 +99,14 @@ class RecordingTransport(httpx.BaseTransport):
     """
 
     def __init__(
-        self, inner: httpx.BaseTransport, redactor: Redactor, *, control_routes: bool
+        self, inner: httpx2.BaseTransport, redactor: Redactor, *, control_routes: bool
     ) -> None:
         self._inner = inner
         self._redactor = redactor
         self._control_routes = control_routes
         self.exchanges: list[Exchange] = []
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         path = request.url.path
         control = path.startswith(CONTROL_PREFIX)
         if control and not self._control_routes:
@@ -213,10 +213,10 @@ class FlowRecorder:
     """
 
     def __init__(
-        self, target: Target, *, transport: Callable[[], httpx.BaseTransport] | None = None
+        self, target: Target, *, transport: Callable[[], httpx2.BaseTransport] | None = None
     ) -> None:
         self.target = target
-        self._transport = transport or httpx.HTTPTransport
+        self._transport = transport or httpx2.HTTPTransport
         self._redactor = Redactor([target.settings.secret_key])
         self._control_routes: bool | None = None
         self.started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from workbench.spec import limits
@@ -20,26 +20,52 @@ __all__ = [
     "ErrorEnvelope",
     "Identifier",
     "ResponseBody",
+    "ReturnUrl",
     "StrictRequest",
     "TransactionId",
     "Url",
 ]
 
 Amount = Annotated[int, Field(ge=limits.MIN_AMOUNT, le=limits.MAX_AMOUNT)]
-TransactionId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]
+
+
+def _transaction_id(value: str) -> str:
+    """Any non-empty UTF-8 text (Turkish letters, spaces, symbols), exactly as sent.
+
+    Refused: what is not UTF-8 at all (a lone surrogate such as ``"\\ud800"``, which
+    JSON can spell but no database stores), NUL (`StrictRequest`), and the renewals'
+    reserved prefix, so no merchant charge can take a renewal's place.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be UTF-8 text (a lone surrogate is not)") from None
+    if value.startswith(limits.RENEWAL_TRANSACTION_PREFIX):
+        raise ValueError(
+            f"values starting with {limits.RENEWAL_TRANSACTION_PREFIX!r} are reserved for "
+            "subscription renewals"
+        )
+    return value
+
+
+TransactionId = Annotated[
+    str,
+    Field(min_length=1, max_length=limits.TRANSACTION_ID_MAX),
+    AfterValidator(_transaction_id),
+]
 
 
 def _parsable_url(value: str) -> str:
     """A URL the sandbox can send to: it parses, names a host, any port is a number.
 
-    Parsed twice, as httpx sends it and as the standard library splits it to sign a
-    webhook (`workbench.signing.canonical_path`): httpx takes ``http://a]b/`` for a host
+    Parsed twice, as httpx2 sends it and as the standard library splits it to sign a
+    webhook (`workbench.signing.canonical_path`): httpx2 takes ``http://a]b/`` for a host
     with an escaped bracket, which ``urlsplit`` refuses.
     """
     try:
-        url = httpx.URL(value)
+        url = httpx2.URL(value)
         urlsplit(value).port  # noqa: B018  (reading the port validates it)
-    except (httpx.InvalidURL, ValueError) as exc:
+    except (httpx2.InvalidURL, ValueError) as exc:
         raise ValueError(f"not a valid URL: {exc}") from None
     if not url.host:
         raise ValueError("URL has no host")
@@ -49,6 +75,15 @@ def _parsable_url(value: str) -> str:
 Url = Annotated[
     str,
     Field(min_length=8, max_length=2048, pattern=r"^https?://[\x21-\x7e]+$"),
+    AfterValidator(_parsable_url),
+]
+#: ``returnUrl``: any absolute http(s) URL, non-ASCII path, query and host included (an
+#: IRI such as ``https://çiçek.example/sipariş``); no spaces or control characters. The
+#: redirect to it is percent-encoded (`workbench.sandbox.checkout.flow.result_url`).
+#: ``callbackUrl`` stays `Url` (ASCII): its path is signed on every webhook.
+ReturnUrl = Annotated[
+    str,
+    Field(min_length=8, max_length=2048, pattern=r"^https?://[^\x00-\x20\x7f-\x9f]+$"),
     AfterValidator(_parsable_url),
 ]
 Identifier = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]

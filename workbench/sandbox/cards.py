@@ -41,6 +41,7 @@ __all__ = [
     "looks_like_pan",
     "luhn_ok",
     "mask",
+    "mask_of",
     "new_token",
     "seed_test_tokens",
     "tokenize",
@@ -96,6 +97,11 @@ class TestCard:
     def last4(self) -> str:
         """The last four digits."""
         return self.number[-4:]
+
+    @property
+    def number_length(self) -> int:
+        """How many digits the card number has."""
+        return len(self.number)
 
 
 TEST_CARDS: tuple[TestCard, ...] = (
@@ -161,7 +167,8 @@ _BY_NUMBER = {card.number: card for card in TEST_CARDS}
 _BY_TOKEN = {card.token: card for card in TEST_CARDS}
 
 #: What `find_token` gives: a built-in `TestCard` or a ``card_tokens`` row (both have
-#: ``token``, ``behaviour``, ``brand``, ``card_type``, ``bin`` and ``last4``).
+#: ``token``, ``behaviour``, ``brand``, ``card_type``, ``bin``, ``last4`` and
+#: ``number_length``, which is ``None`` on a row stored before schema version 2).
 CardRecord = TestCard | AnyRow
 _DIGIT_RUN = re.compile(r"(?:\d[ -]?){12,19}")
 
@@ -197,6 +204,7 @@ def seed_test_tokens(conn: sa.Connection, now: datetime) -> None:
                 card_type=card.card_type,
                 bin=card.bin,
                 last4=card.last4,
+                number_length=card.number_length,
                 created_at=now,
             )
         )
@@ -270,6 +278,7 @@ def tokenize(conn: sa.Connection, merchant_id: str, number: str, now: datetime) 
             card_type=card_type,
             bin=number[:6],
             last4=number[-4:],
+            number_length=len(number),
             created_at=now,
         )
     )
@@ -308,6 +317,15 @@ def tokenize_checked(
     return tokenize(conn, merchant_id, digits, now)
 
 
-def mask(bin_: str, last4: str, length: int = 16) -> str:
-    """``411111******1111``: first six, masked middle, last four."""
-    return f"{bin_}{'*' * max(length - 10, 2)}{last4}"
+def mask(bin_: str, last4: str, length: int | None = 16) -> str:
+    """``424242******4242``: first six, one ``*`` per hidden digit, last four.
+
+    The mask keeps the card's length: 5 stars for a 15-digit card, 9 for a 19-digit one
+    (``None``, a token stored before its length was, shows 16 digits).
+    """
+    return f"{bin_}{'*' * ((length or 16) - 10)}{last4}"
+
+
+def mask_of(card: CardRecord) -> str:
+    """The ``cardMask`` of a token's card (`find_token`'s record), as its token showed it."""
+    return mask(card.bin, card.last4, card.number_length)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
+import httpx2
 import sqlalchemy as sa
 
 from workbench._transport import default_ssl_context
@@ -285,7 +285,7 @@ class WebhookWork:
 
     async def _post_all(self, batch: Sequence[_Delivery]) -> list[tuple[int | None, str | None]]:
         gate = asyncio.Semaphore(self.concurrency)
-        async with httpx.AsyncClient(
+        async with httpx2.AsyncClient(
             timeout=self.timeout_seconds, verify=default_ssl_context()
         ) as http:
 
@@ -300,7 +300,7 @@ class WebhookWork:
             return list(await asyncio.gather(*(one(d) for d in batch)))
 
     @staticmethod
-    async def _post(http: httpx.AsyncClient, delivery: _Delivery) -> tuple[int | None, str | None]:
+    async def _post(http: httpx2.AsyncClient, delivery: _Delivery) -> tuple[int | None, str | None]:
         try:
             # Signing splits the URL too: one stored before the check that both parse
             # (an older database's) is a failed delivery like any other bad target.
@@ -324,7 +324,7 @@ class WebhookWork:
                     "X-Event-Attempt": str(delivery.attempt),
                 },
             )
-        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+        except (httpx2.HTTPError, httpx2.InvalidURL, ValueError) as exc:
             # InvalidURL is not an HTTPError: a target the merchant typed wrong is a
             # failed delivery, never an error of the request that ran the reconciler.
             return None, f"{type(exc).__name__}"[:300]

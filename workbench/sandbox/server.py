@@ -47,7 +47,7 @@ class SandboxServer:
     Use as a context manager, or call `start` and `stop`::
 
         with SandboxServer(SandboxConfig(db_url="sqlite://")) as server:
-            httpx.get(server.base_url + "/openapi.json")
+            httpx2.get(server.base_url + "/openapi.json")
 
     Args:
         config: the sandbox configuration (default: `SandboxConfig()`).

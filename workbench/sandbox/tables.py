@@ -94,6 +94,9 @@ card_tokens = sa.Table(
     sa.Column("bin", sa.String(6), nullable=False),
     sa.Column("last4", sa.String(4), nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),
+    # How many digits the card number has (12-19), for its mask; NULL on a token stored
+    # before schema version 2, whose mask then shows 16 digits.
+    sa.Column("number_length", sa.SmallInteger),
 )
 
 saved_cards = sa.Table(

@@ -11,10 +11,12 @@ __all__ = [
     "MAX_BODY_BYTES",
     "MIN_AMOUNT",
     "REFUND_REASON_MAX",
+    "RENEWAL_TRANSACTION_PREFIX",
     "SESSION_LIFETIME_SECONDS",
     "SUBSCRIPTION_PAGE_DEFAULT",
     "SUBSCRIPTION_PAGE_MAX",
     "TIMESTAMP_SKEW_SECONDS",
+    "TRANSACTION_ID_MAX",
     "VOID_REASON_MAX",
 ]
 
@@ -44,3 +46,9 @@ SUBSCRIPTION_PAGE_MAX = 100
 MAX_AMOUNT = 99_999_999_999
 #: Largest request body the sandbox reads.
 MAX_BODY_BYTES = 64 * 1024
+#: Longest ``transactionId``, in characters (Unicode code points, not bytes): any
+#: non-empty UTF-8 text up to this, compared exactly as sent (issue 32, rule 4).
+TRANSACTION_ID_MAX = 64
+#: ``transactionId`` values starting with this are the sandbox's subscription renewals'
+#: (``renewal <subscriptionId> <attempt>``); a merchant's request may not use them.
+RENEWAL_TRANSACTION_PREFIX = "renewal "

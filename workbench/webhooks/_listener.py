@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Self
 
-import httpx
+import httpx2
 
 from workbench._transport import default_ssl_context
 from workbench.signing import canonical_path
@@ -103,7 +103,7 @@ class WebhookListener(WebhookReceiver):
         self._forward_to = forward_to
         self._on_delivery = on_delivery
         self._seen: SeenEvents = seen if seen is not None else SeenEventIds()
-        self._http: httpx.Client | None = None
+        self._http: httpx2.Client | None = None
         self.events: list[WebhookEvent] = []
         self.deliveries: list[Delivery] = []
         self.rejected = 0
@@ -116,7 +116,7 @@ class WebhookListener(WebhookReceiver):
     def start(self) -> Self:
         """Start listening in a background thread; returns the listener."""
         if self._forward_to is not None and self._http is None:
-            self._http = httpx.Client(timeout=10.0, verify=default_ssl_context())
+            self._http = httpx2.Client(timeout=10.0, verify=default_ssl_context())
         return super().start()
 
     def stop(self) -> None:
@@ -240,7 +240,7 @@ class WebhookListener(WebhookReceiver):
         headers = {k: v for k, v in request.headers.items() if k in FORWARDED_HEADERS}
         try:
             response = self._http.post(self._forward_to, content=request.body, headers=headers)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             return None, f"forward failed: {type(exc).__name__}"
         if 200 <= response.status_code < 300:
             return response.status_code, None

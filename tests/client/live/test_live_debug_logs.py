@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 
-import httpx
+import httpx2
 import pytest
 
 from tests.client.live.target import Live
@@ -21,14 +21,14 @@ CARD_NUMBER = "4543600000000003"  # Luhn-valid, not a built-in test card
 CVC = "739"
 
 
-class _Recording(httpx.BaseTransport):
+class _Recording(httpx2.BaseTransport):
     """A real HTTP transport that keeps the bytes of every body it sends."""
 
     def __init__(self) -> None:
-        self._inner = httpx.HTTPTransport()
+        self._inner = httpx2.HTTPTransport()
         self.bodies: list[bytes] = []
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         self.bodies.append(request.read())
         return self._inner.handle_request(request)
 

@@ -6,7 +6,7 @@ import logging
 import uuid
 from datetime import timedelta
 
-import httpx
+import httpx2
 import pytest
 
 from tests.client.live.target import Live
@@ -180,8 +180,8 @@ def test_server_error_without_retries_carries_the_request_id(live: Live) -> None
 
 
 def test_fail_next_retry_on_the_wire_same_key_fresh_timestamp(live: Live) -> None:
-    sent: list[httpx.Request] = []
-    http = httpx.Client(event_hooks={"request": [sent.append]})
+    sent: list[httpx2.Request] = []
+    http = httpx2.Client(event_hooks={"request": [sent.append]})
     with Client(live.api_key, live.secret_key, live.base_url, http_client=http) as client:
         client.sandbox.reset()
         client.sandbox.fail_next("429")  # answered with Retry-After: 1, really waited

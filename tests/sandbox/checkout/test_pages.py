@@ -11,7 +11,7 @@ import uuid
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import txn
@@ -21,7 +21,7 @@ PAN = "4242424242424242"
 RETURN = "https://merchant.example/return?order=7"
 
 
-def _session(client: httpx.Client, **extra: Any) -> dict[str, Any]:
+def _session(client: httpx2.Client, **extra: Any) -> dict[str, Any]:
     body = {"transactionId": txn(), "amount": 10_000, "currency": "TRY", "returnUrl": RETURN,
             **extra}  # fmt: skip
     response = client.post("/v1/payments/sessions", json=body)
@@ -33,12 +33,12 @@ def _form(number: str = PAN, **extra: str) -> dict[str, str]:
     return {"cardNumber": number, "expiry": "12/30", "cvc": "123", "holder": "Ayse", **extra}
 
 
-def _query(response: httpx.Response) -> dict[str, str]:
+def _query(response: httpx2.Response) -> dict[str, str]:
     assert response.status_code == 303, response.text
     return {k: v[0] for k, v in parse_qs(urlsplit(response.headers["location"]).query).items()}
 
 
-def _html(response: httpx.Response, status: int) -> str:
+def _html(response: httpx2.Response, status: int) -> str:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("text/html")
     assert "Traceback" not in response.text
@@ -46,7 +46,7 @@ def _html(response: httpx.Response, status: int) -> str:
 
 
 def test_page_shows_amount_in_lira_and_links_the_stylesheet(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     session = _session(client, amount=123_456, description="<b>Kitap</b>")
     text = _html(anon.get(session["checkoutUrl"]), 200)
@@ -57,7 +57,7 @@ def test_page_shows_amount_in_lira_and_links_the_stylesheet(
 
 
 def test_card_payment_keeps_the_return_query_and_emits_no_card_number(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     session = _session(client)
     query = _query(anon.post(f"{session['checkoutUrl']}/pay", data=_form()))
@@ -71,7 +71,7 @@ def test_card_payment_keeps_the_return_query_and_emits_no_card_number(
 
 
 def test_invalid_form_is_shown_again_without_the_card_number(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     session = _session(client)
     text = _html(anon.post(f"{session['checkoutUrl']}/pay", data=_form(cvc="12")), 400)
@@ -88,7 +88,7 @@ def test_invalid_form_is_shown_again_without_the_card_number(
 
 
 def test_debit_card_refuses_installments_and_the_page_says_why(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     session = _session(client, installmentEnabled=True)
     answer = anon.post(
@@ -100,7 +100,7 @@ def test_debit_card_refuses_installments_and_the_page_says_why(
 
 
 def test_declined_card_finishes_the_session_as_failed(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     session = _session(client)
     query = _query(anon.post(f"{session['checkoutUrl']}/pay", data=_form("4000000000000002")))
@@ -110,7 +110,9 @@ def test_declined_card_finishes_the_session_as_failed(
     assert "already completed" in _html(anon.get(session["checkoutUrl"]), 410)
 
 
-def test_challenge_round_trip_and_a_forged_pares(client: httpx.Client, anon: httpx.Client) -> None:
+def test_challenge_round_trip_and_a_forged_pares(
+    client: httpx2.Client, anon: httpx2.Client
+) -> None:
     session = _session(client)
     acs = anon.post(f"{session['checkoutUrl']}/pay", data=_form("4000000000003220"))
     assert acs.status_code == 303
@@ -143,7 +145,7 @@ def test_challenge_round_trip_and_a_forged_pares(client: httpx.Client, anon: htt
 
 
 def test_acs_form_without_a_checkout_shows_the_pares(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = client.post(
         "/v1/payments/card",
@@ -166,7 +168,7 @@ def test_acs_form_without_a_checkout_shows_the_pares(
 
 
 def test_mode_mismatches_and_unknown_sessions_are_html(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     qr = _session(client, mode="qr")
     assert "not by card" in _html(anon.post(f"{qr['checkoutUrl']}/pay", data=_form()), 400)
@@ -182,7 +184,7 @@ def test_mode_mismatches_and_unknown_sessions_are_html(
 
 @pytest.mark.parametrize("action", ["pay", "qr", "3ds-callback"])
 def test_reloading_a_form_address_goes_back_to_the_page_and_charges_nothing(
-    client: httpx.Client, anon: httpx.Client, action: str
+    client: httpx2.Client, anon: httpx2.Client, action: str
 ) -> None:
     session = _session(client)
     response = anon.get(f"{session['checkoutUrl']}/{action}")
@@ -195,7 +197,7 @@ def test_reloading_a_form_address_goes_back_to_the_page_and_charges_nothing(
 
 @pytest.mark.parametrize("mode", ["qr", "payment"])
 def test_repeat_completion_answers_the_same_redirect(
-    client: httpx.Client, anon: httpx.Client, mode: str
+    client: httpx2.Client, anon: httpx2.Client, mode: str
 ) -> None:
     session = _session(client, mode=mode)
     action, data = ("qr", None) if mode == "qr" else ("pay", _form())
@@ -207,15 +209,15 @@ def test_repeat_completion_answers_the_same_redirect(
     assert [e["type"] for e in tx].count("payment.captured") == 1
 
 
-def test_concurrent_submits_charge_once(client: httpx.Client) -> None:
+def test_concurrent_submits_charge_once(client: httpx2.Client) -> None:
     session = _session(client)
     url = f"{session['checkoutUrl']}/pay"
     barrier = threading.Barrier(6)
-    answers: list[httpx.Response] = []
+    answers: list[httpx2.Response] = []
 
     def submit() -> None:
         barrier.wait()
-        answers.append(httpx.post(url, data=_form(), timeout=30))
+        answers.append(httpx2.post(url, data=_form(), timeout=30))
 
     threads = [threading.Thread(target=submit) for _ in range(6)]
     for thread in threads:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.envelope import assert_envelope
@@ -12,7 +12,7 @@ from workbench.sandbox.cards import CHALLENGE_CODE
 
 
 def _challenge(
-    client: httpx.Client,
+    client: httpx2.Client,
     token: str = "tok_test_3ds_challenge",  # noqa: S107 - a test card token
     **extra: Any,
 ) -> dict[str, Any]:
@@ -24,7 +24,7 @@ def _challenge(
 
 
 def _answer(
-    anon: httpx.Client, charge: dict[str, Any], code: str = CHALLENGE_CODE
+    anon: httpx2.Client, charge: dict[str, Any], code: str = CHALLENGE_CODE
 ) -> dict[str, Any]:
     response = anon.post(
         f"/sandbox/acs/{charge['paymentId']}",
@@ -34,7 +34,7 @@ def _answer(
     return dict(response.json())
 
 
-def test_frictionless_card_completes_at_once(client: httpx.Client) -> None:
+def test_frictionless_card_completes_at_once(client: httpx2.Client) -> None:
     body = client.post("/v1/payments/card", json=charge_body()).json()
     assert body["status"] == "captured"
     assert body["threeDSecure"] is True
@@ -42,7 +42,7 @@ def test_frictionless_card_completes_at_once(client: httpx.Client) -> None:
 
 
 def test_challenge_card_returns_pending_with_correlation_id_and_acs_address(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = _challenge(client)
     assert charge["correlationId"]
@@ -53,7 +53,7 @@ def test_challenge_card_returns_pending_with_correlation_id_and_acs_address(
     assert client.get(f"/v1/payments/{charge['paymentId']}").json()["status"] == "pending_3ds"
 
 
-def test_challenge_completes_to_captured(client: httpx.Client, anon: httpx.Client) -> None:
+def test_challenge_completes_to_captured(client: httpx2.Client, anon: httpx2.Client) -> None:
     charge = _challenge(client)
     answer = _answer(anon, charge)
     response = client.post(
@@ -77,7 +77,7 @@ def test_challenge_completes_to_captured(client: httpx.Client, anon: httpx.Clien
 
 
 def test_challenge_with_capture_false_completes_to_authorized(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = _challenge(client, capture=False)
     answer = _answer(anon, charge)
@@ -89,7 +89,7 @@ def test_challenge_with_capture_false_completes_to_authorized(
 
 
 def test_duplicate_callback_returns_the_first_result_unchanged(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = _challenge(client)
     answer = _answer(anon, charge)
@@ -100,7 +100,7 @@ def test_duplicate_callback_returns_the_first_result_unchanged(
     assert second.content == first.content
 
 
-def test_wrong_code_fails_the_challenge(client: httpx.Client, anon: httpx.Client) -> None:
+def test_wrong_code_fails_the_challenge(client: httpx2.Client, anon: httpx2.Client) -> None:
     charge = _challenge(client)
     answer = _answer(anon, charge, code="000000")
     assert answer["result"] == "N"
@@ -113,7 +113,7 @@ def test_wrong_code_fails_the_challenge(client: httpx.Client, anon: httpx.Client
 
 
 def test_3ds_fail_card_fails_even_with_the_right_code(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = _challenge(client, token="tok_test_3ds_fail")
     answer = _answer(anon, charge)
@@ -124,7 +124,7 @@ def test_3ds_fail_card_fails_even_with_the_right_code(
     assert_envelope(response, 400, "SVC-PAY-3003")
 
 
-def test_forged_pares_is_rejected(client: httpx.Client, anon: httpx.Client) -> None:
+def test_forged_pares_is_rejected(client: httpx2.Client, anon: httpx2.Client) -> None:
     charge = _challenge(client, token="tok_test_3ds_fail")
     answer = _answer(anon, charge)
     text, _, mac = answer["pares"].partition(".")
@@ -142,7 +142,7 @@ def test_forged_pares_is_rejected(client: httpx.Client, anon: httpx.Client) -> N
     assert client.get(f"/v1/payments/{charge['paymentId']}").json()["status"] == "pending_3ds"
 
 
-def test_pares_of_another_payment_is_rejected(client: httpx.Client, anon: httpx.Client) -> None:
+def test_pares_of_another_payment_is_rejected(client: httpx2.Client, anon: httpx2.Client) -> None:
     first, second = _challenge(client), _challenge(client)
     answer = _answer(anon, first)
     response = client.post(
@@ -152,7 +152,7 @@ def test_pares_of_another_payment_is_rejected(client: httpx.Client, anon: httpx.
     assert_envelope(response, 400, "SVC-PAY-4001")
 
 
-def test_mismatched_correlation_id_is_rejected(client: httpx.Client, anon: httpx.Client) -> None:
+def test_mismatched_correlation_id_is_rejected(client: httpx2.Client, anon: httpx2.Client) -> None:
     charge = _challenge(client)
     answer = _answer(anon, charge)
     response = client.post(
@@ -162,18 +162,18 @@ def test_mismatched_correlation_id_is_rejected(client: httpx.Client, anon: httpx
     assert_envelope(response, 400, "SVC-PAY-4001")
 
 
-def test_three_d_secure_false_skips_the_challenge(client: httpx.Client) -> None:
+def test_three_d_secure_false_skips_the_challenge(client: httpx2.Client) -> None:
     body = charge_body(token="tok_test_3ds_challenge", threeDSecure=False)
     assert client.post("/v1/payments/card", json=body).json()["status"] == "captured"
 
 
-def test_unfinished_challenge_fails_after_the_timeout(client: httpx.Client) -> None:
+def test_unfinished_challenge_fails_after_the_timeout(client: httpx2.Client) -> None:
     charge = _challenge(client)
     client.post("/sandbox/clock/advance", json={"seconds": 16 * 60})
     assert client.get(f"/v1/payments/{charge['paymentId']}").json()["status"] == "failed"
 
 
-def test_acs_page_echoes_nothing_for_an_unknown_challenge(anon: httpx.Client) -> None:
+def test_acs_page_echoes_nothing_for_an_unknown_challenge(anon: httpx2.Client) -> None:
     page = anon.get("/sandbox/acs/pay_x", params={"correlationId": "<script>x</script>"})
     assert page.status_code == 404
     assert "<script>" not in page.text
@@ -181,7 +181,7 @@ def test_acs_page_echoes_nothing_for_an_unknown_challenge(anon: httpx.Client) ->
 
 
 def test_acs_page_shows_amount_and_card_only_for_the_pending_challenges_correlation_id(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = _challenge(client)
     pid, correlation = charge["paymentId"], charge["correlationId"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import txn
@@ -22,7 +22,7 @@ SESSION_AMOUNT = 25_000
 AYSE = "cus_demo_ayse"
 
 
-def _session(client: httpx.Client, **extra: Any) -> dict[str, Any]:
+def _session(client: httpx2.Client, **extra: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
         "transactionId": txn(),
         "amount": SESSION_AMOUNT,
@@ -47,7 +47,7 @@ def _charge(session: dict[str, Any], **extra: Any) -> dict[str, Any]:
     }
 
 
-def _payment_events(client: httpx.Client, transaction_id: str) -> list[dict[str, Any]]:
+def _payment_events(client: httpx2.Client, transaction_id: str) -> list[dict[str, Any]]:
     items = client.get("/sandbox/events").json()["items"]
     return [
         e
@@ -56,14 +56,14 @@ def _payment_events(client: httpx.Client, transaction_id: str) -> list[dict[str,
     ]
 
 
-def _nothing_written(client: httpx.Client, session: dict[str, Any], anon: httpx.Client) -> None:
+def _nothing_written(client: httpx2.Client, session: dict[str, Any], anon: httpx2.Client) -> None:
     assert _payment_events(client, session["transactionId"]) == []
     page = anon.get(session["checkoutUrl"])
     assert page.status_code == 200  # the session is still open to be paid
 
 
 def test_rule1_other_amount_is_refused_naming_amount(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     session = _session(client)
     response = client.post("/v1/payments/card", json=_charge(session, amount=100))
@@ -74,7 +74,7 @@ def test_rule1_other_amount_is_refused_naming_amount(
 
 
 def test_rule1_installments_only_where_the_session_offers_them(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     plain = _session(client)
     response = client.post("/v1/payments/card", json=_charge(plain, installmentCount=3))
@@ -90,7 +90,7 @@ def test_rule1_installments_only_where_the_session_offers_them(
 
 @pytest.mark.parametrize("mode", ["qr", "card_update_only"])
 def test_rule1_a_session_a_card_cannot_pay_is_refused(
-    client: httpx.Client, anon: httpx.Client, mode: str
+    client: httpx2.Client, anon: httpx2.Client, mode: str
 ) -> None:
     if mode == "qr":
         session = _session(client, mode="qr")
@@ -104,7 +104,7 @@ def test_rule1_a_session_a_card_cannot_pay_is_refused(
 
 
 def test_rule1_a_matching_charge_is_accepted_and_the_page_reports_it(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     session = _session(client)
     response = client.post("/v1/payments/card", json=_charge(session))
@@ -123,18 +123,18 @@ def test_rule1_a_matching_charge_is_accepted_and_the_page_reports_it(
     assert "outcome=success" in submit.headers["location"]
 
 
-def test_rule1_a_charge_without_a_session_is_unchanged(client: httpx.Client) -> None:
+def test_rule1_a_charge_without_a_session_is_unchanged(client: httpx2.Client) -> None:
     body = _charge({"transactionId": txn()}, amount=1234, installmentCount=2)
     response = client.post("/v1/payments/card", json=body)
     assert response.status_code == 201, response.text
 
 
 def test_rule1_concurrent_charges_of_other_amounts_pay_the_session_once(
-    server: SandboxServer, client: httpx.Client
+    server: SandboxServer, client: httpx2.Client
 ) -> None:
     session = _session(client)
     amounts = [SESSION_AMOUNT, 100, SESSION_AMOUNT + 1, SESSION_AMOUNT, 5_000, 99_999]
-    answers: list[tuple[int, httpx.Response]] = []
+    answers: list[tuple[int, httpx2.Response]] = []
     barrier = threading.Barrier(len(amounts))
     lock = threading.Lock()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import httpx
+import httpx2
 
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.envelope import assert_envelope
@@ -34,13 +34,13 @@ _SAME_AS_GET = {
 }
 
 
-def _charge(client: httpx.Client, body: dict[str, Any], **kwargs: Any) -> httpx.Response:
+def _charge(client: httpx2.Client, body: dict[str, Any], **kwargs: Any) -> httpx2.Response:
     response = client.post("/v1/payments/card", json=body, **kwargs)
     assert response.status_code == 201, response.text
     return response
 
 
-def _repeat_matches_get(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
+def _repeat_matches_get(client: httpx2.Client, body: dict[str, Any]) -> dict[str, Any]:
     """The fence's answer to ``body`` again equals the payment as GET reports it now."""
     repeat = client.post("/v1/payments/card", json=body)
     assert repeat.status_code == 200, repeat.text
@@ -50,7 +50,7 @@ def _repeat_matches_get(client: httpx.Client, body: dict[str, Any]) -> dict[str,
     return answer
 
 
-def test_rule3_repeat_after_capture_shows_captured(client: httpx.Client) -> None:
+def test_rule3_repeat_after_capture_shows_captured(client: httpx2.Client) -> None:
     body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body).json()
     assert first["status"] == "authorized"
@@ -60,14 +60,14 @@ def test_rule3_repeat_after_capture_shows_captured(client: httpx.Client) -> None
     assert answer["authCode"] == first["authCode"]
 
 
-def test_rule3_repeat_after_void_shows_voided(client: httpx.Client) -> None:
+def test_rule3_repeat_after_void_shows_voided(client: httpx2.Client) -> None:
     body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body).json()
     assert client.post(f"/v1/payments/{first['paymentId']}/void", json={}).status_code == 200
     assert _repeat_matches_get(client, body)["status"] == "voided"
 
 
-def test_rule3_repeat_after_capture_and_refund_matches_the_payment(client: httpx.Client) -> None:
+def test_rule3_repeat_after_capture_and_refund_matches_the_payment(client: httpx2.Client) -> None:
     body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body).json()
     assert client.post(f"/v1/payments/{first['paymentId']}/capture", json={}).status_code == 200
@@ -77,7 +77,7 @@ def test_rule3_repeat_after_capture_and_refund_matches_the_payment(client: httpx
 
 
 def test_rule3_repeat_after_a_finished_challenge_does_not_send_back_to_the_acs(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     body = charge_body("tok_test_3ds_challenge")
     first = _charge(client, body).json()
@@ -102,7 +102,7 @@ def test_rule3_repeat_after_a_finished_challenge_does_not_send_back_to_the_acs(
 
 
 def test_rule3_repeat_of_a_failed_challenge_answers_the_failure(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     body = charge_body("tok_test_3ds_challenge")
     first = _charge(client, body).json()
@@ -119,7 +119,7 @@ def test_rule3_repeat_of_a_failed_challenge_answers_the_failure(
     assert assert_envelope(repeat, repeat.status_code, "SVC-PAY-3003")
 
 
-def test_rule3_repeat_of_a_decline_carries_its_own_request_id(client: httpx.Client) -> None:
+def test_rule3_repeat_of_a_decline_carries_its_own_request_id(client: httpx2.Client) -> None:
     body = charge_body("tok_test_declined")
     first = client.post("/v1/payments/card", json=body)
     repeat = client.post("/v1/payments/card", json=body)
@@ -129,7 +129,7 @@ def test_rule3_repeat_of_a_decline_carries_its_own_request_id(client: httpx.Clie
     assert envelope["requestId"] != first.json()["requestId"]
 
 
-def test_rule3_an_idempotency_key_replay_stays_byte_identical(client: httpx.Client) -> None:
+def test_rule3_an_idempotency_key_replay_stays_byte_identical(client: httpx2.Client) -> None:
     key = {"Idempotency-Key": str(uuid.uuid4())}
     body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body, headers=key)

@@ -14,7 +14,7 @@ import json
 import uuid
 from collections.abc import Callable
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body
@@ -39,7 +39,7 @@ CHARGE_STATUSES = {200, 201, 400, 401, 404, 409, 429}
     ],
 )
 def test_rule5_a_decline_is_a_400_recorded_and_typed(
-    server: SandboxServer, client: httpx.Client, token: str, code: str, error: type
+    server: SandboxServer, client: httpx2.Client, token: str, code: str, error: type
 ) -> None:
     body = charge_body(token=token)
     answer = client.post(CHARGE, json=body)
@@ -67,7 +67,7 @@ def test_rule5_a_decline_is_a_400_recorded_and_typed(
     assert info.value.retries == 0
 
 
-def test_rule5_a_failed_challenge_is_a_400(client: httpx.Client, anon: httpx.Client) -> None:
+def test_rule5_a_failed_challenge_is_a_400(client: httpx2.Client, anon: httpx2.Client) -> None:
     charge = client.post(CHARGE, json=charge_body(token="tok_test_3ds_fail")).json()
     answer = anon.post(
         f"/sandbox/acs/{charge['paymentId']}",
@@ -79,29 +79,29 @@ def test_rule5_a_failed_challenge_is_a_400(client: httpx.Client, anon: httpx.Cli
     assert client.get(f"/v1/payments/{charge['paymentId']}").json()["status"] == "failed"
 
 
-def _oversized(c: httpx.Client, a: httpx.Client) -> httpx.Response:
+def _oversized(c: httpx2.Client, a: httpx2.Client) -> httpx2.Response:
     body = {**charge_body(), "pad": "x" * 70_000}
     return c.post(CHARGE, content=json.dumps(body).encode())
 
 
-def _conflict(c: httpx.Client, a: httpx.Client) -> httpx.Response:
+def _conflict(c: httpx2.Client, a: httpx2.Client) -> httpx2.Response:
     key = str(uuid.uuid4())
     c.post(CHARGE, json=charge_body(), headers={"Idempotency-Key": key})
     return c.post(CHARGE, json=charge_body(amount=20_000), headers={"Idempotency-Key": key})
 
 
-def _fence_repeat(c: httpx.Client, a: httpx.Client) -> httpx.Response:
+def _fence_repeat(c: httpx2.Client, a: httpx2.Client) -> httpx2.Response:
     body = charge_body()
     c.post(CHARGE, json=body)
     return c.post(CHARGE, json=body)
 
 
-def _fail_next_429(c: httpx.Client, a: httpx.Client) -> httpx.Response:
+def _fail_next_429(c: httpx2.Client, a: httpx2.Client) -> httpx2.Response:
     c.post("/sandbox/fail-next", json={"mode": "429"})
     return c.post(CHARGE, json=charge_body())
 
 
-ATTEMPTS: dict[str, Callable[[httpx.Client, httpx.Client], httpx.Response]] = {
+ATTEMPTS: dict[str, Callable[[httpx2.Client, httpx2.Client], httpx2.Response]] = {
     "approved": lambda c, a: c.post(CHARGE, json=charge_body()),
     "challenge": lambda c, a: c.post(CHARGE, json=charge_body(token="tok_test_3ds_challenge")),
     "fence-repeat": _fence_repeat,
@@ -138,7 +138,7 @@ ATTEMPTS: dict[str, Callable[[httpx.Client, httpx.Client], httpx.Response]] = {
 }
 
 
-def _fence_repeat_decline(c: httpx.Client) -> httpx.Response:
+def _fence_repeat_decline(c: httpx2.Client) -> httpx2.Response:
     body = charge_body(token="tok_test_declined")
     c.post(CHARGE, json=body)
     return c.post(CHARGE, json=body)
@@ -146,7 +146,7 @@ def _fence_repeat_decline(c: httpx.Client) -> httpx.Response:
 
 @pytest.mark.parametrize("attempt", list(ATTEMPTS))
 def test_rule5_the_card_charge_answers_only_listed_statuses(
-    client: httpx.Client, anon: httpx.Client, attempt: str
+    client: httpx2.Client, anon: httpx2.Client, attempt: str
 ) -> None:
     response = ATTEMPTS[attempt](client, anon)
     assert response.status_code in CHARGE_STATUSES, (attempt, response.status_code, response.text)
@@ -157,7 +157,7 @@ def test_rule5_the_card_charge_answers_only_listed_statuses(
             assert code in ("SVC-GW-2001", "SVC-GW-2002")
 
 
-def test_rule5_refunds_answer_200_or_202(client: httpx.Client) -> None:
+def test_rule5_refunds_answer_200_or_202(client: httpx2.Client) -> None:
     settled = client.post(CHARGE, json=charge_body()).json()["paymentId"]
     in_flight = client.post(CHARGE, json=charge_body(token="tok_test_refund_async")).json()[
         "paymentId"
@@ -167,7 +167,7 @@ def test_rule5_refunds_answer_200_or_202(client: httpx.Client) -> None:
 
 
 def test_rule5_the_document_lists_the_specs_codes(server: SandboxServer) -> None:
-    document = httpx.get(f"{server.base_url}/openapi.json", timeout=30).json()
+    document = httpx2.get(f"{server.base_url}/openapi.json", timeout=30).json()
     charge = {int(s) for s in document["paths"][CHARGE]["post"]["responses"]}
     assert charge == CHARGE_STATUSES
     refund = {int(s) for s in document["paths"]["/v1/payments/{id}/refund"]["post"]["responses"]}

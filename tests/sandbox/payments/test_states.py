@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body
@@ -10,14 +10,14 @@ from tests.sandbox.envelope import assert_envelope
 from workbench.spec import PAYMENT
 
 
-def _charge(client: httpx.Client, **extra: object) -> dict[str, object]:
+def _charge(client: httpx2.Client, **extra: object) -> dict[str, object]:
     response = client.post("/v1/payments/card", json=charge_body(**extra))
     assert response.status_code == 201, response.text
     return dict(response.json())
 
 
 def test_new_charge_with_capture_default_becomes_captured_with_commission(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     body = _charge(client)
     assert body["status"] == "captured"
@@ -28,7 +28,7 @@ def test_new_charge_with_capture_default_becomes_captured_with_commission(
     assert str(body["createdAt"]).endswith("Z")
 
 
-def test_new_charge_with_capture_false_becomes_authorized(client: httpx.Client) -> None:
+def test_new_charge_with_capture_false_becomes_authorized(client: httpx2.Client) -> None:
     body = _charge(client, capture=False)
     assert body["status"] == "authorized"
     payment = client.get(f"/v1/payments/{body['paymentId']}").json()
@@ -36,7 +36,7 @@ def test_new_charge_with_capture_false_becomes_authorized(client: httpx.Client) 
 
 
 def test_authorized_capture_becomes_captured_with_refundable_equal_amount(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     response = client.post(f"/v1/payments/{pid}/capture", json={})
@@ -56,7 +56,7 @@ def test_authorized_capture_becomes_captured_with_refundable_equal_amount(
     }
 
 
-def test_captured_capture_repeat_call_is_idempotent(client: httpx.Client) -> None:
+def test_captured_capture_repeat_call_is_idempotent(client: httpx2.Client) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     first = client.post(f"/v1/payments/{pid}/capture", json={}).json()
     second = client.post(f"/v1/payments/{pid}/capture", json={})
@@ -64,19 +64,19 @@ def test_captured_capture_repeat_call_is_idempotent(client: httpx.Client) -> Non
     assert second.json() == first
 
 
-def test_capture_accepts_an_empty_body(client: httpx.Client) -> None:
+def test_capture_accepts_an_empty_body(client: httpx2.Client) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     assert client.post(f"/v1/payments/{pid}/capture").json()["status"] == "captured"
 
 
-def test_partial_capture_is_refused_naming_the_field(client: httpx.Client) -> None:
+def test_partial_capture_is_refused_naming_the_field(client: httpx2.Client) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     response = client.post(f"/v1/payments/{pid}/capture", json={"amount": 5000})
     body = assert_envelope(response, 400, "SVC-VAL-4001")
     assert "amount" in body["message"]
 
 
-def test_authorized_void_becomes_voided_reason_on_event(client: httpx.Client) -> None:
+def test_authorized_void_becomes_voided_reason_on_event(client: httpx2.Client) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     response = client.post(f"/v1/payments/{pid}/void", json={"reason": "buyer cancelled"})
     assert response.status_code == 200
@@ -87,7 +87,7 @@ def test_authorized_void_becomes_voided_reason_on_event(client: httpx.Client) ->
     assert mine[0]["data"]["reason"] == "buyer cancelled"
 
 
-def test_voided_void_repeat_call_is_idempotent(client: httpx.Client) -> None:
+def test_voided_void_repeat_call_is_idempotent(client: httpx2.Client) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     first = client.post(f"/v1/payments/{pid}/void", json={}).json()
     second = client.post(f"/v1/payments/{pid}/void", json={})
@@ -97,7 +97,7 @@ def test_voided_void_repeat_call_is_idempotent(client: httpx.Client) -> None:
     assert len([e for e in events if e["data"]["paymentId"] == pid]) == 1
 
 
-def test_captured_refund_within_refundable_stays_captured(client: httpx.Client) -> None:
+def test_captured_refund_within_refundable_stays_captured(client: httpx2.Client) -> None:
     pid = _charge(client)["paymentId"]
     response = client.post(f"/v1/payments/{pid}/refund", json={"amount": 4000})
     assert response.status_code == 200
@@ -109,7 +109,7 @@ def test_captured_refund_within_refundable_stays_captured(client: httpx.Client) 
     assert body["lastRefund"]["refundId"].startswith("rfn_")
 
 
-def test_captured_refund_in_flight_returns_202(client: httpx.Client) -> None:
+def test_captured_refund_in_flight_returns_202(client: httpx2.Client) -> None:
     pid = _charge(client, token="tok_test_refund_async")["paymentId"]
     response = client.post(f"/v1/payments/{pid}/refund", json={})
     assert response.status_code == 202
@@ -119,23 +119,23 @@ def test_captured_refund_in_flight_returns_202(client: httpx.Client) -> None:
     assert body["refundableAmount"] == 0
 
 
-def test_capture_a_voided_payment_is_a_state_conflict(client: httpx.Client) -> None:
+def test_capture_a_voided_payment_is_a_state_conflict(client: httpx2.Client) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     client.post(f"/v1/payments/{pid}/void", json={})
     assert_envelope(client.post(f"/v1/payments/{pid}/capture", json={}), 409, "SVC-PAY-4090")
 
 
-def test_void_a_captured_payment_is_a_state_conflict(client: httpx.Client) -> None:
+def test_void_a_captured_payment_is_a_state_conflict(client: httpx2.Client) -> None:
     pid = _charge(client)["paymentId"]
     assert_envelope(client.post(f"/v1/payments/{pid}/void", json={}), 409, "SVC-PAY-4090")
 
 
-def test_refund_an_authorized_payment_is_a_state_conflict(client: httpx.Client) -> None:
+def test_refund_an_authorized_payment_is_a_state_conflict(client: httpx2.Client) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     assert_envelope(client.post(f"/v1/payments/{pid}/refund", json={}), 409, "SVC-PAY-4090")
 
 
-def test_refund_more_than_refundable_is_refused(client: httpx.Client) -> None:
+def test_refund_more_than_refundable_is_refused(client: httpx2.Client) -> None:
     pid = _charge(client)["paymentId"]
     client.post(f"/v1/payments/{pid}/refund", json={"amount": 9000})
     response = client.post(f"/v1/payments/{pid}/refund", json={"amount": 1001})
@@ -143,14 +143,14 @@ def test_refund_more_than_refundable_is_refused(client: httpx.Client) -> None:
     assert client.get(f"/v1/payments/{pid}").json()["refundableAmount"] == 1000
 
 
-def test_declined_card_is_400_and_recorded_declined(client: httpx.Client) -> None:
+def test_declined_card_is_400_and_recorded_declined(client: httpx2.Client) -> None:
     body = charge_body(token="tok_test_declined")
     assert_envelope(client.post("/v1/payments/card", json=body), 400, "SVC-PAY-3001")
     body = charge_body(token="tok_test_insufficient_funds")
     assert_envelope(client.post("/v1/payments/card", json=body), 400, "SVC-PAY-3002")
 
 
-def test_payment_object_has_every_spec_field(client: httpx.Client) -> None:
+def test_payment_object_has_every_spec_field(client: httpx2.Client) -> None:
     pid = _charge(client, installmentCount=3)["paymentId"]
     payment = client.get(f"/v1/payments/{pid}").json()
     assert set(payment) == {
@@ -178,7 +178,7 @@ def test_payment_object_has_every_spec_field(client: httpx.Client) -> None:
     assert payment["commission"] == 399  # 2.49 % + 2 x 0.75 %
 
 
-def test_states_reached_are_the_spec_tables_states(client: httpx.Client) -> None:
+def test_states_reached_are_the_spec_tables_states(client: httpx2.Client) -> None:
     pid = _charge(client, capture=False)["paymentId"]
     seen = {client.get(f"/v1/payments/{pid}").json()["status"]}
     client.post(f"/v1/payments/{pid}/capture", json={})
@@ -188,7 +188,7 @@ def test_states_reached_are_the_spec_tables_states(client: httpx.Client) -> None
     assert not PAYMENT.allows("voided", "capture")
 
 
-def _payment_in(client: httpx.Client, state: str) -> str:
+def _payment_in(client: httpx2.Client, state: str) -> str:
     """A payment of this client's merchant in ``state``, reached through the API."""
     if state == "pending_3ds":
         body = _charge(client, token="tok_test_3ds_challenge")
@@ -204,7 +204,7 @@ def _payment_in(client: httpx.Client, state: str) -> str:
 @pytest.mark.parametrize("state", ["authorized", "captured", "voided", "pending_3ds"])
 @pytest.mark.parametrize("action", ["capture", "void", "refund"])
 def test_every_caller_action_is_answered_as_the_table_says(
-    client: httpx.Client, state: str, action: str
+    client: httpx2.Client, state: str, action: str
 ) -> None:
     pid = _payment_in(client, state)
     response = client.post(f"/v1/payments/{pid}/{action}", json={})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.bodies import charge_body
@@ -10,7 +10,7 @@ from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox.cards import TEST_CARDS
 
 
-def _tokenize(client: httpx.Client, number: str) -> httpx.Response:
+def _tokenize(client: httpx2.Client, number: str) -> httpx2.Response:
     return client.post(
         "/v1/cards/tokens",
         json={"cardNumber": number, "expiryMonth": 12, "expiryYear": 2099, "cvc": "123"},
@@ -26,7 +26,7 @@ def _tokenize(client: httpx.Client, number: str) -> httpx.Response:
     ],
     ids=lambda c: c.behaviour,
 )
-def test_tokenized_test_number_behaves_like_its_token(client: httpx.Client, card: object) -> None:
+def test_tokenized_test_number_behaves_like_its_token(client: httpx2.Client, card: object) -> None:
     number = card.number  # type: ignore[attr-defined]
     response = _tokenize(client, number)
     assert response.status_code == 201
@@ -43,13 +43,13 @@ def test_tokenized_test_number_behaves_like_its_token(client: httpx.Client, card
         assert mine.json()["code"] == builtin.json()["code"]
 
 
-def test_invalid_luhn_is_rejected_without_echo(client: httpx.Client) -> None:
+def test_invalid_luhn_is_rejected_without_echo(client: httpx2.Client) -> None:
     response = _tokenize(client, "4242424242424241")
     assert "cardNumber" in assert_envelope(response, 400, "SVC-VAL-4001")["message"]
     assert "4242424242424241" not in response.text
 
 
-def test_expired_card_is_rejected(client: httpx.Client) -> None:
+def test_expired_card_is_rejected(client: httpx2.Client) -> None:
     response = client.post(
         "/v1/cards/tokens",
         json={"cardNumber": "4242424242424242", "expiryMonth": 1, "expiryYear": 2001, "cvc": "123"},
@@ -58,7 +58,7 @@ def test_expired_card_is_rejected(client: httpx.Client) -> None:
 
 
 def test_a_merchants_token_is_unknown_to_another_merchant(
-    client: httpx.Client, other_client: httpx.Client
+    client: httpx2.Client, other_client: httpx2.Client
 ) -> None:
     token = _tokenize(client, "4242424242424242").json()["token"]
     response = other_client.post("/v1/payments/card", json=charge_body(token=token))

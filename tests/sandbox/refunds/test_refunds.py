@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import uuid
 
-import httpx
+import httpx2
 
 from tests.sandbox.bodies import charge_body
 
 
-def _async_payment(client: httpx.Client, amount: int = 10_000) -> str:
+def _async_payment(client: httpx2.Client, amount: int = 10_000) -> str:
     body = charge_body(token="tok_test_refund_async", amount=amount)
     return str(client.post("/v1/payments/card", json=body).json()["paymentId"])
 
 
-def test_full_refund_when_amount_is_omitted(client: httpx.Client) -> None:
+def test_full_refund_when_amount_is_omitted(client: httpx2.Client) -> None:
     pid = client.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
     body = client.post(f"/v1/payments/{pid}/refund", json={}).json()
     assert body["refundAmount"] == 10_000
@@ -22,13 +22,13 @@ def test_full_refund_when_amount_is_omitted(client: httpx.Client) -> None:
     assert body["lastRefund"]["bankRefundId"]
 
 
-def test_refund_reason_over_500_characters_is_truncated_not_rejected(client: httpx.Client) -> None:
+def test_refund_reason_over_500_characters_is_truncated_not_rejected(client: httpx2.Client) -> None:
     pid = client.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
     response = client.post(f"/v1/payments/{pid}/refund", json={"amount": 100, "reason": "x" * 600})
     assert response.status_code == 200
 
 
-def test_in_flight_refund_counts_against_refundable_amount(client: httpx.Client) -> None:
+def test_in_flight_refund_counts_against_refundable_amount(client: httpx2.Client) -> None:
     pid = _async_payment(client)
     response = client.post(f"/v1/payments/{pid}/refund", json={"amount": 6000})
     assert response.status_code == 202
@@ -38,7 +38,7 @@ def test_in_flight_refund_counts_against_refundable_amount(client: httpx.Client)
 
 
 def test_202_retry_with_same_key_reports_current_state_then_replays_final(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     pid = _async_payment(client)
     key = {"Idempotency-Key": str(uuid.uuid4())}
@@ -60,7 +60,7 @@ def test_202_retry_with_same_key_reports_current_state_then_replays_final(
     assert client.get(f"/v1/payments/{pid}").json()["refundAmount"] == 3000
 
 
-def test_clock_advance_settles_in_flight_refund_exactly_once(client: httpx.Client) -> None:
+def test_clock_advance_settles_in_flight_refund_exactly_once(client: httpx2.Client) -> None:
     pid = _async_payment(client)
     refund = client.post(f"/v1/payments/{pid}/refund", json={"amount": 2500}).json()
     rid = refund["lastRefund"]["refundId"]
@@ -77,7 +77,7 @@ def test_clock_advance_settles_in_flight_refund_exactly_once(client: httpx.Clien
     assert len([e for e in settled if e["data"]["refundId"] == rid]) == 1
 
 
-def test_tick_runs_settlement_when_due(client: httpx.Client) -> None:
+def test_tick_runs_settlement_when_due(client: httpx2.Client) -> None:
     pid = _async_payment(client)
     client.post(f"/v1/payments/{pid}/refund", json={"amount": 1000})
     assert client.post("/sandbox/reconciler/tick", json={}).json()["processed"]["refunds"] == 0

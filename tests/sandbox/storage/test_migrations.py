@@ -345,3 +345,55 @@ def _tables(url: str) -> set[str]:
             return set(sa.inspect(conn).get_table_names())
     finally:
         engine.dispose()
+
+
+_OLD_TOKEN = "tok_0a1b2c3d4e5f60718293a4b5"
+
+
+def test_version_2_clears_commission_that_never_settled_and_keeps_old_tokens_masking(
+    url: str,
+) -> None:
+    """Issue 32, rules 5 and 8 on a database an older sandbox wrote."""
+    make_v1_database(url)
+    captured = ROWS["tables"]["payments"][0]
+    held = {**captured, "id": "pay_01a20ca11503332bf307b7ea", "transaction_id": "held-v1",
+            "status": "authorized"}  # fmt: skip
+    engine = _engine(url)
+    try:
+        with engine.begin() as conn:
+            table = sa.Table("payments", sa.MetaData(), autoload_with=conn)
+            conn.execute(sa.insert(table), [{k: _value(table.c[k], v) for k, v in held.items()}])
+            tokens = sa.Table("card_tokens", sa.MetaData(), autoload_with=conn)
+            conn.execute(
+                sa.insert(tokens).values(
+                    token=_OLD_TOKEN, merchant_id=captured["merchant_id"], behaviour="success",
+                    brand="amex", card_type="credit", bin="378282", last4="0005",
+                    created_at=datetime(2026, 11, 24, 8, 0),
+                )
+            )  # fmt: skip
+    finally:
+        engine.dispose()
+
+    config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
+    with SandboxServer(config) as server, signed_client(server.base_url) as client:
+        kept = client.get(f"/v1/payments/{captured['id']}").json()
+        assert (kept["commission"], kept["netAmount"]) == (
+            captured["commission"],
+            captured["net_amount"],
+        )
+        cleared = client.get(f"/v1/payments/{held['id']}").json()
+        assert cleared["status"] == "authorized"
+        assert (cleared["commission"], cleared["netAmount"]) == (0, 0)
+        # A token stored before its card's length was kept masks as 16 digits.
+        charge = client.post(
+            "/v1/payments/card",
+            json={
+                "transactionId": "after-v2",
+                "amount": 1_000,
+                "currency": "TRY",
+                "cardToken": _OLD_TOKEN,
+                "threeDSecure": False,
+            },
+        )
+        assert charge.status_code == 201, charge.text
+        assert charge.json()["cardMask"] == "378282******0005"

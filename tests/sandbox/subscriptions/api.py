@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 
 from workbench.sandbox import DEMO_STORE_ID
 
@@ -43,33 +43,33 @@ def sub_body(customer: str = AYSE, **extra: Any) -> dict[str, Any]:
     return body
 
 
-def create(client: httpx.Client, customer: str = AYSE, **extra: Any) -> dict[str, Any]:
+def create(client: httpx2.Client, customer: str = AYSE, **extra: Any) -> dict[str, Any]:
     """Create a subscription; returns the creation response."""
     response = client.post("/v1/subscriptions", json=sub_body(customer, **extra))
     assert response.status_code == 201, response.text
     return dict(response.json())
 
 
-def get(client: httpx.Client, sub_id: str) -> dict[str, Any]:
+def get(client: httpx2.Client, sub_id: str) -> dict[str, Any]:
     """Read a subscription."""
     response = client.get(f"/v1/subscriptions/{sub_id}")
     assert response.status_code == 200, response.text
     return dict(response.json())
 
 
-def charges(client: httpx.Client, sub_id: str) -> list[dict[str, Any]]:
+def charges(client: httpx2.Client, sub_id: str) -> list[dict[str, Any]]:
     """A subscription's charge items."""
     response = client.get(f"/v1/subscriptions/{sub_id}/charges")
     assert response.status_code == 200, response.text
     return list(response.json()["items"])
 
 
-def post(client: httpx.Client, sub_id: str, action: str, body: Any = None) -> httpx.Response:
+def post(client: httpx2.Client, sub_id: str, action: str, body: Any = None) -> httpx2.Response:
     """POST an action with ``{}`` (or the given body)."""
     return client.post(f"/v1/subscriptions/{sub_id}/{action}", json={} if body is None else body)
 
 
-def sub_events(client: httpx.Client, sub_id: str) -> list[str]:
+def sub_events(client: httpx2.Client, sub_id: str) -> list[str]:
     """The types of a subscription's events, oldest first."""
     items = client.get("/sandbox/events").json()["items"]
     return [

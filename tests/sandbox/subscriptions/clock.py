@@ -8,29 +8,29 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import httpx
+import httpx2
 
 __all__ = ["advance", "advance_to", "now", "parse", "tick"]
 
 
-def advance(client: httpx.Client, seconds: float) -> datetime:
+def advance(client: httpx2.Client, seconds: float) -> datetime:
     """Advance the business clock; returns the new business time."""
     response = client.post("/sandbox/clock/advance", json={"seconds": int(seconds)})
     assert response.status_code == 200, response.text
     return parse(response.json()["businessTime"])
 
 
-def tick(client: httpx.Client) -> None:
+def tick(client: httpx2.Client) -> None:
     """One reconciler pass."""
     assert client.post("/sandbox/reconciler/tick", json={}).status_code == 200
 
 
-def now(client: httpx.Client) -> datetime:
+def now(client: httpx2.Client) -> datetime:
     """The merchant's business time."""
     return parse(client.get("/sandbox/fixtures").json()["businessTime"])
 
 
-def advance_to(client: httpx.Client, moment: datetime) -> datetime:
+def advance_to(client: httpx2.Client, moment: datetime) -> datetime:
     """Advance the business clock to ``moment`` (to the second)."""
     seconds = (moment - now(client)).total_seconds()
     assert seconds >= 0

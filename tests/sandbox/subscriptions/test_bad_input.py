@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.envelope import assert_envelope
@@ -34,7 +34,7 @@ CASES: list[tuple[dict[str, Any], str, str]] = [
     ("change", "code", "field"), CASES, ids=[c[2] + str(i) for i, c in enumerate(CASES)]
 )
 def test_bad_creation_input_is_a_4xx_naming_the_field(
-    client: httpx.Client, change: dict[str, Any], code: str, field: str
+    client: httpx2.Client, change: dict[str, Any], code: str, field: str
 ) -> None:
     response = client.post("/v1/subscriptions", json=sub_body(AYSE, **change))
     body = assert_envelope(response, 400, code)
@@ -43,7 +43,7 @@ def test_bad_creation_input_is_a_4xx_naming_the_field(
     assert client.get("/v1/subscriptions").json()["items"] == []
 
 
-def test_missing_fields_and_non_object_bodies(client: httpx.Client) -> None:
+def test_missing_fields_and_non_object_bodies(client: httpx2.Client) -> None:
     body = assert_envelope(client.post("/v1/subscriptions", json={}), 400, "SVC-VAL-4001")
     for field in ("storeId", "customerId", "amountMinor", "intervalUnit"):
         assert field in body["message"]
@@ -59,12 +59,12 @@ def test_missing_fields_and_non_object_bodies(client: httpx.Client) -> None:
     assert_envelope(post(client, sub["id"], "pause", {"extra": True}), 400, "SVC-VAL-4001")
 
 
-def test_unsigned_calls_are_refused(anon: httpx.Client) -> None:
+def test_unsigned_calls_are_refused(anon: httpx2.Client) -> None:
     assert_envelope(anon.get("/v1/subscriptions"), 401, "SVC-GW-1003")
 
 
 def test_another_merchants_subscription_is_404(
-    client: httpx.Client, other_client: httpx.Client
+    client: httpx2.Client, other_client: httpx2.Client
 ) -> None:
     sub = create(client)
     for method, path in (
@@ -81,7 +81,7 @@ def test_another_merchants_subscription_is_404(
     assert client.get(f"/v1/subscriptions/{sub['id']}").json()["status"] == "active"
 
 
-def test_idempotent_creation_replays_the_first_answer(client: httpx.Client) -> None:
+def test_idempotent_creation_replays_the_first_answer(client: httpx2.Client) -> None:
     headers = {"Idempotency-Key": f"create-{now(client).timestamp()}"}
     first = client.post("/v1/subscriptions", json=sub_body(AYSE), headers=headers)
     again = client.post("/v1/subscriptions", json=sub_body(AYSE), headers=headers)

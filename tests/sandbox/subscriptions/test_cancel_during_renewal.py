@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.ports import free_port
@@ -38,8 +38,8 @@ STOPPED = {"cancel": "subscription.cancelled", "pause": "subscription.paused"}
 
 def _answers(base: str) -> bool:
     try:
-        return httpx.get(base + "/openapi.json", timeout=2).status_code == 200
-    except httpx.TransportError:
+        return httpx2.get(base + "/openapi.json", timeout=2).status_code == 200
+    except httpx2.TransportError:
         return False
 
 
@@ -69,7 +69,7 @@ def two_workers(
             proc.wait(timeout=30)
 
 
-def _captured(client: httpx.Client, sub_id: str) -> int:
+def _captured(client: httpx2.Client, sub_id: str) -> int:
     response = client.get(f"/v1/subscriptions/{sub_id}/charges")
     assert response.status_code == 200, response.text
     return sum(1 for item in response.json()["items"] if item["status"] == "captured")
@@ -80,14 +80,14 @@ def test_no_renewal_charge_is_captured_after_an_acknowledged_cancel_or_pause(
 ) -> None:
     base = two_workers
     local = threading.local()
-    clients: list[httpx.Client] = []
+    clients: list[httpx2.Client] = []
 
-    def client() -> httpx.Client:
+    def client() -> httpx2.Client:
         # One keep-alive connection per thread; the kernel spreads them over the workers.
         if not hasattr(local, "client"):
             local.client = signed_client(base)
             clients.append(local.client)
-        c: httpx.Client = local.client
+        c: httpx2.Client = local.client
         return c
 
     try:
@@ -109,7 +109,7 @@ def test_no_renewal_charge_is_captured_after_an_acknowledged_cancel_or_pause(
         order = list(ids)
         rng.shuffle(order)
 
-        advanced: list[httpx.Response] = []
+        advanced: list[httpx2.Response] = []
 
         def advance() -> None:
             # Every subscription falls due in this one request's renewal pass.

@@ -7,20 +7,20 @@ was finished is a new request. The reconciler runs only where the test says.
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 
 from tests.sandbox.subscriptions.api import charges, create, get, post
 from tests.sandbox.subscriptions.clock import tick
 
 
-def _paused_then_resumed(client: httpx.Client) -> str:
+def _paused_then_resumed(client: httpx2.Client) -> str:
     sub_id = str(create(client)["id"])
     assert post(client, sub_id, "pause").status_code == 200
     assert post(client, sub_id, "resume").status_code == 200
     return sub_id
 
 
-def test_a_charge_now_before_the_resumes_charge_joins_it(client: httpx.Client) -> None:
+def test_a_charge_now_before_the_resumes_charge_joins_it(client: httpx2.Client) -> None:
     sub_id = _paused_then_resumed(client)
     assert post(client, sub_id, "charge-now").status_code == 202
     assert get(client, sub_id)["status"] == "charging"
@@ -31,7 +31,7 @@ def test_a_charge_now_before_the_resumes_charge_joins_it(client: httpx.Client) -
     assert [(c["cycleNumber"], c["status"]) for c in charges(client, sub_id)] == [(1, "captured")]
 
 
-def test_a_charge_now_after_the_resumes_charge_is_a_second_charge(client: httpx.Client) -> None:
+def test_a_charge_now_after_the_resumes_charge_is_a_second_charge(client: httpx2.Client) -> None:
     sub_id = _paused_then_resumed(client)
     tick(client)
     assert get(client, sub_id)["cycleNumber"] == 1

@@ -7,7 +7,7 @@ import threading
 from datetime import timedelta
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.clients import signed_client
@@ -18,7 +18,7 @@ from workbench.sandbox import DEMO_STORE_ID, SandboxServer
 from workbench.spec import limits
 
 
-def walk(client: httpx.Client, limit: int, **filters: Any) -> list[dict[str, Any]]:
+def walk(client: httpx2.Client, limit: int, **filters: Any) -> list[dict[str, Any]]:
     """Every item of the listing, following nextCursor to the end."""
     items: list[dict[str, Any]] = []
     params: dict[str, Any] = {"limit": limit, **filters}
@@ -35,7 +35,7 @@ def walk(client: httpx.Client, limit: int, **filters: Any) -> list[dict[str, Any
 
 
 @pytest.fixture
-def population(client: httpx.Client) -> dict[str, dict[str, Any]]:
+def population(client: httpx2.Client) -> dict[str, dict[str, Any]]:
     """30 subscriptions over three customers, three statuses, and two creation days."""
     made: dict[str, dict[str, Any]] = {}
     for n in range(30):
@@ -79,7 +79,7 @@ def filter_sets(made: dict[str, dict[str, Any]]) -> list[dict[str, str]]:
 
 
 def test_every_item_exactly_once_under_concurrent_inserts_with_every_filter(
-    server: SandboxServer, client: httpx.Client, population: dict[str, dict[str, Any]]
+    server: SandboxServer, client: httpx2.Client, population: dict[str, dict[str, Any]]
 ) -> None:
     stop = threading.Event()
     inserted: list[str] = []
@@ -117,7 +117,7 @@ def test_every_item_exactly_once_under_concurrent_inserts_with_every_filter(
 
 
 def test_items_are_the_spec_subset_and_pages_default_to_20(
-    client: httpx.Client, population: dict[str, dict[str, Any]]
+    client: httpx2.Client, population: dict[str, dict[str, Any]]
 ) -> None:
     page = client.get("/v1/subscriptions").json()
     assert set(page) == {"items", "nextCursor"}
@@ -152,14 +152,14 @@ def test_items_are_the_spec_subset_and_pages_default_to_20(
     ],
 )
 def test_bad_list_parameters_are_400_naming_the_field(
-    client: httpx.Client, params: dict[str, Any], field: str
+    client: httpx2.Client, params: dict[str, Any], field: str
 ) -> None:
     body = assert_envelope(client.get("/v1/subscriptions", params=params), 400, "SVC-VAL-4001")
     assert field in body["message"]
 
 
 def test_a_cursor_from_one_merchant_is_useless_to_another(
-    client: httpx.Client, other_client: httpx.Client, population: dict[str, dict[str, Any]]
+    client: httpx2.Client, other_client: httpx2.Client, population: dict[str, dict[str, Any]]
 ) -> None:
     create(other_client, "cus_other_can", storeId="sto_other0001")
     cursor = client.get("/v1/subscriptions", params={"limit": 2}).json()["nextCursor"]
@@ -184,7 +184,7 @@ def test_a_cursor_from_one_merchant_is_useless_to_another(
     assert theirs[0]["id"] not in population
 
 
-def test_from_is_inclusive_and_to_exclusive(client: httpx.Client) -> None:
+def test_from_is_inclusive_and_to_exclusive(client: httpx2.Client) -> None:
     first = create(client)
     advance(client, 3_600)
     second = create(client)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-import httpx
+import httpx2
 import sqlalchemy as sa
 
 from tests.sandbox.envelope import assert_envelope
@@ -27,7 +27,7 @@ PUBLIC_FIELDS = {
 
 
 def test_public_view_has_exactly_the_spec_fields_and_no_signature(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     sub = create(client, AYSE)
     response = anon.get(f"/v1/public/subscriptions/{sub['publicHash']}")
@@ -42,7 +42,7 @@ def test_public_view_has_exactly_the_spec_fields_and_no_signature(
         assert secret not in response.text
 
 
-def test_public_hash_is_unguessable_and_shown_only_on_creation(client: httpx.Client) -> None:
+def test_public_hash_is_unguessable_and_shown_only_on_creation(client: httpx2.Client) -> None:
     subs = [create(client) for _ in range(3)]
     hashes = [s["publicHash"] for s in subs]
     assert len(set(hashes)) == 3
@@ -56,7 +56,7 @@ def test_public_hash_is_unguessable_and_shown_only_on_creation(client: httpx.Cli
 
 
 def test_a_wrong_hash_is_404_and_a_hash_opens_only_its_own_subscription(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     mine, theirs = create(client), create(client, amountMinor=12_345)
     for wrong in (mine["publicHash"][:-1] + "x", mine["id"], "x" * 32, mine["publicHash"].upper()):
@@ -81,7 +81,7 @@ def test_a_wrong_hash_is_404_and_a_hash_opens_only_its_own_subscription(
 
 
 def test_update_card_session_is_card_update_only_bound_to_the_subscription(
-    client: httpx.Client, anon: httpx.Client, server: SandboxServer
+    client: httpx2.Client, anon: httpx2.Client, server: SandboxServer
 ) -> None:
     sub = create(client)
     response = anon.post(f"/v1/public/subscriptions/{sub['publicHash']}/update-card-session")
@@ -100,7 +100,7 @@ def test_update_card_session_is_card_update_only_bound_to_the_subscription(
 
 
 def test_portal_rejects_unknown_fields_and_acts_only_on_live_subscriptions(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     sub = create(client)
     url = f"/v1/public/subscriptions/{sub['publicHash']}"

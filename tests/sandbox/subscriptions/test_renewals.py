@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import httpx
+import httpx2
 
 from tests.sandbox.subscriptions.api import AYSE, MEHMET, charges, create, get, post, sub_events
 from tests.sandbox.subscriptions.clock import advance, advance_to, now, parse, tick
@@ -20,7 +20,7 @@ def stamp(moment: object) -> str:
 
 
 def test_a_year_of_monthly_renewals_in_one_advance_is_twelve_in_order(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     sub = create(client)
     created = parse(sub["createdAt"])
@@ -44,7 +44,7 @@ def test_a_year_of_monthly_renewals_in_one_advance_is_twelve_in_order(
     assert payment["amount"] == 9_990
 
 
-def test_weekly_daily_and_yearly_intervals_are_exact(client: httpx.Client) -> None:
+def test_weekly_daily_and_yearly_intervals_are_exact(client: httpx2.Client) -> None:
     subs = {
         unit: create(client, intervalUnit=unit, intervalCount=count)
         for unit, count in (("day", 10), ("week", 2), ("year", 1))
@@ -59,7 +59,7 @@ def test_weekly_daily_and_yearly_intervals_are_exact(client: httpx.Client) -> No
 
 
 def test_failing_card_goes_past_due_retries_on_schedule_then_expires(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     sub = create(client, MEHMET)  # tok_test_renewal_fails
     first_due = parse(sub["nextChargeAt"])
@@ -91,7 +91,7 @@ def test_failing_card_goes_past_due_retries_on_schedule_then_expires(
 
 
 def test_manual_retry_after_the_card_is_replaced_recovers(
-    client: httpx.Client, server: SandboxServer
+    client: httpx2.Client, server: SandboxServer
 ) -> None:
     sub = create(client, MEHMET)
     advance_to(client, parse(sub["nextChargeAt"]))
@@ -117,7 +117,7 @@ def test_manual_retry_after_the_card_is_replaced_recovers(
     assert events[-1] == "subscription.renewed"
 
 
-def test_trial_end_with_a_working_card_charges_and_activates(client: httpx.Client) -> None:
+def test_trial_end_with_a_working_card_charges_and_activates(client: httpx2.Client) -> None:
     trial_end = now(client).replace(microsecond=0) + timedelta(days=7)
     sub = create(client, AYSE, trialEndAt=stamp(trial_end))
     advance(client, 5 * DAY)
@@ -133,7 +133,7 @@ def test_trial_end_with_a_working_card_charges_and_activates(client: httpx.Clien
     assert [parse(i["chargedAt"]) for i in charges(client, sub["id"])] == [trial_end]
 
 
-def test_trial_end_without_a_working_card_is_past_due(client: httpx.Client) -> None:
+def test_trial_end_without_a_working_card_is_past_due(client: httpx2.Client) -> None:
     trial_end = now(client).replace(microsecond=0) + timedelta(days=2)
     sub = create(client, MEHMET, trialEndAt=stamp(trial_end))
     advance(client, 2 * DAY + 60)
@@ -147,7 +147,7 @@ def test_trial_end_without_a_working_card_is_past_due(client: httpx.Client) -> N
     ]
 
 
-def test_trial_cancelled_at_period_end_is_never_charged(client: httpx.Client) -> None:
+def test_trial_cancelled_at_period_end_is_never_charged(client: httpx2.Client) -> None:
     sub = create(client, AYSE, trialEndAt=stamp(now(client) + timedelta(days=3)))
     post(client, sub["id"], "cancel", {"atPeriodEnd": True})
     advance(client, 40 * DAY)
@@ -155,7 +155,7 @@ def test_trial_cancelled_at_period_end_is_never_charged(client: httpx.Client) ->
     assert charges(client, sub["id"]) == []
 
 
-def test_charge_now_starts_a_new_period_from_the_charge(client: httpx.Client) -> None:
+def test_charge_now_starts_a_new_period_from_the_charge(client: httpx2.Client) -> None:
     sub = create(client)
     advance(client, 10 * DAY)
     post(client, sub["id"], "charge-now")

@@ -8,7 +8,7 @@ cancel is accepted.
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 
 from tests.paths import ROOT
 from tests.sandbox.envelope import assert_envelope
@@ -19,7 +19,7 @@ _PUB = "/v1/public/subscriptions"
 DECISIONS = ROOT / "docs/sandbox/decisions.md"
 
 
-def _charging(client: httpx.Client) -> dict[str, object]:
+def _charging(client: httpx2.Client) -> dict[str, object]:
     sub = create(client)
     receipt = post(client, str(sub["id"]), "charge-now")
     assert receipt.status_code == 202, receipt.text
@@ -28,7 +28,7 @@ def _charging(client: httpx.Client) -> dict[str, object]:
 
 
 def test_rule10_portal_cancel_while_charging_says_retry(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     sub = _charging(client)
     before = get(client, str(sub["id"]))
@@ -51,7 +51,7 @@ def test_rule10_portal_cancel_while_charging_says_retry(
 
 
 def test_rule10_merchant_cancel_while_charging_gets_the_same_answer(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     sub = _charging(client)
     refused = post(client, str(sub["id"]), "cancel", {"atPeriodEnd": True})

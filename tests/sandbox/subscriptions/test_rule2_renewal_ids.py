@@ -8,7 +8,7 @@ renewal's own payment, for the subscription's own amount.
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 
 from tests.sandbox.envelope import assert_envelope
 from tests.sandbox.subscriptions.api import charges, create
@@ -17,7 +17,7 @@ from tests.sandbox.subscriptions.clock import advance
 DAY = 86_400
 
 
-def _merchant_charge(client: httpx.Client, transaction_id: str) -> dict[str, object]:
+def _merchant_charge(client: httpx2.Client, transaction_id: str) -> dict[str, object]:
     body = {
         "transactionId": transaction_id,
         "amount": 100,
@@ -30,7 +30,7 @@ def _merchant_charge(client: httpx.Client, transaction_id: str) -> dict[str, obj
     return dict(response.json())
 
 
-def test_rule2_guessed_renewal_ids_do_not_hijack_the_renewals(client: httpx.Client) -> None:
+def test_rule2_guessed_renewal_ids_do_not_hijack_the_renewals(client: httpx2.Client) -> None:
     sub = create(client)
     guesses = [f"{sub['id']}-{attempt}" for attempt in (1, 2, 3)]
     merchant = {_merchant_charge(client, guess)["paymentId"] for guess in guesses}
@@ -52,7 +52,7 @@ def test_rule2_guessed_renewal_ids_do_not_hijack_the_renewals(client: httpx.Clie
 
 
 def test_rule2_a_renewal_transaction_id_cannot_be_sent_by_a_merchant(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     sub = create(client)
     advance(client, 31 * DAY)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 
-import httpx
+import httpx2
 
 from tests.sandbox.envelope import assert_envelope
 from tests.sandbox.subscriptions.api import create
@@ -23,7 +23,7 @@ def _key() -> dict[str, str]:
 
 
 def test_rule8_update_card_session_retry_answers_the_same_session(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     public_hash = create(client)["publicHash"]
     key = _key()
@@ -43,7 +43,7 @@ def test_rule8_update_card_session_retry_answers_the_same_session(
 
 
 def test_rule8_the_key_is_scoped_to_the_public_hash_and_the_route(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     one, two = create(client)["publicHash"], create(client)["publicHash"]
     key = _key()
@@ -57,7 +57,7 @@ def test_rule8_the_key_is_scoped_to_the_public_hash_and_the_route(
 
 
 def test_rule8_portal_cancel_retry_replays_instead_of_refusing(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     public_hash = create(client)["publicHash"]
     key = _key()
@@ -71,7 +71,7 @@ def test_rule8_portal_cancel_retry_replays_instead_of_refusing(
 
 
 def test_rule8_same_key_other_payload_is_a_conflict(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     public_hash = create(client)["publicHash"]
     key = _key()
@@ -85,6 +85,6 @@ def test_rule8_same_key_other_payload_is_a_conflict(
     assert_envelope(other, 409, "SVC-GW-2001")
 
 
-def test_rule8_an_unknown_hash_is_404_with_or_without_a_key(anon: httpx.Client) -> None:
+def test_rule8_an_unknown_hash_is_404_with_or_without_a_key(anon: httpx2.Client) -> None:
     response = anon.post(f"{_PUB}/nope/update-card-session", json={}, headers=_key())
     assert_envelope(response, 404, "SVC-GW-4004")

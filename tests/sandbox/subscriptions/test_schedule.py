@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.subscriptions.api import charges, create, get
@@ -12,7 +12,7 @@ from tests.sandbox.subscriptions.clock import advance_to, now, parse
 from workbench.sandbox.subscriptions import add_months, after
 
 
-def next_jan_31(client: httpx.Client, leap: bool) -> datetime:
+def next_jan_31(client: httpx2.Client, leap: bool) -> datetime:
     year = now(client).year + 1
     while (year % 4 == 0) != leap:
         year += 1
@@ -21,7 +21,7 @@ def next_jan_31(client: httpx.Client, leap: bool) -> datetime:
 
 @pytest.mark.parametrize("leap", [False, True], ids=["common-year", "leap-year"])
 def test_created_on_jan_31_renews_on_the_last_of_february_then_mar_31(
-    client: httpx.Client, leap: bool
+    client: httpx2.Client, leap: bool
 ) -> None:
     start = next_jan_31(client, leap)
     advance_to(client, start)

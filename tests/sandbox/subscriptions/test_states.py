@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests.sandbox.envelope import assert_envelope
@@ -22,7 +22,7 @@ from workbench.spec import SUBSCRIPTION
 DAY = 86_400
 
 
-def in_state(client: httpx.Client, state: str) -> dict[str, Any]:
+def in_state(client: httpx2.Client, state: str) -> dict[str, Any]:
     """A fresh subscription brought into ``state`` through the API."""
     if state == "active":
         return create(client)
@@ -51,8 +51,8 @@ def in_state(client: httpx.Client, state: str) -> dict[str, Any]:
 
 
 def act(
-    client: httpx.Client, anon: httpx.Client, sub: dict[str, Any], action: str, condition: str
-) -> httpx.Response:
+    client: httpx2.Client, anon: httpx2.Client, sub: dict[str, Any], action: str, condition: str
+) -> httpx2.Response:
     """Perform a table action the way its row's condition says."""
     if action == "public_cancel":
         url = f"/v1/public/subscriptions/{sub['publicHash']}/cancel"
@@ -72,7 +72,9 @@ CALLER_ROWS = [t for t in SUBSCRIPTION.transitions if not t.automatic and t.sour
     CALLER_ROWS,
     ids=[f"{t.source}-{t.action}-{t.condition or 'always'}" for t in CALLER_ROWS],
 )
-def test_every_caller_row_of_the_table(client: httpx.Client, anon: httpx.Client, row: Any) -> None:
+def test_every_caller_row_of_the_table(
+    client: httpx2.Client, anon: httpx2.Client, row: Any
+) -> None:
     assert row.source is not None
     sub = in_state(client, row.source)
     response = act(client, anon, sub, row.action, row.condition)
@@ -91,7 +93,7 @@ FORBIDDEN = [
 
 @pytest.mark.parametrize(("state", "action"), FORBIDDEN, ids=[f"{s}-{a}" for s, a in FORBIDDEN])
 def test_actions_the_table_forbids_are_409(
-    client: httpx.Client, anon: httpx.Client, state: str, action: str
+    client: httpx2.Client, anon: httpx2.Client, state: str, action: str
 ) -> None:
     sub = in_state(client, state)
     before = get(client, sub["id"])
@@ -101,7 +103,7 @@ def test_actions_the_table_forbids_are_409(
 
 
 def test_new_without_trial_end_is_active_with_cycle_0_and_next_charge_set(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     sub = create(client)
     assert sub["status"] == "active"
@@ -111,7 +113,7 @@ def test_new_without_trial_end_is_active_with_cycle_0_and_next_charge_set(
     assert sub_events(client, sub["id"]) == ["subscription.created"]
 
 
-def test_new_with_trial_end_is_trialing_until_that_date(client: httpx.Client) -> None:
+def test_new_with_trial_end_is_trialing_until_that_date(client: httpx2.Client) -> None:
     trial_end = (now(client) + timedelta(days=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
     sub = create(client, trialEndAt=trial_end)
     assert sub["status"] == "trialing"
@@ -122,7 +124,7 @@ def test_new_with_trial_end_is_trialing_until_that_date(client: httpx.Client) ->
 
 
 def test_active_or_trialing_pause_is_paused_and_the_reconciler_ignores_it(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     for state in ("active", "trialing"):
         sub = in_state(client, state)
@@ -136,7 +138,7 @@ def test_active_or_trialing_pause_is_paused_and_the_reconciler_ignores_it(
         assert sub_events(client, sub["id"])[-1] == "subscription.paused"
 
 
-def test_paused_resume_is_active_and_the_next_tick_charges(client: httpx.Client) -> None:
+def test_paused_resume_is_active_and_the_next_tick_charges(client: httpx2.Client) -> None:
     sub = in_state(client, "paused")
     response = post(client, sub["id"], "resume")
     assert response.json() == {"id": sub["id"], "status": "active"}
@@ -148,7 +150,7 @@ def test_paused_resume_is_active_and_the_next_tick_charges(client: httpx.Client)
     assert sub_events(client, sub["id"])[-2:] == ["subscription.resumed", "subscription.renewed"]
 
 
-def test_past_due_retry_stays_past_due_with_next_charge_at_now(client: httpx.Client) -> None:
+def test_past_due_retry_stays_past_due_with_next_charge_at_now(client: httpx2.Client) -> None:
     sub = in_state(client, "past_due")
     scheduled = get(client, sub["id"])["nextChargeAt"]
     response = post(client, sub["id"], "retry")
@@ -163,7 +165,7 @@ def test_past_due_retry_stays_past_due_with_next_charge_at_now(client: httpx.Cli
 
 @pytest.mark.parametrize("state", ["active", "trialing", "past_due"])
 def test_charge_now_is_charging_while_processing_with_a_queueing_receipt(
-    client: httpx.Client, state: str
+    client: httpx2.Client, state: str
 ) -> None:
     sub = in_state(client, state)
     response = post(client, sub["id"], "charge-now")
@@ -182,7 +184,7 @@ def test_charge_now_is_charging_while_processing_with_a_queueing_receipt(
 
 
 def test_active_cancel_at_period_end_stays_active_with_cancel_at_period_end(
-    client: httpx.Client,
+    client: httpx2.Client,
 ) -> None:
     sub = create(client)
     response = post(client, sub["id"], "cancel", {"atPeriodEnd": True, "reason": "moving"})
@@ -194,7 +196,7 @@ def test_active_cancel_at_period_end_stays_active_with_cancel_at_period_end(
     assert sub_events(client, sub["id"])[-1] == "subscription.cancelled"
 
 
-def test_active_cancel_immediately_is_cancelled(client: httpx.Client) -> None:
+def test_active_cancel_immediately_is_cancelled(client: httpx2.Client) -> None:
     sub = create(client)
     response = post(client, sub["id"], "cancel", {"atPeriodEnd": False})
     assert response.json() == {"id": sub["id"], "status": "cancelled", "cancelAtPeriodEnd": False}
@@ -205,7 +207,7 @@ def test_active_cancel_immediately_is_cancelled(client: httpx.Client) -> None:
 
 
 def test_active_public_cancel_defaults_to_at_period_end(
-    client: httpx.Client, anon: httpx.Client
+    client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     sub = create(client, AYSE)
     response = anon.post(f"/v1/public/subscriptions/{sub['publicHash']}/cancel")
@@ -217,7 +219,7 @@ def test_active_public_cancel_defaults_to_at_period_end(
     }
 
 
-def test_cancel_requires_at_period_end(client: httpx.Client) -> None:
+def test_cancel_requires_at_period_end(client: httpx2.Client) -> None:
     sub = create(client)
     body = assert_envelope(post(client, sub["id"], "cancel", {}), 400, "SVC-VAL-4001")
     assert "atPeriodEnd" in body["message"]

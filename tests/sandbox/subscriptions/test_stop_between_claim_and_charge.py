@@ -13,7 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import sqlalchemy as sa
 
@@ -36,7 +36,7 @@ def running(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SandboxS
             yield server
 
 
-def _claimed(server: SandboxServer, client: httpx.Client) -> tuple[dict[str, Any], list[int]]:
+def _claimed(server: SandboxServer, client: httpx2.Client) -> tuple[dict[str, Any], list[int]]:
     sub = create(client)
     due = parse(sub["nextChargeAt"]) + timedelta(seconds=1)
     with server.sandbox.db.write() as conn:

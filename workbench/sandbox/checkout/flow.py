@@ -7,6 +7,13 @@ serialised: the first charges and completes the session, the second finds it
 The session's ``transactionId`` is also the charge's, so the payments fence would
 refuse a second, different charge anyway.
 
+A session completes only with a payment made for it: one under its ``transactionId``
+of its amount and currency, by card for a card session and by TR QR for a ``qr`` one.
+Session creation refuses a transactionId a payment already holds, and a charge under a
+session's transactionId must match its terms; should a payment of other terms still be
+found there (a charge that raced the session's creation on PostgreSQL), the page
+refuses to be paid (SVC-GW-2001) rather than report that payment as the session's.
+
 One session takes one payment attempt: a declined card or a failed challenge
 completes the session with ``outcome=failed`` (the merchant opens a new session for
 another try).
@@ -19,6 +26,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import httpx2
 import sqlalchemy as sa
 
 from workbench.emvco import QrFields, build_payload
@@ -41,6 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Ended",
+    "ForeignPayment",
     "PageView",
     "Redirect",
     "acs_return_url",
@@ -74,9 +83,10 @@ class PageView:
 
 @dataclass(frozen=True, slots=True)
 class Ended:
-    """A session whose page can no longer be used: ``missing``, ``expired``, ``completed``."""
+    """A session whose page can no longer be used: ``missing``, ``expired``, ``completed``,
+    or ``taken`` (its ``transactionId`` holds a payment that is not the session's)."""
 
-    reason: Literal["missing", "expired", "completed"]
+    reason: Literal["missing", "expired", "completed", "taken"]
     return_url: str | None = None
 
 
@@ -88,12 +98,33 @@ class Redirect:
     final: bool = True
 
 
+class ForeignPayment(ServiceError):
+    """The session's ``transactionId`` holds a payment that was not made for it.
+
+    Raised inside the page's transaction, so nothing is written; the page answers
+    ``Ended("taken")`` with the session's ``returnUrl``.
+    """
+
+    def __init__(self, payment_id: str, return_url: str) -> None:
+        super().__init__(
+            "SVC-GW-2001",
+            f"transactionId: already belongs to payment {payment_id}, which is not this "
+            "checkout's; nothing was charged",
+        )
+        self.return_url = return_url
+
+
 def result_url(return_url: str, **params: str | None) -> str:
-    """``returnUrl`` with ``params`` added to its query (existing parameters kept)."""
+    """``returnUrl`` with ``params`` added to its query (existing parameters kept).
+
+    The answer is ASCII, as a ``Location`` header must be: a non-ASCII path or query is
+    percent-encoded as UTF-8 and a non-ASCII host becomes its IDNA (``xn--``) form;
+    escapes already in ``returnUrl`` are kept as they are.
+    """
     parts = urlsplit(return_url)
     query = parse_qsl(parts.query, keep_blank_values=True)
     query += [(k, v) for k, v in params.items() if v is not None]
-    return urlunsplit(parts._replace(query=urlencode(query)))
+    return str(httpx2.URL(urlunsplit(parts._replace(query=urlencode(query)))))
 
 
 def _caller(session: Row, request_id: str) -> Caller:
@@ -125,7 +156,7 @@ def _open(conn: sa.Connection, session_id: str) -> Row | Redirect | Ended:
     expired / missing page."""
     session = _locked(conn, session_id)
     if session is not None and session.status == "completed":
-        return Redirect(_outcome_url(session, _payment_of(conn, session)))
+        return Redirect(_outcome_url(session, _completed_with(conn, session)))
     ended = _state(conn, session)
     if ended is not None or session is None:
         return ended or Ended("missing")
@@ -133,12 +164,37 @@ def _open(conn: sa.Connection, session_id: str) -> Row | Redirect | Ended:
 
 
 def _payment_of(conn: sa.Connection, session: Row) -> Row | None:
-    return conn.execute(
+    """The payment under the session's ``transactionId``, if any: one made for it.
+
+    Raises:
+        ForeignPayment: that payment is of other terms than the session's (SVC-GW-2001).
+    """
+    payment = conn.execute(
         sa.select(_P).where(
             _P.c.merchant_id == session.merchant_id,
             _P.c.transaction_id == session.transaction_id,
         )
     ).first()
+    if payment is not None and not _made_for(session, payment):
+        raise ForeignPayment(payment.id, session.return_url)
+    return payment
+
+
+def _made_for(session: Row, payment: Row) -> bool:
+    """Whether ``payment`` pays ``session``: its amount and currency, its way of paying."""
+    by_qr = payment.behaviour == "qr"
+    return (
+        int(payment.amount) == int(session.amount)
+        and payment.currency == session.currency
+        and by_qr == (session.mode == "qr")
+    )
+
+
+def _completed_with(conn: sa.Connection, session: Row) -> Row | None:
+    """The payment a completed session recorded when it completed (none for a card update)."""
+    if session.payment_id is None:
+        return None
+    return conn.execute(sa.select(_P).where(_P.c.id == session.payment_id)).first()
 
 
 def _outcome_url(session: Row, payment: Row | None) -> str:
@@ -163,6 +219,10 @@ def page_view(conn: sa.Connection, session_id: str) -> PageView | Ended:
     ended = _state(conn, session)
     if ended is not None or session is None:
         return ended or Ended("missing")
+    try:
+        _payment_of(conn, session)
+    except ForeignPayment as exc:
+        return Ended("taken", exc.return_url)
     name = conn.execute(
         sa.select(tables.merchants.c.name).where(tables.merchants.c.id == session.merchant_id)
     ).scalar_one()
@@ -270,6 +330,7 @@ def pay_by_qr(conn: sa.Connection, session_id: str) -> Redirect | Ended:
         return session
     if session.mode != "qr":
         raise ServiceError("SVC-VAL-4001", "this session is not in mode qr")
+    _payment_of(conn, session)  # refuses a payment that is not this session's
     payment = payments.record_qr_payment(conn, session)
     return _finish(conn, session, payment)
 

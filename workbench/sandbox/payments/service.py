@@ -6,7 +6,10 @@ and records the events it causes. Completing a 3-D Secure challenge is `threeds`
 
 Commission: 2.49 % of the amount for a single payment plus 0.75 percentage point per
 additional installment, rounded half up to whole kuruş; ``netAmount = amount -
-commission``. It is fixed when the payment is created (integer arithmetic only).
+commission`` (integer arithmetic only). Both are set when money moves, on capture (a
+captured charge, a capture, a passed challenge that captures, a TR QR payment); until
+then, and for good on a payment that never captures (authorized, voided, declined,
+failed, pending a challenge), both are 0 (`settled_money`; docs/sandbox/decisions.md).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ __all__ = [
     "record_qr_payment",
     "refundable",
     "save_card",
+    "settled_money",
     "void",
 ]
 
@@ -92,6 +96,8 @@ _CARD_MODES = frozenset({"payment"})
 _CHARGE_CONTEXT = (
     sa.select(
         sessions.c.mode,
+        sessions.c.status.label("session_status"),
+        sessions.c.expires_at,
         sessions.c.amount,
         sessions.c.currency,
         sessions.c.installment_enabled,
@@ -112,6 +118,18 @@ def commission_for(amount: int, installments: int) -> int:
     """The commission in kuruş (see the module docstring)."""
     basis_points = 249 + 75 * (installments - 1)
     return (amount * basis_points + 5_000) // 10_000
+
+
+def settled_money(status: str, amount: int, installments: int) -> tuple[int, int]:
+    """``(commission, netAmount)`` of a payment in ``status``: set on capture, else ``(0, 0)``.
+
+    The spec sets both on capture and posts no ledger entries for an authorization or a
+    void; a payment that moved no money shows none taken and none due.
+    """
+    if status != "captured":
+        return 0, 0
+    commission = commission_for(amount, installments)
+    return commission, amount - commission
 
 
 def load(conn: sa.Connection, merchant_id: str, payment_id: str) -> Row:
@@ -292,6 +310,29 @@ def _check_session_terms(session: Row, req: ChargeRequest) -> None:
         )
 
 
+def _check_session_open(session: Row, now: datetime) -> None:
+    """A charge under a session's ``transactionId`` settles it only while it is open.
+
+    An expired session (marked so, or past ``expiresAt`` on the business clock before the
+    reconciler marked it) and a completed one take no new payment; the very charge that
+    paid it is the fence's, answered before this (issue 32, rule 2).
+
+    Raises:
+        ServiceError: SVC-SES-4090, as the hosted page would answer.
+    """
+    if session.session_status == "completed":
+        state = "completed"
+    elif session.session_status == "expired" or session.expires_at <= now:
+        state = "expired"
+    else:
+        return
+    raise ServiceError(
+        "SVC-SES-4090",
+        f"transactionId: the checkout session for this transactionId is {state}; "
+        "it takes no new payment",
+    )
+
+
 def charge_reads(
     caller: Caller, req: ChargeRequest
 ) -> tuple[tuple[statements.Statement, dict[str, str]], ...]:
@@ -352,13 +393,16 @@ def charge(
         _check_session_terms(session, req)
     params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
     existing = statements.fetch_one(conn, _BY_TRANSACTION, params)
-    if existing is not None:
-        if existing.fingerprint != digest:
-            raise ServiceError(
-                "SVC-GW-2001",
-                "transactionId was already used for a charge with a different payload",
-            )
+    if existing is not None and existing.fingerprint == digest:
         return fence_answer(existing, base_url, caller.request_id)
+    now = business_time(int(context.clock_offset_us))
+    if session is not None:
+        _check_session_open(session, now)
+    if existing is not None:
+        raise ServiceError(
+            "SVC-GW-2001",
+            "transactionId was already used for a charge with a different payload",
+        )
     card = cards.find_token(conn, caller.merchant_id, req.cardToken)
     if card is None:
         raise ServiceError("SVC-VAL-4001", "cardToken: no such token for this merchant")
@@ -370,9 +414,7 @@ def charge(
         raise ServiceError(
             "SVC-VAL-4001", "installmentCount: debit cards take a single installment"
         )
-    now = business_time(int(context.clock_offset_us))
     payment_id = new_id(IdPrefix.PAYMENT)
-    commission = commission_for(req.amount, req.installmentCount)
     row: dict[str, Any] = {
         "id": payment_id,
         "merchant_id": caller.merchant_id,
@@ -381,11 +423,11 @@ def charge(
         "fingerprint": digest,
         "amount": req.amount,
         "currency": req.currency,
-        "commission": commission,
-        "net_amount": req.amount - commission,
+        "commission": 0,
+        "net_amount": 0,
         "card_token": card.token,
         "behaviour": card.behaviour,
-        "card_mask": cards.mask(card.bin, card.last4),
+        "card_mask": cards.mask_of(card),
         "card_brand": card.brand,
         "card_type": card.card_type,
         "bin": card.bin,
@@ -415,7 +457,14 @@ def charge(
         event = "payment.3ds_pending"
     else:
         status = "captured" if req.capture else "authorized"
-        row.update(status=status, auth_code=f"{secrets.randbelow(10**6):06d}", completed_at=now)
+        commission, net = settled_money(status, req.amount, req.installmentCount)
+        row.update(
+            status=status,
+            commission=commission,
+            net_amount=net,
+            auth_code=f"{secrets.randbelow(10**6):06d}",
+            completed_at=now,
+        )
         reply = Reply.json(201, _charge_body(row))
         event = f"payment.{status}"
     require(PAYMENT, None, "charge", to=row["status"])
@@ -451,7 +500,7 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
     if existing is not None:
         return existing
     now = business_now(conn, session.merchant_id)
-    commission = commission_for(int(session.amount), 1)
+    commission, net = settled_money("captured", int(session.amount), 1)
     row: dict[str, Any] = {
         "id": new_id(IdPrefix.PAYMENT),
         "merchant_id": session.merchant_id,
@@ -461,7 +510,7 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
         "amount": session.amount,
         "currency": session.currency,
         "commission": commission,
-        "net_amount": session.amount - commission,
+        "net_amount": net,
         "behaviour": "qr",
         **cards.QR_CARD_FIELDS,
         "installment_count": 1,
@@ -505,8 +554,11 @@ def capture(conn: sa.Connection, caller: Caller, payment_id: str) -> Reply:
     step = require(PAYMENT, row.status, "capture")
     if not step.idempotent:
         now = business_now(conn, caller.merchant_id)
+        commission, net = settled_money(step.target, row.amount, row.installment_count)
         conn.execute(
-            sa.update(_P).where(_P.c.id == payment_id).values(status=step.target, completed_at=now)
+            sa.update(_P)
+            .where(_P.c.id == payment_id)
+            .values(status=step.target, completed_at=now, commission=commission, net_amount=net)
         )
         row = load(conn, caller.merchant_id, payment_id)
         save_card(conn, row)

@@ -20,7 +20,7 @@ from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.payments import acs
 from workbench.sandbox.payments.models import ThreeDSCallbackRequest
-from workbench.sandbox.payments.service import FAILED_3DS, emit, load, save_card
+from workbench.sandbox.payments.service import FAILED_3DS, emit, load, save_card, settled_money
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.transitions import require
@@ -61,8 +61,11 @@ def threeds_callback(
     values: dict[str, Any]
     if claims.get("result") == "Y":
         status = "captured" if row.capture else "authorized"
+        commission, net = settled_money(status, row.amount, row.installment_count)
         values = {
             "status": status,
+            "commission": commission,
+            "net_amount": net,
             "auth_code": f"{secrets.randbelow(10**6):06d}",
             "completed_at": now,
         }
@@ -74,8 +77,8 @@ def threeds_callback(
                 "status": status,
                 "amount": row.amount,
                 "currency": row.currency,
-                "commission": row.commission,
-                "netAmount": row.net_amount,
+                "commission": commission,
+                "netAmount": net,
                 "authCode": values["auth_code"],
                 "completedAt": iso(now),
             },

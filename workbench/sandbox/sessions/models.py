@@ -10,6 +10,7 @@ from workbench.sandbox.bodies import (
     Amount,
     Identifier,
     ResponseBody,
+    ReturnUrl,
     StrictRequest,
     TransactionId,
     Url,
@@ -33,7 +34,7 @@ class SessionRequest(StrictRequest):
     amount: Amount | None = None
     currency: Literal["TRY"]
     description: Annotated[str, Field(max_length=500)] | None = None
-    returnUrl: Url
+    returnUrl: ReturnUrl
     callbackUrl: Url | None = None
     installmentEnabled: bool = False
     customerId: Identifier | None = None

@@ -32,6 +32,10 @@ __all__ = ["SessionExpiryWork", "complete_session", "create_session", "get_sessi
 
 _S = sessions
 Row = AnyRow
+# The payments a transactionId may already belong to. Named, not imported: the payments
+# package imports this one (a charge reads its session's terms), and this read needs
+# three of its columns.
+_PAID = sa.table("payments", sa.column("id"), sa.column("merchant_id"), sa.column("transaction_id"))
 
 
 def session_body(row: Row | dict[str, Any]) -> dict[str, Any]:
@@ -71,6 +75,28 @@ def _check_rules(conn: sa.Connection, caller: Caller, req: SessionRequest) -> No
             raise ServiceError("SVC-VAL-4001", "customerId: no such customer for this merchant")
 
 
+def _check_unpaid(conn: sa.Connection, caller: Caller, transaction_id: str) -> None:
+    """A session's transactionId must not belong to a payment already (issue 32, rule 1).
+
+    The hosted page would otherwise find that payment, of whatever amount, and complete
+    the session with it.
+
+    Raises:
+        ServiceError: SVC-GW-2001 naming ``transactionId`` and the payment.
+    """
+    paid = conn.execute(
+        sa.select(_PAID.c.id).where(
+            _PAID.c.merchant_id == caller.merchant_id, _PAID.c.transaction_id == transaction_id
+        )
+    ).first()
+    if paid is not None:
+        raise ServiceError(
+            "SVC-GW-2001",
+            f"transactionId: already belongs to payment {paid.id}; a checkout session "
+            "needs a transactionId no payment has used",
+        )
+
+
 def create_session(
     conn: sa.Connection,
     caller: Caller,
@@ -79,7 +105,12 @@ def create_session(
     *,
     subscription_id: str | None = None,
 ) -> Reply:
-    """POST /v1/payments/sessions: 201 with the session; a repeated transactionId replays it."""
+    """POST /v1/payments/sessions: 201 with the session; a repeated transactionId replays it.
+
+    Raises:
+        ServiceError: SVC-GW-2001 when the transactionId names another session's payload
+            or belongs to a payment already.
+    """
     _check_rules(conn, caller, req)
     digest = fingerprint(req)
     existing = conn.execute(
@@ -94,6 +125,7 @@ def create_session(
                 "transactionId was already used for a session with a different payload",
             )
         return Reply(200, bytes(existing.response_body))
+    _check_unpaid(conn, caller, req.transactionId)
     now = business_now(conn, caller.merchant_id)
     session_id = new_uuid()
     row: dict[str, Any] = {

@@ -61,9 +61,19 @@ __all__ = [
 #: A migration step: brings a database from the version before its own up to its own.
 Step = Callable[[sa.Connection], None]
 
+
+def _v2_card_length_and_unsettled_money(conn: sa.Connection) -> None:
+    """Version 2: a token keeps its card number's length (its mask does), and a payment
+    that never captured shows no commission (issue 32, rules 5 and 8)."""
+    conn.exec_driver_sql("ALTER TABLE card_tokens ADD COLUMN number_length SMALLINT")
+    conn.exec_driver_sql(
+        "UPDATE payments SET commission = 0, net_amount = 0 WHERE status <> 'captured'"
+    )
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
-STEPS: Mapping[int, Step] = {}
+STEPS: Mapping[int, Step] = {2: _v2_card_length_and_unsettled_money}
 
 #: The schema this code creates and serves.
 SCHEMA_VERSION = max(STEPS, default=1)

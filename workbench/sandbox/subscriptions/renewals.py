@@ -40,7 +40,7 @@ import sqlalchemy as sa
 from workbench.sandbox import cards, events
 from workbench.sandbox.clock import iso
 from workbench.sandbox.ids import new_id
-from workbench.sandbox.payments.service import commission_for
+from workbench.sandbox.payments.service import settled_money
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import dumps
 from workbench.sandbox.storage import AnyRow
@@ -95,8 +95,8 @@ def charge_saved_card(
     decline = cards.RENEWAL_DECLINES.get(behaviour)
     payment_id = new_id(IdPrefix.PAYMENT)
     amount = int(sub.amount_minor)
-    commission = commission_for(amount, 1)
     status = "declined" if decline else "captured"
+    commission, net = settled_money(status, amount, 1)
     auth_code = None if decline else f"{secrets.randbelow(10**6):06d}"
     body: dict[str, Any] = (
         {"code": decline, "message": ERRORS[decline].cause, "requestId": ""}
@@ -114,10 +114,10 @@ def charge_saved_card(
             amount=amount,
             currency=sub.currency,
             commission=commission,
-            net_amount=amount - commission,
+            net_amount=net,
             card_token=sub.card_token,
             behaviour=behaviour,
-            card_mask=cards.mask(card.bin, card.last4) if card else "******",
+            card_mask=cards.mask_of(card) if card else "******",
             card_brand=sub.card_brand,
             card_type=card.card_type if card else "credit",
             bin=card.bin if card else "000000",

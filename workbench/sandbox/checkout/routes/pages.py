@@ -51,6 +51,12 @@ _ENDED = {
         "This checkout is already completed",
         "This checkout was already finished; it cannot be used again.",
     ),
+    "taken": (
+        409,
+        "This checkout cannot be paid",
+        "The shop's order reference for this checkout already belongs to another payment, "
+        "so nothing was charged. Go back to the shop to start a new checkout.",
+    ),
 }
 
 
@@ -205,6 +211,8 @@ async def _refused(
     """What the service refused (nothing recorded): the page again, with the reason."""
     if exc.code == "SVC-SES-4090":
         return ended_page(request, flow.Ended("expired"))
+    if isinstance(exc, flow.ForeignPayment):
+        return ended_page(request, flow.Ended("taken", exc.return_url))
     field = "cardNumber" if exc.message.startswith("cardNumber") else None
     if exc.message.startswith("expiry"):
         field = "expiry"
