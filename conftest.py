@@ -108,6 +108,7 @@ _ONE_WORKER = {
     "tests/client/test_webhooks_docs.py": "webhooks-docs",
     "tests/notebooks/test_cli_run.py": "cli-run",
     "tests/packaging/test_wheel.py": "wheel",  # the wheel is built and installed once
+    "tests/packaging/test_lowest.py": "lowest",  # its own build, beside the one above
     "tests/parity/": "parity",
 }
 

@@ -135,6 +135,9 @@ def execute_notebook(
             store_widget_state=False,
             record_timing=False,
             config=_kernel_transport(Path(sockets)),
+            # https://no-color.org: the kernel's tracebacks, stored in the executed copy,
+            # carry no colour codes either where NO_COLOR is set and not empty.
+            extra_arguments=["--colors=NoColor"] if env.get("NO_COLOR") else [],
         )
         try:
             client.execute(env=dict(env))

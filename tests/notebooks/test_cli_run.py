@@ -53,6 +53,16 @@ def test_a_failing_notebook_fails_the_run_and_keeps_its_stored_outputs(tmp_path:
     assert "widgets" not in executed.metadata
 
 
+def test_no_color_leaves_colour_codes_out_of_the_executed_tracebacks(tmp_path: Path) -> None:
+    _write(tmp_path / "broken.ipynb", 'raise ValueError("broken on purpose")')
+    env = {**os.environ, "NO_COLOR": "1"}
+    result = execute_notebook(tmp_path / "broken.ipynb", env=env, output=tmp_path / "out.ipynb")
+    assert not result.passed
+    [error] = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells[0].outputs
+    assert "broken on purpose" in "\n".join(error["traceback"])
+    assert not any("\x1b[" in line for line in error["traceback"]), error["traceback"]
+
+
 def test_no_notebook_is_not_a_success(tmp_path: Path) -> None:
     result = CliRunner().invoke(run, ["--notebooks", str(tmp_path)])
     assert result.exit_code == 1

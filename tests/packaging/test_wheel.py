@@ -1,7 +1,7 @@
 """The built wheel, installed the way users install it, into new virtual environments.
 
-The wheel is built once (``uv build``) and each install is made once for the session:
-the core alone, ``[sandbox]``, ``[sandbox,notebooks]`` and ``[testing]``. Each
+The wheel is built once (``uv build``, `installs.Installs`) and each install is made
+once for the session: the core alone, ``[sandbox]``, ``[sandbox,notebooks]`` and ``[testing]``. Each
 environment first gets the versions ``uv.lock`` pins for that install (exported as a
 ``pylock.toml``), then the wheel itself, so the wheel's own requirements are resolved
 against them and must add nothing. Both steps read uv's cache only (``--offline``) and
@@ -13,38 +13,27 @@ Marked ``wheel``: ``make test`` runs it; ``-m "not wheel"`` leaves it out.
 from __future__ import annotations
 
 import json
-import os
-import shutil
+import socket
 import subprocess
-import sys
 import time
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
-from packaging.utils import canonicalize_name
 
 from tests.ports import free_port
 from workbench import Client
 from workbench._exceptions import APIConnectionError
 from workbench.testing import running_sandbox
 
+from .installs import CLIENT_CALL, Installs
 from .project import PYTEST_ARGS, ROOT, assert_project_passed, make_project
 
 pytestmark = pytest.mark.wheel
 
-#: Each install: its extras.
-INSTALLS: dict[str, tuple[str, ...]] = {
-    "core": (),
-    "sandbox": ("sandbox",),
-    "sandbox-notebooks": ("sandbox", "notebooks"),
-    "testing": ("testing",),
-}
 #: Distributions that have no place in an install without the extra that brings them.
 SERVER = {"fastapi", "starlette", "uvicorn", "httptools", "uvloop", "jinja2", "babel"}
 DATABASE = {"sqlalchemy", "psycopg", "psycopg-binary", "psycopg-c", "greenlet"}
@@ -54,151 +43,11 @@ JUPYTER = {"jupyterlab", "jupyter-server", "ipykernel", "ipywidgets", "ipython",
 NOTEBOOK = ROOT / "notebooks" / "01-quickstart-signing.ipynb"
 
 
-def _uv() -> str:
-    """uv as ``make`` finds it: on ``PATH``, else the one ``make setup`` put in .tools/."""
-    found = shutil.which("uv") or str(ROOT / ".tools" / "bin" / "uv")
-    assert Path(found).is_file(), "uv is missing: `make setup` installs it into .tools/"
-    return found
-
-
-def _clean_environment(tmp: Path) -> dict[str, str]:
-    """This process's environment minus what points at another environment or config."""
-    other = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME")
-    uv_target = ("UV_PYTHON", "UV_SYSTEM_PYTHON", "UV_PROJECT_ENVIRONMENT")  # not the cache
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in other + uv_target
-        and not k.startswith(("PYTEST_", "WORKBENCH_", "COV_", "COVERAGE_"))
-    }
-    env.update(TMPDIR=str(tmp), UV_PYTHON_DOWNLOADS="never", UV_NO_PROGRESS="1")
-    return env
-
-
-@dataclass
-class Environment:
-    """One virtual environment with the wheel installed."""
-
-    name: str
-    path: Path
-    packages: dict[str, str]
-    env: dict[str, str] = field(repr=False)
-
-    def run(
-        self, *args: str | Path, cwd: Path, timeout: float = 300
-    ) -> subprocess.CompletedProcess[str]:
-        """Run one of the environment's programs (``workbench``, ``python``, ``pytest``)."""
-        program, *rest = args
-        return subprocess.run(
-            [str(self.path / "bin" / program), *map(str, rest)],
-            cwd=cwd,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-
-
-class Installs:
-    """The wheel, built once, and its installs, each made on first use."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.uv = _uv()
-        self.env = _clean_environment(folder / "tmp")
-        (folder / "tmp").mkdir()
-        self.wheel = self._build()
-        self._made: dict[str, Environment] = {}
-
-    def _uv_run(self, *args: str | Path, offline_first: bool = False, cwd: Path) -> None:
-        command = [self.uv, *map(str, args)]
-        if offline_first:
-            done = subprocess.run(
-                [*command, "--offline"], cwd=cwd, env=self.env, capture_output=True, text=True
-            )
-            if done.returncode == 0:
-                return
-            why = done.stderr.strip()
-            print(f"not in uv's cache, from the index: {' '.join(command[1:3])}: {why}")
-        done = subprocess.run(command, cwd=cwd, env=self.env, capture_output=True, text=True)
-        assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout}{done.stderr}"
-
-    def _build(self) -> Path:
-        dist = self.folder / "dist"
-        self._uv_run("build", "--wheel", "--out-dir", dist, ROOT, offline_first=True, cwd=ROOT)
-        [wheel] = dist.glob("payments_workbench-*.whl")
-        return wheel
-
-    def __call__(self, name: str) -> Environment:
-        if name not in self._made:
-            self._made[name] = self._install(name, INSTALLS[name])
-        return self._made[name]
-
-    def _install(self, name: str, extras: tuple[str, ...]) -> Environment:
-        path = self.folder / name
-        lock = self.folder / f"pylock.{name.replace('-', '_')}.toml"
-        chosen = [arg for extra in extras for arg in ("--extra", extra)]
-        self._uv_run(
-            "export", "--frozen", "--format", "pylock.toml", "--no-dev", "--no-emit-project",
-            *chosen, "--quiet", "--output-file", lock, cwd=ROOT,
-        )  # fmt: skip
-        self._uv_run("venv", "--quiet", "--python", sys.executable, path, cwd=self.folder)
-        python = path / "bin" / "python"
-        self._uv_run(
-            "pip", "install", "--python", python, "-r", lock, offline_first=True, cwd=self.folder
-        )
-        locked = self._packages(python)
-        spec = f"{self.wheel}[{','.join(extras)}]" if extras else str(self.wheel)
-        self._uv_run(
-            "pip", "install", "--python", python, spec, offline_first=True, cwd=self.folder
-        )
-        packages = self._packages(python)
-        added = set(packages) - set(locked)
-        assert added == {"payments-workbench"}, f"the wheel's requirements added {added}"
-        print(f"{name}: {len(packages)} packages, payments-workbench included")
-        env = dict(self.env, PATH=f"{path / 'bin'}{os.pathsep}{self.env.get('PATH', '')}")
-        return Environment(name, path, packages, env)
-
-    def _packages(self, python: Path) -> dict[str, str]:
-        listed = subprocess.run(
-            [self.uv, "pip", "list", "--python", str(python), "--format", "json"],
-            env=self.env, capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        rows: list[dict[str, Any]] = json.loads(listed.stdout)
-        return {canonicalize_name(row["name"]): row["version"] for row in rows}
-
-
-@pytest.fixture(scope="session")
-def installs(tmp_path_factory: pytest.TempPathFactory) -> Installs:
-    """The built wheel and its installs, shared by the tests of this session."""
-    return Installs(tmp_path_factory.mktemp("wheel"))
-
-
 def _refused(result: subprocess.CompletedProcess[str], extras: str) -> None:
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "Traceback" not in output, output
     assert f"Install with: pip install 'payments-workbench[{extras}]'" in output, output
-
-
-CLIENT_CALL = """
-import sys
-from workbench import Client, SignatureError
-
-base_url = sys.argv[1]
-with Client("pk_test_wb_demo_0001", "sk_test_wb_demo_secret_0001", base_url) as client:
-    charge = client.payments.charge_card(
-        transaction_id="wheel-1", amount=2_500, card_token="tok_test_success"
-    )
-    print(charge.status)
-with Client("pk_test_wb_demo_0001", "sk_test_not_the_secret", base_url, max_retries=0) as wrong:
-    try:
-        wrong.payments.retrieve(charge.payment_id)
-    except SignatureError as exc:
-        print(exc.code)
-heavy = ("fastapi", "sqlalchemy", "pandas", "ipywidgets", "uvicorn", "psycopg")
-print(sorted(name for name in heavy if name in sys.modules))
-"""
 
 
 def test_the_client_alone_has_no_server_database_or_notebooks_and_signs(
@@ -303,6 +152,55 @@ def test_sandbox_and_notebooks_run_a_flow_notebook(installs: Installs, tmp_path:
     assert (summary["passed"], summary["failed"]) == (1, 0), summary
     executed = nbformat.read(folder / "_executed" / NOTEBOOK.name, as_version=4)
     assert executed.cells[-1].outputs[0]["text"].strip() == str(env.path)
+
+
+def test_sandbox_and_notebooks_run_the_shipped_notebooks_in_an_empty_folder(
+    installs: Installs, tmp_path: Path
+) -> None:
+    env = installs("sandbox-notebooks")
+    shipped = env.run("workbench", "notebooks", "list", cwd=tmp_path)
+    assert shipped.returncode == 0, shipped.stderr
+    names = [line.strip() for line in shipped.stdout.splitlines()[1:]]
+    assert names == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")), names
+    assert str(env.path) in shipped.stdout.splitlines()[0]  # from the install, not the checkout
+    result = env.run("workbench", "run", NOTEBOOK.stem, "--json", "-", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "running the ones shipped with the package" in result.stderr, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["passed"], summary["failed"]) == (1, 0), summary
+    assert (tmp_path / "notebooks" / "_executed" / NOTEBOOK.name).is_file()
+    assert not list((tmp_path / "notebooks").glob("*.ipynb"))  # nothing else written here
+
+
+def test_lab_opens_a_copy_that_keeps_the_readers_edits_and_fails_with_jupyterlab(
+    installs: Installs, tmp_path: Path
+) -> None:
+    env = installs("sandbox-notebooks")
+    db = ("--db", f"sqlite:///{tmp_path / 'sandbox.db'}")
+    # ``--version`` goes to JupyterLab, which prints it and exits: the copy is made first.
+    first = env.run("workbench", "lab", *db, "--version", cwd=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    copies = sorted(p.name for p in (tmp_path / "notebooks").glob("*.ipynb"))
+    assert copies == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert f"Copied {len(copies)} notebooks into notebooks/" in first.stdout, first.stdout
+    edited = tmp_path / "notebooks" / NOTEBOOK.name
+    edited.write_text('{"reader": "edits"}', "utf-8")
+    (tmp_path / "notebooks" / "03-card-3ds.ipynb").unlink()
+    again = env.run("workbench", "notebooks", "copy", "notebooks", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "Copied 1 notebooks" in again.stdout, again.stdout
+    assert edited.read_text("utf-8") == '{"reader": "edits"}'
+    with socket.socket() as taken:  # JupyterLab cannot listen here and must say so
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        failed = env.run(
+            "workbench", "lab", *db, "--no-browser", f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0", cwd=tmp_path,
+        )  # fmt: skip
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "JupyterLab exited with status 1." in failed.stderr, failed.stderr
+    assert edited.read_text("utf-8") == '{"reader": "edits"}'
 
 
 def test_the_testing_extra_gives_a_fresh_project_the_fixtures(

@@ -69,5 +69,10 @@ def workers(
     if not Path("/proc").is_dir():
         pytest.skip("counting worker processes reads /proc (Linux only)")
     folder = tmp_path_factory.mktemp("workers")
-    with database_url(request.param, folder) as url, two_workers(url) as (base, pid):
+    # A module that sets START_UNDER_LOAD has its sandbox started on a busy machine.
+    under_load = getattr(request.module, "START_UNDER_LOAD", False)
+    with (
+        database_url(request.param, folder) as url,
+        two_workers(url, folder, under_load=under_load) as (base, pid),
+    ):
         yield base, url, pid

@@ -17,9 +17,14 @@ import sqlalchemy as sa
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
+from tests.sandbox.workers import LOGS
 from tests.sandbox.workers import children as _children
 from workbench.sandbox import tables
 from workbench.sandbox.payments.tables import payments as payments_table
+
+#: The ``workers`` fixture starts this module's sandbox under CPU load, each worker slower
+#: to start than uvicorn's default health-check timeout (`tests.sandbox.workers`).
+START_UNDER_LOAD = True
 
 
 def test_two_worker_processes_serve_one_port(workers: tuple[str, str, int]) -> None:
@@ -27,6 +32,15 @@ def test_two_worker_processes_serve_one_port(workers: tuple[str, str, int]) -> N
     assert len(_children(pid)) >= 2
     with signed_client(base) as client:
         assert client.get("/sandbox/fixtures").status_code == 200
+
+
+def test_both_workers_came_up_under_load_without_a_restart(
+    workers: tuple[str, str, int],
+) -> None:
+    text = LOGS[workers[0]].read_text("utf-8", "replace")
+    assert text.count("Started server process") == 2, text
+    assert text.count("Application startup complete") == 2, text
+    assert "died" not in text, text
 
 
 def test_a_rate_limit_is_counted_once_across_workers(workers: tuple[str, str, int]) -> None:

@@ -6,6 +6,7 @@ every request a test sends on a connection of its own may land on either worker.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -16,9 +17,10 @@ from pathlib import Path
 
 import httpx2
 
+from tests.paths import ROOT
 from tests.ports import free_port
 
-__all__ = ["answers", "children", "two_workers"]
+__all__ = ["LOGS", "answers", "children", "two_workers"]
 
 
 def children(pid: int) -> list[int]:
@@ -43,22 +45,75 @@ def answers(base: str) -> bool:
         return False
 
 
+#: Seconds each spawned worker waits before it starts: more than uvicorn's default
+#: health-check timeout (5 s), which killed workers still starting on a busy machine.
+SLOW_START = 6
+_SLOW_WORKERS = f"""
+import sys
+import time
+
+if "--multiprocessing-fork" in sys.argv:  # a worker uvicorn spawned, not the command
+    time.sleep({SLOW_START})
+"""
+#: base URL -> the log of the sandbox `two_workers` started there.
+LOGS: dict[str, Path] = {}
+
+
+def _spin(stop: float) -> None:
+    while time.monotonic() < stop:
+        pass
+
+
 @contextmanager
-def two_workers(url: str) -> Iterator[tuple[str, int]]:
-    """(base URL, parent pid) of a two-worker sandbox on the database at ``url``."""
+def two_workers(url: str, folder: Path, *, under_load: bool = False) -> Iterator[tuple[str, int]]:
+    """(base URL, parent pid) of a two-worker sandbox on the database at ``url``.
+
+    With ``under_load`` it starts the way a busy machine starts it: every core kept busy
+    by spinning processes, and each worker held back longer than uvicorn's default
+    health-check timeout before it can answer (a ``sitecustomize`` in ``folder``). A
+    worker uvicorn killed as hung meanwhile fails the start at once. The log is in `LOGS`.
+    """
     port = free_port()
-    env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
+    site = folder / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SLOW_WORKERS if under_load else "", "utf-8")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+        "WORKBENCH_API_KEY": "",
+        "WORKBENCH_SECRET_KEY": "",
+        "NO_COLOR": "1",
+    }
     command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
     command += ["--port", str(port), "--db", url]  # each worker runs a reconciler
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
+    log = LOGS[base] = folder / "sandbox.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, env=env, stdout=out, stderr=out)
+    stop = time.monotonic() + (SLOW_START + 2 if under_load else 0)
+    context = multiprocessing.get_context("spawn")
+    busy = (os.cpu_count() or 2) if under_load else 0
+    spinners = [context.Process(target=_spin, args=(stop,)) for _ in range(busy)]
+    for spinner in spinners:
+        spinner.start()
     try:
-        # A guard, not a measured time: on a loaded machine the start took over 60 s.
-        deadline = time.monotonic() + 180
-        while len(children(proc.pid)) < 2 or not answers(base):
-            assert proc.poll() is None, "the sandbox exited while starting"
-            assert time.monotonic() < deadline, "two workers did not start within 180 s"
-            time.sleep(0.2)
+        try:
+            # A guard, not a measured time: on a loaded machine the start took over 60 s.
+            deadline = time.monotonic() + 180
+            while True:
+                text = log.read_text("utf-8", "replace")
+                assert "died" not in text, text  # uvicorn killed a worker as hung
+                assert "not ready" not in text, text
+                assert proc.poll() is None, text
+                started = text.count("Application startup complete") >= 2  # both workers
+                if started and len(children(proc.pid)) >= 2 and answers(base):
+                    break
+                assert time.monotonic() < deadline, "two workers did not start within 180 s"
+                time.sleep(0.2)
+        finally:
+            for spinner in spinners:
+                spinner.terminate()
+                spinner.join()
         yield base, proc.pid
     finally:
         proc.terminate()

@@ -33,6 +33,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "sandbox": ("workbench.cli.sandbox", "sandbox", "Run the local sandbox server."),
     "run": ("workbench.cli.run", "run", "Execute every flow notebook against a sandbox."),
     "lab": ("workbench.cli.lab", "lab", "Start the sandbox and JupyterLab on the notebooks."),
+    "notebooks": (
+        "workbench.cli.notebooks",
+        "notebooks",
+        "Copy the flow notebooks that ship with the package.",
+    ),
     "listen": ("workbench.cli.listen", "listen", "Receive, verify and forward webhooks locally."),
     "trigger": (
         "workbench.cli.trigger",

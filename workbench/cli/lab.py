@@ -10,9 +10,11 @@ from pathlib import Path
 
 import click
 
+from workbench.cli.notebooks import copy_into
 from workbench.cli.sandbox import prepare_database
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, Settings
 from workbench.flows.checkout import ENV_INTERACTIVE
+from workbench.notebook_runner import discover
 
 __all__ = ["lab"]
 
@@ -31,9 +33,15 @@ __all__ = ["lab"]
 def lab(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) -> None:
     """Start the local sandbox, then JupyterLab on the notebooks with WORKBENCH_* set.
 
-    Extra arguments go to ``jupyter lab``. Stopping JupyterLab stops the sandbox.
+    Where the notebooks folder holds no notebook, the ones shipped with the package are
+    copied into it first (a notebook already there is never overwritten), so what you
+    edit is your own copy. Extra arguments go to ``jupyter lab``. Stopping JupyterLab
+    stops the sandbox; the command exits with JupyterLab's status.
     """
     from workbench.sandbox import SandboxConfig, SandboxServer
+
+    if not discover(folder):
+        copy_into(folder)
 
     settings = Settings.load()
     config = SandboxConfig(api_key=settings.api_key, secret_key=settings.secret_key)
@@ -55,5 +63,9 @@ def lab(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) 
         if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in lab_args:
             # Containers and CI machines often run as root, which JupyterLab refuses by default.
             command.append("--allow-root")
+        status = 0
         with contextlib.suppress(KeyboardInterrupt):
-            subprocess.run(command, env=env, check=False)  # noqa: S603 - our own interpreter
+            status = subprocess.run(command, env=env, check=False).returncode  # noqa: S603
+    if status:
+        click.echo(f"JupyterLab exited with status {status}.", err=True)
+        raise SystemExit(status if status > 0 else 1)

@@ -7,7 +7,7 @@ import functools
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from workbench._extras import require
 from workbench.cli._run_reports import exit_status, json_summary, junit_xml, write_json
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, ConfigError, Settings
 from workbench.notebook_runner import EXECUTED_DIR, control_calls, discover, run_flows
+from workbench.shipped_notebooks import shipped_folder
 
 __all__ = ["run"]
 
@@ -61,14 +62,39 @@ def _embedded_sandbox(settings: Settings, db_dir: Path) -> Iterator[str]:
         yield server.base_url
 
 
+def _notebooks_folder(
+    given: Path | None, update_stored: bool, echo: Callable[[str], None]
+) -> tuple[Path, Path]:
+    """The folder to run the notebooks of, and the one whose ``_executed/`` gets the copies.
+
+    Without ``--notebooks``: ``notebooks/`` of the current folder when it has any, else
+    the notebooks shipped with the package (their executed copies still go to
+    ``notebooks/_executed/`` here: the installed files are not written to).
+    """
+    folder = Path("notebooks") if given is None else given
+    if given is not None or discover(folder):
+        return folder, folder
+    shipped = shipped_folder()
+    if shipped is None:
+        return folder, folder
+    if update_stored:
+        raise click.UsageError(
+            f"--update-stored rewrites notebooks in place; {folder}/ has none, and the "
+            "ones shipped with the package are not to be written. Make a copy with "
+            f"`workbench notebooks copy {folder}` first."
+        )
+    echo(f"No notebooks in {folder}/: running the ones shipped with the package ({shipped}/)")
+    return shipped, folder
+
+
 @click.command("run")
 @click.option(
     "--notebooks",
     "folder",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("notebooks"),
-    show_default=True,
-    help="Folder of flow notebooks.",
+    default=None,
+    help="Folder of flow notebooks.  [default: notebooks, or where it has none, the "
+    "notebooks shipped with the package]",
 )
 @click.option(
     "--external",
@@ -104,7 +130,7 @@ def _embedded_sandbox(settings: Settings, db_dir: Path) -> Iterator[str]:
 )
 @click.argument("only", nargs=-1)
 def run(
-    folder: Path,
+    folder: Path | None,
     external: bool,
     update_stored: bool,
     junit_path: Path | None,
@@ -116,7 +142,9 @@ def run(
     By default a fresh embedded sandbox is started on a free port with a new
     database, so every run starts from the same state. Executed copies are left in
     NOTEBOOKS/_executed/; with --update-stored, each notebook that ran through also
-    gets its stored outputs replaced (one that failed keeps its old ones).
+    gets its stored outputs replaced (one that failed keeps its old ones). Without
+    --notebooks, where notebooks/ holds none, the notebooks shipped with the package
+    run (`workbench notebooks copy DIR` makes an editable copy of them).
 
     With --external the notebooks run against WORKBENCH_BASE_URL instead, treated as a
     real service: if nothing answers there within a few seconds the command stops with
@@ -131,11 +159,12 @@ def run(
     """
     to_stdout = json_path is not None and str(json_path) == "-"
     echo = functools.partial(click.echo, err=to_stdout)
-    notebooks = discover(folder)
+    source, folder = _notebooks_folder(folder, update_stored, echo)
+    notebooks = discover(source)
     if only:
         notebooks = [p for p in notebooks if p.stem in only or p.name in only]
     if not notebooks:
-        click.echo(f"No flow notebooks found in {folder}/: no flow ran.", err=True)
+        click.echo(f"No flow notebooks found in {source}/: no flow ran.", err=True)
         raise SystemExit(1)
     try:
         settings = Settings.load()

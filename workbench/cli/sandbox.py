@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import os
@@ -9,7 +10,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ParamSpec
 
 import click
@@ -26,8 +27,12 @@ if TYPE_CHECKING:
     from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = [
+    "WORKER_HEALTHCHECK_SECONDS",
+    "DatabaseProblem",
     "app_from_environment",
+    "check_db_url",
     "config_from_environment",
+    "database_problems",
     "open_runtime",
     "prepare_database",
     "protocol_from_environment",
@@ -48,6 +53,9 @@ ENV_STRICT_REPLAY = "WORKBENCH_SANDBOX_STRICT_REPLAY"
 ENV_MAX_HEADER_BYTES = "WORKBENCH_SANDBOX_MAX_HEADER_BYTES"
 ENV_HEADER_TIMEOUT = "WORKBENCH_SANDBOX_HEADER_TIMEOUT"
 ENV_HTTP = "WORKBENCH_SANDBOX_HTTP"
+#: How long a worker may take to answer uvicorn's health check (starting, or busy)
+#: before it is killed and replaced: a start under load takes far longer than the default 5 s.
+WORKER_HEALTHCHECK_SECONDS = 120
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -172,16 +180,57 @@ def _collector_off_while_starting(command: Callable[_P, None]) -> Callable[_P, N
     return run
 
 
+class DatabaseProblem(click.ClickException):
+    """A database the command cannot use: one line naming the problem and the fix, exit 2."""
+
+    exit_code = 2
+
+
+def check_db_url(db_url: str) -> None:
+    """Refuse a ``--db`` that is not a database URL the sandbox runs on.
+
+    Raises:
+        DatabaseProblem: it does not parse, or names a database kind the sandbox lacks.
+    """
+    from workbench.sandbox.storage.problems import check_url
+
+    problem = check_url(db_url)
+    if problem is not None:
+        raise DatabaseProblem(problem)
+
+
+@contextlib.contextmanager
+def database_problems(db_url: str) -> Iterator[None]:
+    """Turn what goes wrong opening ``db_url`` into a `DatabaseProblem` where it is known.
+
+    A database not created, a server not running, a password refused, a file, folder or
+    mount that cannot be written: each is one line naming the fix, never the password.
+    """
+    import sqlalchemy as sa
+
+    from workbench.sandbox.storage.problems import describe
+
+    try:
+        yield
+    except (sa.exc.SQLAlchemyError, OSError) as exc:
+        problem = describe(db_url, exc)
+        if problem is None:
+            raise
+        raise DatabaseProblem(problem) from None
+
+
 def prepare_database(config: SandboxConfig) -> None:
     """Open the configured database once (create or migrate its tables, fixtures) and close it.
 
     Raises:
         click.ClickException: the database was written by a schema this version cannot
             serve; the message names the ``--reset`` command.
+        DatabaseProblem: the database cannot be opened or written (`database_problems`).
     """
     from workbench.sandbox.runtime import SandboxRuntime
     from workbench.sandbox.storage import is_memory_url
 
+    check_db_url(config.db_url)
     if is_memory_url(config.db_url):
         return  # a new, empty database every time
     open_runtime(SandboxRuntime(config)).stop()
@@ -197,7 +246,8 @@ def open_runtime(runtime: SandboxRuntime) -> SandboxRuntime:
     from workbench.sandbox.storage import SchemaVersionError
 
     try:
-        return runtime.open()
+        with database_problems(runtime.config.db_url):
+            return runtime.open()
     except SchemaVersionError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -316,11 +366,15 @@ def sandbox(
     from workbench.sandbox import create_app
     from workbench.sandbox.server import http_settings
     from workbench.sandbox.storage import is_memory_url
+    from workbench.sandbox.storage.problems import safe_url
+    from workbench.sandbox.storage.writelock import CROSS_PROCESS
 
     if public_url is None:
         wildcard = host in ("0.0.0.0", "::", "")  # noqa: S104 - comparing, not binding
         name = socket.gethostname() if wildcard else host
         public_url = f"http://{f'[{name}]' if ':' in name else name}:{port}"
+    if db_url:
+        check_db_url(db_url)
     config = _config(
         db_url, not no_reconciler, workers, public_url.rstrip("/"), allowed_hosts, strict_replay
     )
@@ -331,6 +385,12 @@ def sandbox(
     if keep_alive is not None:
         config.keep_alive_seconds = keep_alive
     config.http_implementation = http_implementation
+    if workers > 1 and not CROSS_PROCESS:
+        raise click.UsageError(
+            "--workers above 1 runs on Linux and macOS only: the processes share the "
+            "database through POSIX file locks (fcntl) and named pipes, which this system "
+            "lacks. Run one worker (the default), which serves everything the same way."
+        )
     if workers > 1 and is_memory_url(config.db_url):
         raise click.UsageError(
             "--workers above 1 needs a database the processes can share: an SQLite file "
@@ -339,12 +399,13 @@ def sandbox(
     base = config.public_base_url
     click.echo(f"Payments Workbench sandbox at {base}/  (start page: keys, links, test cards)")
     click.echo(f"API reference (Swagger UI, no network needed): {base}/docs")
-    click.echo(f"database: {config.db_url}")
+    click.echo(f"database: {safe_url(config.db_url)}")
     click.echo(f"demo merchant mrc_demo0001 / store sto_demo0001: {config.describe_credentials()}")
     if strict_replay:
         click.echo("strict replay: a signature is accepted once (SVC-GW-1005 for a replay)")
     if reset:
-        _reset(config.db_url, yes)
+        with database_problems(config.db_url):
+            _reset(config.db_url, yes)
     limits = http_settings(config)
     # Tables, migrations and fixtures once, here: the workers do not race to make them,
     # and a database this version cannot serve is refused before anything listens.
@@ -375,5 +436,9 @@ def sandbox(
         port=port,
         log_level="info",
         timeout_graceful_shutdown=5,
+        # uvicorn kills a worker that has not answered its health check within this many
+        # seconds, one still starting included: its 5 s default killed workers starting on
+        # a loaded 2-core machine, over and over (two workers took 49 s and five restarts).
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
         **limits,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
@@ -22,7 +23,7 @@ __all__ = ["SandboxServer", "http_settings"]
 
 def http_settings(config: SandboxConfig) -> dict[str, Any]:
     """uvicorn settings: the configured HTTP limits (header cap and deadline, keep-alive),
-    and no trust in forwarding headers."""
+    no trust in forwarding headers, and a log without colours where ``NO_COLOR`` is set."""
     limits = HttpLimits(
         max_header_bytes=config.max_header_bytes,
         header_timeout=config.header_timeout_seconds,
@@ -35,6 +36,8 @@ def http_settings(config: SandboxConfig) -> dict[str, Any]:
         # unsigned headers, which then shaped the checkoutUrl (`context.base_url_of`).
         # Behind a proxy, --public-url says the public address instead.
         "proxy_headers": False,
+        # https://no-color.org: set and not empty, no colour codes whatever the terminal.
+        "use_colors": False if os.environ.get("NO_COLOR") else None,
     }
 
 

@@ -11,18 +11,38 @@ taken, watches `WriteLock.wake_fd`, the read end of a named pipe beside the data
 into which every release writes a byte. A blocking wait in a helper thread would not
 do: the woken thread must get the GIL back from the busy loop before it can say so,
 which takes up to `sys.getswitchinterval` (5 ms) while the lock stays taken.
+
+``flock`` and named pipes are POSIX's: where they are missing (Windows) the lock is
+this process's only (`CROSS_PROCESS` is false). One process serving the file then
+writes as before, and another process's writes wait in SQLite's busy handler; the
+``--workers`` command refuses to start several processes there.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import stat
 import threading
-from types import TracebackType
+from types import ModuleType, TracebackType
 
-__all__ = ["WriteLock"]
+__all__ = ["CROSS_PROCESS", "WriteLock"]
+
+
+def _fcntl() -> ModuleType | None:
+    """``fcntl``, where file locks and named pipes exist (POSIX); ``None`` elsewhere."""
+    if not hasattr(os, "mkfifo"):
+        return None
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    return fcntl
+
+
+_FCNTL = _fcntl()
+#: Whether processes can share the lock (POSIX); elsewhere it is each process's own.
+CROSS_PROCESS = _FCNTL is not None
 
 
 class WriteLock:
@@ -31,6 +51,7 @@ class WriteLock:
     Args:
         path: the lock file (created if missing), or ``None`` for a lock of this process
             only (an in-memory database). The named pipe is ``path`` + ``".wake"``.
+            Ignored where `CROSS_PROCESS` is false.
     """
 
     def __init__(self, path: str | None) -> None:
@@ -39,7 +60,7 @@ class WriteLock:
         self._fd: int | None = None
         self.wake_fd: int | None = None
         """Readable after a release (of this lock, by any process); `None` without a file."""
-        if path is not None:
+        if path is not None and CROSS_PROCESS:
             self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             self.wake_fd = _open_pipe(f"{path}.wake")
 
@@ -47,9 +68,10 @@ class WriteLock:
         """Take the lock; with ``blocking=False``, ``False`` at once if anyone holds it."""
         if not self._local.acquire(blocking=blocking):
             return False
-        if self._depth == 0 and self._fd is not None:
+        if self._depth == 0 and self._fd is not None and _FCNTL is not None:
             try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+                flags = _FCNTL.LOCK_EX if blocking else _FCNTL.LOCK_EX | _FCNTL.LOCK_NB
+                _FCNTL.flock(self._fd, flags)
             except BlockingIOError:
                 self._local.release()
                 return False
@@ -64,8 +86,8 @@ class WriteLock:
         self._depth -= 1
         released = False
         try:
-            if self._depth == 0 and self._fd is not None:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            if self._depth == 0 and self._fd is not None and _FCNTL is not None:
+                _FCNTL.flock(self._fd, _FCNTL.LOCK_UN)
                 released = True
         finally:
             self._local.release()

@@ -1,0 +1,13 @@
+"""The packaging tests' shared fixture: the built wheel and its installs."""
+
+from __future__ import annotations
+
+import pytest
+
+from .installs import Installs
+
+
+@pytest.fixture(scope="session")
+def installs(tmp_path_factory: pytest.TempPathFactory) -> Installs:
+    """The built wheel and its installs, shared by the tests of this session."""
+    return Installs(tmp_path_factory.mktemp("wheel"))
