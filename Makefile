@@ -16,7 +16,7 @@ export UV_PYTHON_DOWNLOADS := never
 # which doubled the start of each and cost the suite about a third of its time.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench wheel clean translations docs-shots
+.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench wheel clean translations
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS)
@@ -107,9 +107,11 @@ clean:
 	rm -rf $(VENV) $(TOOLS) site .pytest_cache .mypy_cache .ruff_cache .coverage
 
 # Regenerate the guide's pages that come from code (error table, diagrams, CLI help...) and
-# the screenshots of the hosted pages (taken in the system's Chromium: `browser`).
+# the screenshots of the hosted pages (taken in the system's Chromium: `browser`), Home's
+# and the two languages' of the Sandbox section.
 docs-gen: $(STAMP) browser
 	$(RUN) python -m tools.docgen --screenshots
+	$(RUN) python -m tools.hosted_shots
 
 # Re-extract the hosted pages' strings (babel.cfg: templates and N_() messages) and merge
 # them into each language's catalogue; then translate the new entries in the .po files
@@ -120,6 +122,3 @@ translations: $(STAMP)
 	$(RUN) pybabel extract -F babel.cfg -k N_ --no-wrap --sort-by-file --omit-header -o build/messages.pot workbench/sandbox
 	$(RUN) pybabel update -D messages -i build/messages.pot -d $(LOCALES) --no-wrap --ignore-obsolete
 
-# The guide's screenshots of the hosted pages, in Turkish and English (docs/sandbox/hosted-pages/).
-docs-shots: $(STAMP) browser
-	$(RUN) python -m tools.hosted_shots

@@ -1,4 +1,4 @@
-"""Screenshots of the hosted pages, in Turkish and English, for the guide (``make docs-shots``).
+"""Screenshots of the hosted pages, in Turkish and English, for the guide (``make docs-gen``).
 
 Starts a sandbox of its own (a temporary SQLite file), opens each page the buyer can
 see in the system's Chromium (``/usr/bin/chromium``, or ``WORKBENCH_CHROMIUM``; never a
@@ -7,6 +7,8 @@ downloaded browser) at phone width, once per language, and writes
 checkout with installments, the same page refusing a card number, TR QR, card update,
 the 3-D Secure challenge, the merchant return page after a decline, and an expired
 checkout. ``docs/sandbox/hosted-pages.md`` shows them; run this after changing a page.
+``manifest.json`` beside them records each picture's size and smallest text, as
+`tools.screenshots` does for Home's pictures, for the guide's picture test.
 
 Usage: ``python -m tools.hosted_shots [--out DIR] [--width PX]``
 """
@@ -14,6 +16,7 @@ Usage: ``python -m tools.hosted_shots [--out DIR] [--width PX]``
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -24,6 +27,8 @@ from workbench import Client
 from workbench.sandbox import DEMO_STORE_ID, SandboxConfig, SandboxServer
 from workbench.sandbox.merchant_return import RETURN_PATH
 from workbench.spec import limits
+
+from tools.screenshots import SMALLEST_TEXT, png_size
 
 __all__ = ["LANGUAGES", "PAGES", "main", "shoot"]
 
@@ -99,6 +104,7 @@ def shoot(out: Path, width: int = 390, height: int = 844) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
+    manifest: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as folder:
         config = SandboxConfig(
             db_url=f"sqlite:///{folder}/sandbox.db", run_reconciler_in_background=False
@@ -121,9 +127,15 @@ def shoot(out: Path, width: int = 390, height: int = 844) -> list[Path]:
                     steps[name](page, lang)
                     path = out / f"{name}-{lang}.png"
                     page.screenshot(path=str(path), full_page=True)
+                    width_px, height_px = png_size(path)
+                    smallest = float(page.evaluate(SMALLEST_TEXT, None))
+                    manifest[path.name] = {
+                        "width": width_px, "height": height_px, "smallestText": smallest
+                    }  # fmt: skip
                     written.append(path)
                     context.close()
             browser.close()
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     return written
 
 

@@ -31,7 +31,7 @@ from workbench.testing import client_for, running_sandbox
 if TYPE_CHECKING:
     from playwright.sync_api import FloatRect as Clip
 
-__all__ = ["FOLDER", "PAGES", "WIDTHS", "main", "png_size", "take"]
+__all__ = ["FOLDER", "PAGES", "SMALLEST_TEXT", "WIDTHS", "main", "png_size", "take"]
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "docs" / "images" / "screenshots"
@@ -43,7 +43,7 @@ WIDTHS = {"desktop": (1280, 800), "phone": (390, 300)}
 PAGES = ("checkout", "qr", "3ds", "update-card")
 _CHALLENGE_CARD = "4000 0000 0000 3220"
 #: The smallest text of a page, in CSS px as drawn, over its visible text.
-_SMALLEST_TEXT = """(clip) => {
+SMALLEST_TEXT = """(clip) => {
   let smallest = 1e9;
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
@@ -175,7 +175,7 @@ def take(folder: Path = FOLDER) -> list[Shot]:
                         page.screenshot(path=str(path), full_page=True)
                     else:
                         page.screenshot(path=str(path), clip=clip, full_page=True)
-                    smallest = float(page.evaluate(_SMALLEST_TEXT, clip))
+                    smallest = float(page.evaluate(SMALLEST_TEXT, clip))
                     shots.append(Shot(path.name, *png_size(path), smallest))
                 context.close()
         finally:

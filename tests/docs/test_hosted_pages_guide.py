@@ -1,6 +1,6 @@
 """The guide's page of the hosted pages shows every page in both languages, from the tool.
 
-``make docs-shots`` (`tools.hosted_shots`) writes ``docs/sandbox/hosted-pages/<page>-<lang>.png``;
+``make docs-gen`` (`tools.hosted_shots`) writes ``docs/sandbox/hosted-pages/<page>-<lang>.png``;
 the page must show each of them, and nothing else may sit in that folder unused.
 """
 

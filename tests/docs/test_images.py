@@ -35,6 +35,17 @@ MIN_TEXT_PX = 11.0
 AT_ONCE = 4
 NO_DESCRIPTION = "No description has been provided"
 MANIFEST = ROOT / "docs" / "images" / "screenshots" / "manifest.json"
+#: Every recorded picture: Home's (tools.screenshots) and the two languages' (tools.hosted_shots).
+MANIFESTS = (MANIFEST, ROOT / "docs" / "sandbox" / "hosted-pages" / "manifest.json")
+
+
+def _recorded() -> dict[str, Any]:
+    """Each screenshot's size and smallest text, by file name, from every manifest."""
+    found: dict[str, Any] = {}
+    for manifest in MANIFESTS:
+        found.update(json.loads(manifest.read_text(encoding="utf-8")))
+    return found
+
 # Material draws each Mermaid diagram in a closed shadow root; opened here to measure it.
 OPEN_SHADOW_ROOTS = """
 const attach = Element.prototype.attachShadow;
@@ -151,7 +162,7 @@ def measured(site: Path, site_url: str) -> dict[str, list[dict[str, Any]]]:
     pictures = [p for items in results.values() for p in items]
     counts = {kind: sum(1 for p in pictures if p["kind"] == kind) for kind in
               ("img", "svg", "mermaid", "role-img")}  # fmt: skip
-    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    manifest = _recorded()
     for picture in pictures:
         shot = manifest.get(picture.get("file", ""))
         if shot is not None and picture["natural"]:
@@ -175,7 +186,7 @@ def test_every_picture_says_what_it_shows(measured: dict[str, list[dict[str, Any
 def test_every_picture_draws_its_text_at_least_11_px(
     measured: dict[str, list[dict[str, Any]]],
 ) -> None:
-    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    manifest = _recorded()
     small, unknown = [], []
     for path, items in measured.items():
         for item in items:
