@@ -42,6 +42,7 @@ ENV_STRICT_REPLAY = "WORKBENCH_SANDBOX_STRICT_REPLAY"
 ENV_MAX_HEADER_BYTES = "WORKBENCH_SANDBOX_MAX_HEADER_BYTES"
 ENV_HEADER_TIMEOUT = "WORKBENCH_SANDBOX_HEADER_TIMEOUT"
 ENV_HTTP = "WORKBENCH_SANDBOX_HTTP"
+ENV_PRIVATE_WEBHOOKS = "WORKBENCH_SANDBOX_PRIVATE_WEBHOOKS"
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -53,6 +54,7 @@ def _config(
     public_url: str | None = None,
     hosts: tuple[str, ...] = (),
     strict_replay: bool = False,
+    private_webhooks: bool = False,
 ) -> SandboxConfig:
     from workbench.sandbox import SandboxConfig
 
@@ -64,6 +66,7 @@ def _config(
         public_base_url=public_url,
         allowed_hosts=hosts,
         strict_replay=strict_replay,
+        webhook_allow_private=private_webhooks,
         owns_process=True,  # the command's processes serve the sandbox and nothing else
     )
     if db_url:
@@ -75,9 +78,10 @@ def config_from_environment() -> SandboxConfig:
     """The configuration of one worker process of ``workbench sandbox --workers N``.
 
     Reads what the command put in the environment: the database URL, whether to run the
-    reconciler, how many workers there are, whether replays are refused, and the demo
-    keys (``WORKBENCH_API_KEY`` / ``WORKBENCH_SECRET_KEY``). The HTTP limits reach the
-    workers through uvicorn's own configuration.
+    reconciler, how many workers there are, whether replays are refused, whether webhooks
+    may go to private ranges, and the demo keys (``WORKBENCH_API_KEY`` /
+    ``WORKBENCH_SECRET_KEY``). The HTTP limits reach the workers through uvicorn's own
+    configuration.
     """
     return _config(
         os.environ[ENV_DB],
@@ -86,6 +90,7 @@ def config_from_environment() -> SandboxConfig:
         os.environ.get(ENV_PUBLIC_URL) or None,
         tuple(filter(None, os.environ.get(ENV_HOSTS, "").split(","))),
         os.environ.get(ENV_STRICT_REPLAY) == "1",
+        os.environ.get(ENV_PRIVATE_WEBHOOKS) == "1",
     )
 
 
@@ -240,6 +245,12 @@ def _reset(db_url: str, yes: bool) -> None:
 )
 @click.option("--yes", is_flag=True, help="With --reset: do not ask.")
 @click.option(
+    "--allow-private-webhooks",
+    is_flag=True,
+    help="Also send webhooks to private-range addresses (10/8, 172.16/12, 192.168/16, "
+    "fc00::/7); loopback is always allowed, link-local and 0.0.0.0 never.",
+)
+@click.option(
     "--http",
     "http_implementation",
     default="auto",
@@ -261,6 +272,7 @@ def sandbox(
     keep_alive: int | None,
     reset: bool,
     yes: bool,
+    allow_private_webhooks: bool,
     http_implementation: str,
 ) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
@@ -282,7 +294,13 @@ def sandbox(
         name = socket.gethostname() if wildcard else host
         public_url = f"http://{f'[{name}]' if ':' in name else name}:{port}"
     config = _config(
-        db_url, not no_reconciler, workers, public_url.rstrip("/"), allowed_hosts, strict_replay
+        db_url,
+        not no_reconciler,
+        workers,
+        public_url.rstrip("/"),
+        allowed_hosts,
+        strict_replay,
+        allow_private_webhooks,
     )
     if max_header_bytes is not None:
         config.max_header_bytes = max_header_bytes
@@ -319,6 +337,7 @@ def sandbox(
     os.environ[ENV_PUBLIC_URL] = public_url
     os.environ[ENV_HOSTS] = ",".join(allowed_hosts)
     os.environ[ENV_STRICT_REPLAY] = "1" if strict_replay else "0"
+    os.environ[ENV_PRIVATE_WEBHOOKS] = "1" if allow_private_webhooks else "0"
     os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)
     os.environ[ENV_HEADER_TIMEOUT] = str(config.header_timeout_seconds)
     os.environ[ENV_HTTP] = config.http_implementation

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, mask_key, mask_secret
 
 __all__ = ["SandboxConfig", "default_db_url"]
+
+_LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def default_db_url() -> str:
@@ -47,6 +50,9 @@ class SandboxConfig:
             (connect, send, wait for and read the answer).
         webhook_concurrency: webhook attempts in flight at once for one merchant's pass.
         webhook_max_attempts: delivery attempts before an event is marked failed.
+        webhook_allow_private: send webhooks to private-range addresses (10/8,
+            192.168/16, fc00::/7 ...) too; loopback is always allowed, link-local and
+            unspecified addresses never (`workbench.sandbox.targets`).
         max_header_bytes: the largest request head (request target and header lines)
             served; a larger one is answered 431 (SVC-GW-4031) and its connection closed.
         header_timeout_seconds: how long a connection may take to send a complete request
@@ -80,12 +86,21 @@ class SandboxConfig:
     webhook_timeout_seconds: float = 5.0
     webhook_concurrency: int = 8
     webhook_max_attempts: int = 5
+    webhook_allow_private: bool = False
     max_header_bytes: int = 32 * 1024
     header_timeout_seconds: float = 10.0
     keep_alive_seconds: int = 5
     http_implementation: str = "auto"
     strict_replay: bool = False
     owns_process: bool = False
+
+    @property
+    def serves_others(self) -> bool:
+        """Whether others may reach this sandbox (a team host): its public URL, or a host
+        name it serves, is not this machine's loopback."""
+        names = [urlsplit(self.public_base_url).hostname or ""] if self.public_base_url else []
+        names += [name.lower() for name in self.allowed_hosts]
+        return any(name not in _LOOPBACK_NAMES for name in names)
 
     @property
     def uses_default_keys(self) -> bool:

@@ -62,6 +62,8 @@ def _background_work(db: Database, config: SandboxConfig) -> list[DueWork]:
             config.webhook_timeout_seconds,
             config.webhook_concurrency,
             config.webhook_max_attempts,
+            allow_private=config.webhook_allow_private,
+            detailed_errors=not config.serves_others,
         ),
         IdempotencyPurgeWork(db),
     ]
