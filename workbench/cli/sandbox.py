@@ -43,6 +43,7 @@ ENV_MAX_HEADER_BYTES = "WORKBENCH_SANDBOX_MAX_HEADER_BYTES"
 ENV_HEADER_TIMEOUT = "WORKBENCH_SANDBOX_HEADER_TIMEOUT"
 ENV_HTTP = "WORKBENCH_SANDBOX_HTTP"
 ENV_PRIVATE_WEBHOOKS = "WORKBENCH_SANDBOX_PRIVATE_WEBHOOKS"
+ENV_REPLAY_KEY_FILE = "WORKBENCH_SANDBOX_REPLAY_KEY_FILE"
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -55,8 +56,14 @@ def _config(
     hosts: tuple[str, ...] = (),
     strict_replay: bool = False,
     private_webhooks: bool = False,
+    replay_key_file: str | None = None,
 ) -> SandboxConfig:
+    from pathlib import Path
+
     from workbench.sandbox import SandboxConfig
+    from workbench.sandbox.config import default_replay_key_file
+    from workbench.sandbox.sealing import load_key_file
+    from workbench.sandbox.storage import is_memory_url
 
     config = SandboxConfig(
         api_key=os.environ.get(ENV_API_KEY) or DEFAULT_API_KEY,
@@ -71,6 +78,12 @@ def _config(
     )
     if db_url:
         config.db_url = db_url
+    if not is_memory_url(config.db_url):  # an in-memory database ends with its process
+        path = Path(replay_key_file) if replay_key_file else default_replay_key_file()
+        try:
+            config.replay_key = load_key_file(path)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"replay key: {exc}") from None
     return config
 
 
@@ -91,6 +104,7 @@ def config_from_environment() -> SandboxConfig:
         tuple(filter(None, os.environ.get(ENV_HOSTS, "").split(","))),
         os.environ.get(ENV_STRICT_REPLAY) == "1",
         os.environ.get(ENV_PRIVATE_WEBHOOKS) == "1",
+        os.environ.get(ENV_REPLAY_KEY_FILE) or None,
     )
 
 
@@ -251,6 +265,14 @@ def _reset(db_url: str, yes: bool) -> None:
     "fc00::/7); loopback is always allowed, link-local and 0.0.0.0 never.",
 )
 @click.option(
+    "--replay-key-file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="File holding the key that seals stored answers carrying a portal link "
+    "(created if missing; give every sandbox sharing a database the same file).  "
+    "[default: replay.key in the user configuration directory]",
+)
+@click.option(
     "--http",
     "http_implementation",
     default="auto",
@@ -273,6 +295,7 @@ def sandbox(
     reset: bool,
     yes: bool,
     allow_private_webhooks: bool,
+    replay_key_file: str | None,
     http_implementation: str,
 ) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
@@ -301,6 +324,7 @@ def sandbox(
         allowed_hosts,
         strict_replay,
         allow_private_webhooks,
+        replay_key_file,
     )
     if max_header_bytes is not None:
         config.max_header_bytes = max_header_bytes
@@ -338,6 +362,7 @@ def sandbox(
     os.environ[ENV_HOSTS] = ",".join(allowed_hosts)
     os.environ[ENV_STRICT_REPLAY] = "1" if strict_replay else "0"
     os.environ[ENV_PRIVATE_WEBHOOKS] = "1" if allow_private_webhooks else "0"
+    os.environ[ENV_REPLAY_KEY_FILE] = replay_key_file or ""
     os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)
     os.environ[ENV_HEADER_TIMEOUT] = str(config.header_timeout_seconds)
     os.environ[ENV_HTTP] = config.http_implementation

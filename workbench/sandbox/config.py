@@ -10,7 +10,7 @@ import platformdirs
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, mask_key, mask_secret
 
-__all__ = ["SandboxConfig", "default_db_url"]
+__all__ = ["SandboxConfig", "default_db_url", "default_replay_key_file"]
 
 _LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -19,6 +19,12 @@ def default_db_url() -> str:
     """An SQLite file under the user's data directory (the sandbox creates both on startup)."""
     directory = Path(platformdirs.user_data_dir("payments-workbench", appauthor=False))
     return f"sqlite:///{directory / 'sandbox.db'}"
+
+
+def default_replay_key_file() -> Path:
+    """Where ``workbench sandbox`` keeps its replay key: the user's configuration
+    directory, apart from the database (which lives in the data directory or a server)."""
+    return Path(platformdirs.user_config_dir("payments-workbench", appauthor=False)) / "replay.key"
 
 
 @dataclass(slots=True)
@@ -67,6 +73,10 @@ class SandboxConfig:
             (`gc.freeze`), so a full collection no longer walks it (about 70 ms each,
             several a second under load). Off for a sandbox inside another program (a
             notebook, a test), whose objects it would keep from ever being collected.
+        replay_key: 32 bytes sealing the idempotency answers that carry a bearer (a
+            subscription's ``publicHash``), kept out of the database and of ``repr``;
+            ``None``: a key made for this sandbox's life (``workbench sandbox`` reads
+            one from a file, `default_replay_key_file`, so restarts and workers share it).
     """
 
     db_url: str = field(default_factory=default_db_url)
@@ -93,6 +103,7 @@ class SandboxConfig:
     http_implementation: str = "auto"
     strict_replay: bool = False
     owns_process: bool = False
+    replay_key: bytes | None = field(default=None, repr=False)
 
     @property
     def serves_others(self) -> bool:
