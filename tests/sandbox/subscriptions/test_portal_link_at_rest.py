@@ -27,7 +27,10 @@ import sqlalchemy as sa
 from tests.ports import free_port
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
 from tests.sandbox.subscriptions.api import sub_body
+from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox.sealing import new_key
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -137,3 +140,18 @@ def test_no_portal_link_in_the_database_or_the_log(db: str, tmp_path: Path) -> N
         for file in (path, Path(f"{path}-wal")):
             if file.exists():
                 assert public_hash.encode() not in file.read_bytes(), file
+
+
+def test_an_answer_sealed_under_another_key_is_refused_never_run_again(db: str) -> None:
+    key = str(uuid.uuid4())
+    first = SandboxConfig(db_url=db, run_reconciler_in_background=False, replay_key=new_key())
+    with SandboxServer(first) as server, signed_client(server.base_url) as client:
+        created = _post(client, "/v1/subscriptions", sub_body(), key)
+        assert created.status_code == 201, created.text
+        listed = client.get("/v1/subscriptions", params={"limit": 100}).json()["items"]
+    other = SandboxConfig(db_url=db, run_reconciler_in_background=False, replay_key=new_key())
+    with SandboxServer(other) as server, signed_client(server.base_url) as client:
+        again = _post(client, "/v1/subscriptions", sub_body(), key)
+        body = assert_envelope(again, 409, "SVC-GW-2001")
+        assert "another replay key" in body["message"]
+        assert client.get("/v1/subscriptions", params={"limit": 100}).json()["items"] == listed
