@@ -1,9 +1,10 @@
 """Repository-wide pytest hooks: private temporary folders, a sandbox for the notebook kernels.
 
 Nothing a test does may depend on what else runs on the machine. Each pytest process
-(each xdist worker too) points ``TMPDIR`` and ``XDG_DATA_HOME`` at folders of its own
-under its base temporary folder, so that subprocesses, notebook kernels and the
-sandbox's default database never meet another run's files; each test then gets a
+(each xdist worker too) points ``TMPDIR``, ``XDG_DATA_HOME`` and ``XDG_CONFIG_HOME`` at
+folders of its own under its base temporary folder, so that subprocesses, notebook
+kernels, the sandbox's default database and its replay key never meet another run's
+files (nor the user's own); each test then gets a
 ``TMPDIR`` of its own (`_private_tmpdir`).
 
 nbval runs each notebook in its own Jupyter kernel, a separate process that no
@@ -40,7 +41,7 @@ NOTEBOOKS = ROOT / "notebooks"
 _STATE = pytest.StashKey[dict[str, Any]]()
 _PRIVATE = pytest.StashKey[dict[str, Any]]()
 #: Variables pointed at this process's own folders for the whole session.
-_PRIVATE_DIRS = ("TMPDIR", "XDG_DATA_HOME")
+_PRIVATE_DIRS = ("TMPDIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME")
 
 
 def _runs_notebooks(config: pytest.Config) -> bool:
@@ -61,7 +62,7 @@ def _is_xdist_controller(config: pytest.Config) -> bool:
 
 
 def _private_folders(config: pytest.Config) -> None:
-    """Point ``TMPDIR`` and ``XDG_DATA_HOME`` at folders of this process's own."""
+    """Point ``TMPDIR``, ``XDG_DATA_HOME`` and ``XDG_CONFIG_HOME`` at this process's own."""
     factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
     saved = {name: os.environ.get(name) for name in _PRIVATE_DIRS}
     for name in _PRIVATE_DIRS:

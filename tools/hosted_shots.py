@@ -23,12 +23,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tools.screenshots import SMALLEST_TEXT, png_size
 from workbench import Client
 from workbench.sandbox import DEMO_STORE_ID, SandboxConfig, SandboxServer
 from workbench.sandbox.merchant_return import RETURN_PATH
 from workbench.spec import limits
-
-from tools.screenshots import SMALLEST_TEXT, png_size
 
 __all__ = ["LANGUAGES", "PAGES", "main", "shoot"]
 

@@ -46,6 +46,7 @@ def _recorded() -> dict[str, Any]:
         found.update(json.loads(manifest.read_text(encoding="utf-8")))
     return found
 
+
 # Material draws each Mermaid diagram in a closed shadow root; opened here to measure it.
 OPEN_SHADOW_ROOTS = """
 const attach = Element.prototype.attachShadow;

@@ -56,6 +56,8 @@ ENV_HTTP = "WORKBENCH_SANDBOX_HTTP"
 #: How long a worker may take to answer uvicorn's health check (starting, or busy)
 #: before it is killed and replaced: a start under load takes far longer than the default 5 s.
 WORKER_HEALTHCHECK_SECONDS = 120
+ENV_PRIVATE_WEBHOOKS = "WORKBENCH_SANDBOX_PRIVATE_WEBHOOKS"
+ENV_REPLAY_KEY_FILE = "WORKBENCH_SANDBOX_REPLAY_KEY_FILE"
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -67,8 +69,15 @@ def _config(
     public_url: str | None = None,
     hosts: tuple[str, ...] = (),
     strict_replay: bool = False,
+    private_webhooks: bool = False,
+    replay_key_file: str | None = None,
 ) -> SandboxConfig:
+    from pathlib import Path
+
     from workbench.sandbox import SandboxConfig
+    from workbench.sandbox.config import default_replay_key_file
+    from workbench.sandbox.sealing import load_key_file
+    from workbench.sandbox.storage import is_memory_url
 
     config = SandboxConfig(
         api_key=os.environ.get(ENV_API_KEY) or DEFAULT_API_KEY,
@@ -78,10 +87,17 @@ def _config(
         public_base_url=public_url,
         allowed_hosts=hosts,
         strict_replay=strict_replay,
+        webhook_allow_private=private_webhooks,
         owns_process=True,  # the command's processes serve the sandbox and nothing else
     )
     if db_url:
         config.db_url = db_url
+    if not is_memory_url(config.db_url):  # an in-memory database ends with its process
+        path = Path(replay_key_file) if replay_key_file else default_replay_key_file()
+        try:
+            config.replay_key = load_key_file(path)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"replay key: {exc}") from None
     return config
 
 
@@ -89,9 +105,10 @@ def config_from_environment() -> SandboxConfig:
     """The configuration of one worker process of ``workbench sandbox --workers N``.
 
     Reads what the command put in the environment: the database URL, whether to run the
-    reconciler, how many workers there are, whether replays are refused, and the demo
-    keys (``WORKBENCH_API_KEY`` / ``WORKBENCH_SECRET_KEY``). The HTTP limits reach the
-    workers through uvicorn's own configuration.
+    reconciler, how many workers there are, whether replays are refused, whether webhooks
+    may go to private ranges, and the demo keys (``WORKBENCH_API_KEY`` /
+    ``WORKBENCH_SECRET_KEY``). The HTTP limits reach the workers through uvicorn's own
+    configuration.
     """
     return _config(
         os.environ[ENV_DB],
@@ -100,6 +117,8 @@ def config_from_environment() -> SandboxConfig:
         os.environ.get(ENV_PUBLIC_URL) or None,
         tuple(filter(None, os.environ.get(ENV_HOSTS, "").split(","))),
         os.environ.get(ENV_STRICT_REPLAY) == "1",
+        os.environ.get(ENV_PRIVATE_WEBHOOKS) == "1",
+        os.environ.get(ENV_REPLAY_KEY_FILE) or None,
     )
 
 
@@ -329,6 +348,20 @@ def _reset(db_url: str, yes: bool) -> None:
 )
 @click.option("--yes", is_flag=True, help="With --reset: do not ask.")
 @click.option(
+    "--allow-private-webhooks",
+    is_flag=True,
+    help="Also send webhooks to private-range addresses (10/8, 172.16/12, 192.168/16, "
+    "fc00::/7); loopback is always allowed, link-local and 0.0.0.0 never.",
+)
+@click.option(
+    "--replay-key-file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="File holding the key that seals stored answers carrying a portal link "
+    "(created if missing; give every sandbox sharing a database the same file).  "
+    "[default: replay.key in the user configuration directory]",
+)
+@click.option(
     "--http",
     "http_implementation",
     default="auto",
@@ -351,6 +384,8 @@ def sandbox(
     keep_alive: int | None,
     reset: bool,
     yes: bool,
+    allow_private_webhooks: bool,
+    replay_key_file: str | None,
     http_implementation: str,
 ) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
@@ -376,7 +411,14 @@ def sandbox(
     if db_url:
         check_db_url(db_url)
     config = _config(
-        db_url, not no_reconciler, workers, public_url.rstrip("/"), allowed_hosts, strict_replay
+        db_url,
+        not no_reconciler,
+        workers,
+        public_url.rstrip("/"),
+        allowed_hosts,
+        strict_replay,
+        allow_private_webhooks,
+        replay_key_file,
     )
     if max_header_bytes is not None:
         config.max_header_bytes = max_header_bytes
@@ -423,6 +465,8 @@ def sandbox(
     os.environ[ENV_PUBLIC_URL] = public_url
     os.environ[ENV_HOSTS] = ",".join(allowed_hosts)
     os.environ[ENV_STRICT_REPLAY] = "1" if strict_replay else "0"
+    os.environ[ENV_PRIVATE_WEBHOOKS] = "1" if allow_private_webhooks else "0"
+    os.environ[ENV_REPLAY_KEY_FILE] = replay_key_file or ""
     os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)
     os.environ[ENV_HEADER_TIMEOUT] = str(config.header_timeout_seconds)
     os.environ[ENV_HTTP] = config.http_implementation

@@ -24,6 +24,7 @@ from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTE
 from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.openapi import openapi_document
 from workbench.sandbox.payments.routes import router as payments_router
+from workbench.sandbox.redaction import redact_access_log
 from workbench.sandbox.refunds.routes import router as refunds_router
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.runtime import SandboxRuntime
@@ -75,6 +76,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.startup_error = None
+        redact_access_log()  # uvicorn's logging is set up by now, in this process too
         try:
             sandbox.start()
         except Exception as exc:

@@ -4,18 +4,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, mask_key, mask_secret
 
-__all__ = ["SandboxConfig", "default_db_url"]
+__all__ = ["SandboxConfig", "default_db_url", "default_replay_key_file"]
+
+_LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def default_db_url() -> str:
     """An SQLite file under the user's data directory (the sandbox creates both on startup)."""
     directory = Path(platformdirs.user_data_dir("payments-workbench", appauthor=False))
     return f"sqlite:///{directory / 'sandbox.db'}"
+
+
+def default_replay_key_file() -> Path:
+    """Where ``workbench sandbox`` keeps its replay key: the user's configuration
+    directory, apart from the database (which lives in the data directory or a server)."""
+    return Path(platformdirs.user_config_dir("payments-workbench", appauthor=False)) / "replay.key"
 
 
 @dataclass(slots=True)
@@ -47,6 +56,9 @@ class SandboxConfig:
             (connect, send, wait for and read the answer).
         webhook_concurrency: webhook attempts in flight at once for one merchant's pass.
         webhook_max_attempts: delivery attempts before an event is marked failed.
+        webhook_allow_private: send webhooks to private-range addresses (10/8,
+            192.168/16, fc00::/7 ...) too; loopback is always allowed, link-local and
+            unspecified addresses never (`workbench.sandbox.targets`).
         max_header_bytes: the largest request head (request target and header lines)
             served; a larger one is answered 431 (SVC-GW-4031) and its connection closed.
         header_timeout_seconds: how long a connection may take to send a complete request
@@ -63,6 +75,10 @@ class SandboxConfig:
             off while the sandbox starts, is turned on. Off for a sandbox inside another
             program (a notebook, a test), whose objects it would keep from ever being
             collected.
+        replay_key: 32 bytes sealing the idempotency answers that carry a bearer (a
+            subscription's ``publicHash``), kept out of the database and of ``repr``;
+            ``None``: a key made for this sandbox's life (``workbench sandbox`` reads
+            one from a file, `default_replay_key_file`, so restarts and workers share it).
     """
 
     db_url: str = field(default_factory=default_db_url)
@@ -82,12 +98,22 @@ class SandboxConfig:
     webhook_timeout_seconds: float = 5.0
     webhook_concurrency: int = 8
     webhook_max_attempts: int = 5
+    webhook_allow_private: bool = False
     max_header_bytes: int = 32 * 1024
     header_timeout_seconds: float = 10.0
     keep_alive_seconds: int = 5
     http_implementation: str = "auto"
     strict_replay: bool = False
     owns_process: bool = False
+    replay_key: bytes | None = field(default=None, repr=False)
+
+    @property
+    def serves_others(self) -> bool:
+        """Whether others may reach this sandbox (a team host): its public URL, or a host
+        name it serves, is not this machine's loopback."""
+        names = [urlsplit(self.public_base_url).hostname or ""] if self.public_base_url else []
+        names += [name.lower() for name in self.allowed_hosts]
+        return any(name not in _LOOPBACK_NAMES for name in names)
 
     @property
     def uses_default_keys(self) -> bool:

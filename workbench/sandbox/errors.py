@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from workbench.sandbox import jsonbody
+from workbench.sandbox.redaction import redact_path
 from workbench.spec import ERRORS
 
 __all__ = [
@@ -151,7 +152,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def unexpected(request: Request, exc: Exception) -> Response:
         rid = request_id_of(request.scope)
-        logger.error("unhandled %s on %s (request %s)", type(exc).__name__, request.url.path, rid)
+        path = redact_path(request.url.path)
+        logger.error("unhandled %s on %s (request %s)", type(exc).__name__, path, rid)
         return error_response("SVC-GW-5000", "internal error; quote the requestId", rid)
 
     app.add_exception_handler(ServiceError, service_error)

@@ -13,6 +13,13 @@ the order they were made: the next waits until the one before it is delivered or
 up. Events of different objects go out concurrently, a bounded number at once, each
 attempt under one total deadline, so a receiver that answers slowly, or a byte at a
 time, costs its own deliveries that deadline and nobody else's.
+
+Where an event goes is checked twice by `workbench.sandbox.targets`: when the URL is
+given, and at each attempt after its host name is resolved; the attempt connects to the
+address checked. On a team host (`SandboxConfig.serves_others`) an attempt that got no
+HTTP answer is recorded as just that, whatever the reason (connection refused or reset,
+a server that does not speak HTTP, no answer in time): the deliveries list would
+otherwise tell open, closed and non-HTTP ports of the sandbox's network apart.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import dumps
 from workbench.sandbox.storage import statements
+from workbench.sandbox.targets import TargetRefused, resolve_target
 from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
 
@@ -60,6 +68,8 @@ _CLAIM_SECONDS = 120
 #: Keys of an event's data that name the object its order is kept for, first wins.
 _OBJECT_KEYS = ("paymentId", "subscriptionId", "sessionId")
 _T = TypeVar("_T")
+#: A failed attempt's error on a team host, whatever kept the HTTP answer away.
+_NO_ANSWER = "no HTTP answer"
 _INSERT = sa.insert(_E)
 _WEBHOOK_URL = sa.select(tables.stores.c.webhook_url).where(
     tables.stores.c.id == sa.bindparam("f_store")
@@ -200,17 +210,29 @@ class WebhookWork:
         timeout_seconds: the total deadline of one attempt (connect, send, wait, read).
         concurrency: attempts in flight at once for one merchant's pass.
         max_attempts: attempts before an event is marked ``failed``.
+        allow_private: send to private-range addresses too (`workbench.sandbox.targets`).
+        detailed_errors: name why an attempt got no HTTP answer (the exception's kind,
+            the deadline); off on a team host, where it would map ports.
     """
 
     name = "webhooks"
 
     def __init__(
-        self, db: Database, timeout_seconds: float, concurrency: int, max_attempts: int
+        self,
+        db: Database,
+        timeout_seconds: float,
+        concurrency: int,
+        max_attempts: int,
+        *,
+        allow_private: bool = False,
+        detailed_errors: bool = True,
     ) -> None:
         self.db = db
         self.timeout_seconds = timeout_seconds
         self.concurrency = concurrency
         self.max_attempts = max_attempts
+        self.allow_private = allow_private
+        self.detailed_errors = detailed_errors
 
     @staticmethod
     def _heads(conn: sa.Connection, merchant_id: str) -> list[Any]:
@@ -299,12 +321,15 @@ class WebhookWork:
                         async with asyncio.timeout(self.timeout_seconds):
                             return await self._post(http, delivery)
                     except TimeoutError:
+                        if not self.detailed_errors:
+                            return None, _NO_ANSWER
                         return None, f"no answer within {self.timeout_seconds:g} s"
 
             return list(await asyncio.gather(*(one(d) for d in batch)))
 
-    @staticmethod
-    async def _post(http: httpx2.AsyncClient, delivery: _Delivery) -> tuple[int | None, str | None]:
+    async def _post(
+        self, http: httpx2.AsyncClient, delivery: _Delivery
+    ) -> tuple[int | None, str | None]:
         import httpx2
 
         try:
@@ -318,10 +343,13 @@ class WebhookWork:
                 body=delivery.body,
                 timestamp=format_timestamp(wall_now()),
             )
+            url, host = await resolve_target(delivery.url, allow_private=self.allow_private)
             response = await http.post(
-                delivery.url,
+                url,  # the address checked; the name goes in Host and in TLS's SNI
                 content=delivery.body,
+                extensions={"sni_hostname": host},
                 headers={
+                    "Host": httpx2.URL(delivery.url).netloc.decode("ascii"),
                     "Content-Type": "application/json",
                     "X-Timestamp": headers.timestamp,
                     "X-Signature": headers.signature,
@@ -330,10 +358,12 @@ class WebhookWork:
                     "X-Event-Attempt": str(delivery.attempt),
                 },
             )
-        except (httpx2.HTTPError, httpx2.InvalidURL, ValueError) as exc:
+        except TargetRefused as exc:
+            return None, f"target refused: {exc}"[:300]
+        except (httpx2.HTTPError, httpx2.InvalidURL, ValueError, OSError) as exc:
             # InvalidURL is not an HTTPError: a target the merchant typed wrong is a
             # failed delivery, never an error of the request that ran the reconciler.
-            return None, f"{type(exc).__name__}"[:300]
+            return None, f"{type(exc).__name__}"[:300] if self.detailed_errors else _NO_ANSWER
         if 200 <= response.status_code < 300:
             return response.status_code, None
         return response.status_code, f"HTTP {response.status_code}"

@@ -23,6 +23,11 @@ endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the 
    transaction rolls back with the claim, so the caller may fix the request and
    retry with the same key.
 
+5. An answer that carries a bearer (`Reply.carries_bearer`: a subscription's
+   ``publicHash``) is stored sealed (`workbench.sandbox.sealing`), bound to its record,
+   and opened to be replayed; one sealed under another key is not replayed
+   (SVC-GW-2001, saying why).
+
 `run_claimed` serves work that makes transactions of its own (the sandbox's control
 routes: a clock advance runs the reconciler, step by step): the claim is written as
 ``pending`` first, the work runs, then its answer is stored; a duplicate meanwhile gets
@@ -45,6 +50,7 @@ from workbench.sandbox.clock import wall_now
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.replies import Reply
+from workbench.sandbox.sealing import Sealer, is_sealed
 from workbench.sandbox.storage import AnyRow, statements
 from workbench.spec import is_uuid4, limits
 
@@ -122,6 +128,35 @@ def claim_reads(
     return ((_FIND, {"f_api_key": caller.api_key, "f_endpoint": f"{method} {path}", "f_key": key}),)
 
 
+def _context(api_key: str, endpoint: str, key: str) -> bytes:
+    """What a sealed body is bound to: its record's (API key, endpoint, key)."""
+    return f"{api_key}\n{endpoint}\n{key}".encode()
+
+
+def _stored_body(reply: Reply, sealer: Sealer | None, context: bytes) -> bytes:
+    if not reply.carries_bearer:
+        return reply.body
+    if sealer is None:
+        raise RuntimeError("an answer that carries a bearer is stored only sealed")
+    return sealer.seal(reply.body, context)
+
+
+def _replayed_body(row: AnyRow, sealer: Sealer | None) -> bytes:
+    body = bytes(row.body)
+    if not is_sealed(body):
+        return body
+    opened = (
+        None if sealer is None else sealer.open(body, _context(row.api_key, row.endpoint, row.key))
+    )
+    if opened is None:
+        raise ServiceError(
+            "SVC-GW-2001",
+            "the answer stored for this Idempotency-Key was sealed under another replay "
+            "key (the sandbox's replay key changed) and cannot be replayed",
+        )
+    return opened
+
+
 def _claim(
     conn: sa.Connection,
     caller: Caller,
@@ -129,6 +164,7 @@ def _claim(
     key: str,
     digest: str,
     refresh: Refresh | None,
+    sealer: Sealer | None = None,
 ) -> Reply | tuple[str, None] | tuple[None, int | None]:
     """A `Reply` to send, ``(code, None)`` on conflict, or ``(None, id)`` to run the work:
     the id of a stale record taken over, ``None`` for a key seen for the first time."""
@@ -154,7 +190,7 @@ def _claim(
         return None, int(row.id)
     if row.provisional_kind:
         return _refresh(conn, caller, row, refresh)
-    reply = Reply(int(row.status_code), bytes(row.body))
+    reply = Reply(int(row.status_code), _replayed_body(row, sealer))
     reply.headers["X-Request-Id"] = str(row.request_id)
     reply.headers["Idempotent-Replayed"] = "true"
     return reply
@@ -165,11 +201,18 @@ def _refresh(conn: sa.Connection, caller: Caller, row: AnyRow, refresh: Refresh 
         raise RuntimeError(f"{row.endpoint} stored a provisional answer it cannot refresh")
     reply = refresh(conn, str(row.provisional_id))
     if reply.provisional is None:
-        _store(conn, int(str(row.id)), reply, caller.request_id)
+        _store(conn, int(str(row.id)), reply, caller.request_id, None, b"")
     return reply
 
 
-def _store(conn: sa.Connection, record_id: int, reply: Reply, request_id: str) -> None:
+def _store(
+    conn: sa.Connection,
+    record_id: int,
+    reply: Reply,
+    request_id: str,
+    sealer: Sealer | None,
+    context: bytes,
+) -> None:
     kind, ident = reply.provisional or (None, None)
     statements.execute(
         conn,
@@ -177,7 +220,7 @@ def _store(conn: sa.Connection, record_id: int, reply: Reply, request_id: str) -
         {
             "f_id": record_id,
             "f_status": reply.status,
-            "f_body": reply.body,
+            "f_body": _stored_body(reply, sealer, context),
             "f_request_id": request_id,
             "f_kind": kind,
             "f_ident": ident,
@@ -194,6 +237,7 @@ def _record(
     reply: Reply,
     *,
     pending: bool = False,
+    sealer: Sealer | None = None,
 ) -> None:
     now = wall_now()
     kind, ident = reply.provisional or (None, None)
@@ -209,7 +253,7 @@ def _record(
             "state": "pending" if pending else "done",
             "locked_until": now + timedelta(seconds=_CLAIM_SECONDS) if pending else now,
             "status_code": reply.status,
-            "body": reply.body,
+            "body": _stored_body(reply, sealer, _context(caller.api_key, endpoint, key)),
             "request_id": caller.request_id,
             "provisional_kind": kind,
             "provisional_id": ident,
@@ -229,6 +273,7 @@ def idempotent(
     *,
     digest: str,
     refresh: Refresh | None = None,
+    sealer: Sealer | None = None,
 ) -> Reply:
     """`run_idempotent`'s transaction: claim the key, run ``work``, store its answer.
 
@@ -238,14 +283,15 @@ def idempotent(
     if key is None:
         return work(conn)
     endpoint = _endpoint(method, path, key)
-    record_id = _claim_or_raise(conn, caller, endpoint, key, digest, refresh)
+    record_id = _claim_or_raise(conn, caller, endpoint, key, digest, refresh, sealer)
     if isinstance(record_id, Reply):
         return record_id
     reply = work(conn)
     if record_id is None:
-        _record(conn, caller, endpoint, key, digest, reply)
+        _record(conn, caller, endpoint, key, digest, reply, sealer=sealer)
     else:
-        _store(conn, record_id, reply, caller.request_id)
+        context = _context(caller.api_key, endpoint, key)
+        _store(conn, record_id, reply, caller.request_id, sealer, context)
     return reply
 
 
@@ -266,9 +312,10 @@ def _claim_or_raise(
     key: str,
     digest: str,
     refresh: Refresh | None = None,
+    sealer: Sealer | None = None,
 ) -> Reply | int | None:
     """`_claim`, with its conflicts raised: a `Reply` to send, or the work may run."""
-    claimed = _claim(conn, caller, endpoint, key, digest, refresh)
+    claimed = _claim(conn, caller, endpoint, key, digest, refresh, sealer)
     if isinstance(claimed, Reply):
         return claimed
     code, record_id = claimed
@@ -307,6 +354,7 @@ async def run_idempotent(
     digest: str,
     refresh: Refresh | None = None,
     method: str = "POST",
+    sealer: Sealer | None = None,
 ) -> Reply:
     """Run ``work`` once per (key, endpoint, payload); see the module docstring.
 
@@ -315,7 +363,8 @@ async def run_idempotent(
     endpoint the key is scoped to. ``digest`` is `fingerprint` of the request's
     validated body. ``refresh`` rebuilds a provisional answer of ``work``
     (`Reply.provisional`) when the key is used again; a route that never answers
-    provisionally gives none.
+    provisionally gives none. ``sealer`` seals an answer that carries a bearer
+    (`Reply.carries_bearer`) and opens it to replay it.
 
     Without a key the work simply runs in one transaction (retried on a lost insert
     race, which is how a ``transactionId`` fence answers a concurrent duplicate).
@@ -328,7 +377,7 @@ async def run_idempotent(
         _endpoint(method, path, key)  # a malformed key is refused before any database work
     return await db.atransact(
         lambda conn: idempotent(
-            conn, caller, method, path, key, work, digest=digest, refresh=refresh
+            conn, caller, method, path, key, work, digest=digest, refresh=refresh, sealer=sealer
         )
     )
 
@@ -363,7 +412,8 @@ async def run_claimed(
     except ServiceError:
         await db.atransact(lambda conn: statements.execute(conn, _DELETE, {"f_id": claimed}))
         raise
-    await db.atransact(lambda conn: _store(conn, claimed, reply, caller.request_id))
+    context = _context(caller.api_key, endpoint, key)
+    await db.atransact(lambda conn: _store(conn, claimed, reply, caller.request_id, None, context))
     return reply
 
 

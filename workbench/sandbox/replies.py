@@ -43,12 +43,16 @@ class Reply:
         provisional: ``(kind, id)`` when the answer is not final (a 202 refund): a retry
             under the same Idempotency-Key reports the object's current state instead.
         headers: extra response headers.
+        carries_bearer: the body holds a bearer the database keeps only as a hash (a
+            subscription's ``publicHash``): an idempotency record stores it sealed
+            (`workbench.sandbox.sealing`).
     """
 
     status: int
     body: bytes
     provisional: tuple[str, str] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    carries_bearer: bool = False
 
     @classmethod
     def json(cls, status: int, payload: Any, provisional: tuple[str, str] | None = None) -> Reply:

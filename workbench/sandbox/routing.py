@@ -21,6 +21,7 @@ from workbench.sandbox.idempotency import Refresh, Work, run_idempotent
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import Reconciler
+from workbench.sandbox.sealing import Sealer
 from workbench.sandbox.storage import Database
 
 __all__ = [
@@ -62,6 +63,11 @@ class Running(Protocol):
     @property
     def acs_secret(self) -> str:
         """The key the simulated ACS signs its assertions with."""
+        ...
+
+    @property
+    def sealer(self) -> Sealer:
+        """Seals stored answers that carry a bearer (`workbench.sandbox.sealing`)."""
         ...
 
     @property
@@ -107,12 +113,14 @@ class IdempotentPost:
         caller: who signed the request.
         path: the path exactly as signed (the key's endpoint).
         key: the ``Idempotency-Key`` header, if sent.
+        sealer: seals a stored answer that carries a bearer.
     """
 
     db: Database
     caller: Caller
     path: str
     key: str | None
+    sealer: Sealer | None = None
 
     async def __call__(
         self, work: Work, *, digest: str, refresh: Refresh | None = None
@@ -125,7 +133,14 @@ class IdempotentPost:
             refresh: rebuilds a provisional answer when the key is used again.
         """
         reply = await run_idempotent(
-            self.db, self.caller, self.path, self.key, work, digest=digest, refresh=refresh
+            self.db,
+            self.caller,
+            self.path,
+            self.key,
+            work,
+            digest=digest,
+            refresh=refresh,
+            sealer=self.sealer,
         )
         return reply.to_response(self.caller.request_id)
 
@@ -134,7 +149,7 @@ async def idempotent_post(
     request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
 ) -> IdempotentPost:
     """The request's `IdempotentPost` (a FastAPI dependency)."""
-    return IdempotentPost(sandbox.db, caller, raw_path(request), idempotency_key)
+    return IdempotentPost(sandbox.db, caller, raw_path(request), idempotency_key, sandbox.sealer)
 
 
 #: A signed POST's write (`idempotent_post`); declares the ``Idempotency-Key`` header.

@@ -33,6 +33,7 @@ from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds.service import RefundSettlementWork
 from workbench.sandbox.replay import ReplayPurgeWork
 from workbench.sandbox.schema import TABLES
+from workbench.sandbox.sealing import Sealer, new_key
 from workbench.sandbox.sessions.service import SessionExpiryWork
 from workbench.sandbox.storage import Database, is_memory_url
 from workbench.sandbox.storage.migrations import open_schema
@@ -64,6 +65,8 @@ def _background_work(db: Database, config: SandboxConfig) -> list[DueWork]:
             config.webhook_timeout_seconds,
             config.webhook_concurrency,
             config.webhook_max_attempts,
+            allow_private=config.webhook_allow_private,
+            detailed_errors=not config.serves_others,
         ),
         IdempotencyPurgeWork(db),
     ]
@@ -90,6 +93,9 @@ class SandboxRuntime:
         self._limiter: RateLimiter | SharedRateLimiter | None = None
         self._reconciler: Reconciler | None = None
         self._acs_secret: str | None = None
+        #: Seals idempotency answers that carry a bearer, under a key the database does
+        #: not hold: the configured one, else one made for this sandbox's life.
+        self.sealer = Sealer(config.replay_key or new_key())
 
     def open(self) -> SandboxRuntime:
         """Open the database (once): tables created or migrated, fixtures, caches, work.

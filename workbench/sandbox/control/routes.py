@@ -36,6 +36,7 @@ from workbench.sandbox.routing import (
     SandboxDep,
     raw_path,
 )
+from workbench.sandbox.targets import webhook_target
 
 __all__ = ["router"]
 
@@ -263,6 +264,8 @@ async def authorization_lifetime(
 
 @router.put("/webhook", summary="Set the store's webhook URL", **_EXTRA)
 async def webhook(body: WebhookRequest, sandbox: SandboxDep, caller: CallerDep) -> Response:
-    """Events created from now on go there."""
-    await sandbox.db.atransact(lambda conn: control.set_webhook(conn, caller.store_id, body.url))
-    return _ok(caller, {"url": body.url})
+    """Events created from now on go there (an address of a refused kind: 400)."""
+    allow = sandbox.config.webhook_allow_private
+    url = webhook_target("url", body.url, allow_private=allow)
+    await sandbox.db.atransact(lambda conn: control.set_webhook(conn, caller.store_id, url))
+    return _ok(caller, {"url": url})

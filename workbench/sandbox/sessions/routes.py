@@ -15,6 +15,7 @@ from workbench.sandbox.routing import (
 )
 from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.models import SessionRequest, SessionResponse
+from workbench.sandbox.targets import webhook_target
 
 __all__ = ["router"]
 
@@ -35,7 +36,14 @@ router = APIRouter(redirect_slashes=False)
 async def create_session(
     body: SessionRequest, request: Request, sandbox: SandboxDep, post: PostDep
 ) -> Response:
-    """201 with the session; the same transactionId and payload again answers 200 with it."""
+    """201 with the session; the same transactionId and payload again answers 200 with it.
+
+    A ``callbackUrl`` whose address the sandbox does not send to is refused (400).
+    """
+    allow = sandbox.config.webhook_allow_private
+    callback = webhook_target("callbackUrl", body.callbackUrl, allow_private=allow)
+    if callback != body.callbackUrl:
+        body = body.model_copy(update={"callbackUrl": callback})
     base, caller = checkout_base(request, sandbox), post.caller
     return await post(
         lambda conn: sessions.create_session(conn, caller, body, base), digest=fingerprint(body)

@@ -45,6 +45,7 @@ from workbench.sandbox.storage.writelock import WriteLock
 __all__ = [
     "PING_AFTER_IDLE_SECONDS",
     "Database",
+    "create_engine",
     "is_memory_url",
     "pool_settings",
 ]
@@ -107,9 +108,20 @@ def pool_settings(workers: int, max_connections: int = 100) -> dict[str, int]:
     return {"pool_size": kept, "max_overflow": budget - kept}
 
 
+def create_engine(url: str, **kwargs: Any) -> sa.Engine:
+    """`sqlalchemy.create_engine` with statement parameters kept out of every error.
+
+    SQLAlchemy writes a failed statement's parameters into its exception's text, and so
+    into any log or traceback that prints it: the demo key pair written at startup
+    (secret key included), a renewal's transaction id. Every engine of the sandbox is
+    made here, with ``hide_parameters=True``; the statement itself is still shown.
+    """
+    return sa.create_engine(url, hide_parameters=True, **kwargs)
+
+
 def _server_max_connections(url: str) -> int:
     """The PostgreSQL server's ``max_connections`` (100, its default, if it cannot be read)."""
-    probe = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    probe = create_engine(url, poolclass=sa.pool.NullPool)
     try:
         with probe.connect() as conn:
             return int(conn.exec_driver_sql("SHOW max_connections").scalar_one())
@@ -158,7 +170,7 @@ class Database:
             self._threads = ThreadPoolExecutor(
                 min(_PG_THREADS, kwargs["pool_size"]), thread_name_prefix="pg"
             )
-        self.engine = sa.create_engine(url, **kwargs)
+        self.engine = create_engine(url, **kwargs)
         # SQLite has one writer; the in-memory database is one connection. Serialising
         # here is cheaper than spinning on busy_timeout.
         self._file = parsed.database if self.is_sqlite and not self.is_memory else None

@@ -42,7 +42,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox.storage.database import Database, is_memory_url
+from workbench.sandbox.storage.database import Database, create_engine, is_memory_url
 from workbench.sandbox.storage.registry import meta, metadata
 
 __all__ = [
@@ -258,7 +258,7 @@ def _sqlite_files(url: str) -> list[Path]:
 
 
 def _present_tables(url: str, tables: Iterable[sa.Table]) -> list[str]:
-    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    engine = create_engine(url, poolclass=sa.pool.NullPool)
     try:
         with engine.connect() as conn:
             present = set(sa.inspect(conn).get_table_names())
@@ -319,7 +319,7 @@ def reset_database(url: str, tables: Iterable[sa.Table]) -> list[str]:
         for path in present:
             os.unlink(path)
         return present
-    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    engine = create_engine(url, poolclass=sa.pool.NullPool)
     try:
         with engine.begin() as conn:
             found = sa.MetaData()

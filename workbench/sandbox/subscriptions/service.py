@@ -217,7 +217,9 @@ def create(conn: sa.Connection, caller: Caller, req: SubscriptionRequest) -> Rep
     conn.execute(sa.insert(_S).values(**values))
     row = conn.execute(sa.select(_S).where(_S.c.id == values["id"])).one()
     emit(conn, row, "subscription.created", now)
-    return Reply.json(201, views.full(row, public_hash))
+    reply = Reply.json(201, views.full(row, public_hash))
+    reply.carries_bearer = True  # an idempotency record keeps it sealed
+    return reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,7 +420,9 @@ def public_cancel(conn: sa.Connection, public_hash: str, req: PublicCancelReques
         "status": row.status,
         "cancelAtPeriodEnd": row.cancel_at_period_end,
     }
-    return Reply.json(200, body)
+    reply = Reply.json(200, body)
+    reply.carries_bearer = True  # an idempotency record keeps it sealed
+    return reply
 
 
 def update_card_session(

@@ -50,7 +50,9 @@ async def _idempotent(
     caller = await sandbox.db.aread(
         lambda conn: service.portal_caller(conn, public_hash, request_id)
     )
-    reply = await run_idempotent(sandbox.db, caller, _BASE + tail, key, work, digest=digest)
+    reply = await run_idempotent(
+        sandbox.db, caller, _BASE + tail, key, work, digest=digest, sealer=sandbox.sealer
+    )
     return reply.to_response(request_id)
 
 
