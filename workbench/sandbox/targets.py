@@ -26,11 +26,13 @@ import asyncio
 import ipaddress
 import re
 import socket
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-import httpx2
-
 from workbench.sandbox.errors import ServiceError
+
+if TYPE_CHECKING:
+    import httpx2
 
 __all__ = [
     "TargetRefused",
@@ -97,13 +99,20 @@ def refusal(address: IPAddress, *, allow_private: bool) -> str | None:
     return None
 
 
+def _url(text: str) -> httpx2.URL:
+    """``text`` parsed as httpx2 parses it (imported with the first webhook target)."""
+    import httpx2
+
+    return httpx2.URL(text)
+
+
 def normalise_url(url: str) -> str:
     """``url`` with a host spelled as an address in another form rewritten in the usual one."""
-    host = httpx2.URL(url).host
+    host = _url(url).host
     address = _literal(host)
     if address is None or str(address) == host:
         return url
-    return str(httpx2.URL(url).copy_with(host=str(address)))
+    return str(_url(url).copy_with(host=str(address)))
 
 
 def check_url(url: str, *, allow_private: bool) -> str:
@@ -113,7 +122,7 @@ def check_url(url: str, *, allow_private: bool) -> str:
         TargetRefused: the host is an address of a refused kind; the message names the rule.
     """
     normal = normalise_url(url)
-    address = _literal(httpx2.URL(normal).host)
+    address = _literal(_url(normal).host)
     if address is not None:
         reason = refusal(address, allow_private=allow_private)
         if reason:
@@ -148,7 +157,7 @@ async def resolve_target(url: str, *, allow_private: bool) -> tuple[str, str]:
     """
     parts = urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    target = httpx2.URL(url)
+    target = _url(url)
     host = target.host
     address = _literal(host)
     found: list[IPAddress | None] = [address]
