@@ -69,10 +69,12 @@ def workers(
     if not Path("/proc").is_dir():
         pytest.skip("counting worker processes reads /proc (Linux only)")
     folder = tmp_path_factory.mktemp("workers")
-    # A module that sets START_UNDER_LOAD has its sandbox started on a busy machine.
+    # A module that sets START_UNDER_LOAD has its sandbox started on a busy machine, one
+    # that sets RECONCILER = False has it started without the reconciler.
     under_load = getattr(request.module, "START_UNDER_LOAD", False)
+    reconciler = getattr(request.module, "RECONCILER", True)
     with (
         database_url(request.param, folder) as url,
-        two_workers(url, folder, under_load=under_load) as (base, pid),
+        two_workers(url, folder, under_load=under_load, reconciler=reconciler) as (base, pid),
     ):
         yield base, url, pid
