@@ -7,7 +7,6 @@ open", "the pass returned while the receiver was still dripping its answer".
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
@@ -63,16 +62,14 @@ def _answer(handler: BaseHTTPRequestHandler, status: int) -> None:
     handler.end_headers()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def start(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., str]]:
+@pytest.fixture
+def start(sandbox_with: Callable[..., SandboxServer]) -> Callable[..., str]:
     """Start a sandbox with the given webhook settings; returns its base URL."""
-    with database_url(request.param, tmp_path) as url, contextlib.ExitStack() as stack:
 
-        def _start(**settings: Any) -> str:
-            config = SandboxConfig(db_url=url, run_reconciler_in_background=False, **settings)
-            return stack.enter_context(SandboxServer(config)).base_url
+    def _start(**settings: Any) -> str:
+        return sandbox_with(**settings).base_url
 
-        yield _start
+    return _start
 
 
 @pytest.fixture
