@@ -16,10 +16,10 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-import sqlalchemy as sa
 
 from tests.browser.buyer import fill_card, landed
 from tests.browser.screenshots import Shots
+from tests.rows import update_row
 from workbench import Client
 from workbench.emvco import parse_tlv
 from workbench.sandbox import SandboxServer
@@ -91,19 +91,6 @@ def test_rule4_a_turkish_transaction_id_by_tr_qr(
     assert client.payments.retrieve(query["paymentId"]).transaction_id == transaction_id
 
 
-def _move_under(server: SandboxServer, payment_id: str, transaction_id: str) -> None:
-    engine = sa.create_engine(server.config.db_url)
-    try:
-        with engine.begin() as conn:
-            conn.execute(
-                sa.update(payments_table)
-                .where(payments_table.c.id == payment_id)
-                .values(transaction_id=transaction_id)
-            )
-    finally:
-        engine.dispose()
-
-
 @pytest.mark.parametrize("mode", ["payment", "qr"])
 def test_rule1_a_page_never_completes_with_another_payment(
     new_session: Callable[..., Any],
@@ -122,7 +109,9 @@ def test_rule1_a_page_never_completes_with_another_payment(
         three_d_secure=False,
     )
     page.goto(session.checkout_url)  # opened before the payment turned up under its id
-    _move_under(server, ten_lira.payment_id, session_txn)
+    update_row(
+        server.config.db_url, payments_table, ten_lira.payment_id, transaction_id=session_txn
+    )
     if mode == "payment":
         fill_card(page)
         page.get_by_role("button", name="Pay TRY 1,234.56").click()

@@ -10,8 +10,10 @@ the envelope check) is in the modules beside this one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -37,6 +39,22 @@ def server(db_url: str) -> Iterator[SandboxServer]:
     config = SandboxConfig(db_url=db_url, run_reconciler_in_background=False)
     with SandboxServer(config) as running:
         yield running
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def sandbox_with(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[..., SandboxServer]]:
+    """Start a sandbox with the given `SandboxConfig` settings, on a database of this test's
+    own (per backend; the reconciler runs only when asked); every one started is stopped
+    afterwards."""
+    with database_url(request.param, tmp_path) as url, contextlib.ExitStack() as stack:
+
+        def _start(**settings: Any) -> SandboxServer:
+            config = SandboxConfig(db_url=url, run_reconciler_in_background=False, **settings)
+            return stack.enter_context(SandboxServer(config))
+
+        yield _start
 
 
 @pytest.fixture
@@ -69,10 +87,12 @@ def workers(
     if not Path("/proc").is_dir():
         pytest.skip("counting worker processes reads /proc (Linux only)")
     folder = tmp_path_factory.mktemp("workers")
-    # A module that sets START_UNDER_LOAD has its sandbox started on a busy machine.
+    # A module that sets START_UNDER_LOAD has its sandbox started on a busy machine, one
+    # that sets RECONCILER = False has it started without the reconciler.
     under_load = getattr(request.module, "START_UNDER_LOAD", False)
+    reconciler = getattr(request.module, "RECONCILER", True)
     with (
         database_url(request.param, folder) as url,
-        two_workers(url, folder, under_load=under_load) as (base, pid),
+        two_workers(url, folder, under_load=under_load, reconciler=reconciler) as (base, pid),
     ):
         yield base, url, pid

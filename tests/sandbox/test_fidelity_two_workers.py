@@ -10,18 +10,15 @@ advances the clock or ticks. Rule 3 (renewal against cancel) has its own race in
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import httpx2
 import pytest
 
-from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body, txn
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
-from tests.sandbox.multiworker import two_worker_sandbox
 from tests.sandbox.subscriptions.api import sub_body
 from tests.sandbox.subscriptions.clock import parse
 from workbench import Client, PaymentStateError
@@ -31,12 +28,14 @@ from workbench.spec import is_uuid4
 DAY = 86_400
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def base(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+#: The two-worker sandbox (the ``workers`` fixture) runs no reconciler.
+RECONCILER = False
+
+
+@pytest.fixture(scope="module")
+def base(workers: tuple[str, str, int]) -> str:
     """A two-worker sandbox of this module's own, on each backend."""
-    folder = tmp_path_factory.mktemp("fidelity")
-    with database_url(request.param, folder) as url, two_worker_sandbox(url) as found:
-        yield found
+    return workers[0]
 
 
 def _call(base: str, method: str, path: str, body: Any = None) -> httpx2.Response:

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx2
 
+from tests.sandbox.bodies import charge_under, session_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.spec import limits
@@ -29,24 +30,8 @@ def _get(base: str, path: str) -> httpx2.Response:
         return fresh.get(path)
 
 
-def _charge(transaction_id: str, amount: int, **extra: Any) -> dict[str, Any]:
-    return {
-        "transactionId": transaction_id,
-        "amount": amount,
-        "currency": "TRY",
-        "cardToken": "tok_test_success",
-        "threeDSecure": False,
-        **extra,
-    }
-
-
 def _session(transaction_id: str, amount: int) -> dict[str, Any]:
-    return {
-        "transactionId": transaction_id,
-        "amount": amount,
-        "currency": "TRY",
-        "returnUrl": "https://shop.example/dönüş",
-    }
+    return session_body(transaction_id, amount, returnUrl="https://shop.example/dönüş")
 
 
 def test_issue32_rules_hold_across_two_workers(workers: tuple[str, str, int]) -> None:
@@ -55,14 +40,14 @@ def test_issue32_rules_hold_across_two_workers(workers: tuple[str, str, int]) ->
 
     # Rule 1 and 4: a Turkish transactionId paid 10 TL takes no 50 TL session.
     paid_txn = f"sipariş-{tag}-ödendi"
-    paid = _post(base, "/v1/payments/card", _charge(paid_txn, 1_000))
+    paid = _post(base, "/v1/payments/card", charge_under(paid_txn, 1_000))
     assert paid.status_code == 201, paid.text
     refused = _post(base, "/v1/payments/sessions", _session(paid_txn, 5_000))
     body = assert_envelope(refused, 409, "SVC-GW-2001")
     assert paid.json()["paymentId"] in body["message"]
 
     # Rule 5: an authorization shows no commission on either worker until captured.
-    held = _post(base, "/v1/payments/card", _charge(f"ön-onay-{tag}", 10_000, capture=False))
+    held = _post(base, "/v1/payments/card", charge_under(f"ön-onay-{tag}", 10_000, capture=False))
     assert (held.json()["commission"], held.json()["netAmount"]) == (0, 0)
     payment_path = f"/v1/payments/{held.json()['paymentId']}"
     for _ in range(4):
@@ -78,7 +63,7 @@ def test_issue32_rules_hold_across_two_workers(workers: tuple[str, str, int]) ->
         "/v1/cards/tokens",
         {"cardNumber": "4000000000000000006", "expiryMonth": 12, "expiryYear": 2030, "cvc": "123"},
     ).json()["token"]
-    charge = _post(base, "/v1/payments/card", _charge(f"kart-{tag}", 1_000, cardToken=token))
+    charge = _post(base, "/v1/payments/card", charge_under(f"kart-{tag}", 1_000, cardToken=token))
     assert charge.json()["cardMask"] == "400000*********0006"
     assert _get(base, f"/v1/payments/{charge.json()['paymentId']}").json()["cardMask"] == (
         "400000*********0006"
@@ -95,7 +80,9 @@ def test_issue32_rules_hold_across_two_workers(workers: tuple[str, str, int]) ->
     assert advanced.status_code == 200, advanced.text
     with ThreadPoolExecutor(max_workers=6) as pool:
         answers = list(
-            pool.map(lambda t: _post(base, "/v1/payments/card", _charge(t, 5_000)), expiring * 2)
+            pool.map(
+                lambda t: _post(base, "/v1/payments/card", charge_under(t, 5_000)), expiring * 2
+            )
         )
     for answer in answers:
         assert_envelope(answer, 409, "SVC-SES-4090")

@@ -10,21 +10,18 @@ database. Two `SandboxServer` apps on one database stand in for two ``--workers`
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
-from pathlib import Path
 
 import httpx2
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox import SandboxServer
 from workbench.sandbox.refunds.tables import refunds as refunds_table
 from workbench.sandbox.replay import ReplayPurgeWork, accepted_signatures
 from workbench.signing import sign_request
@@ -33,25 +30,9 @@ _COPIES = 5
 _REFUND = 1_000
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh database on each backend."""
-    with database_url(request.param, tmp_path) as url:
-        yield url
-
-
-def _servers(stack: ExitStack, db_url: str, strict: bool) -> list[SandboxServer]:
+def _servers(sandbox_with: Callable[..., SandboxServer], strict: bool) -> list[SandboxServer]:
     """Two sandboxes on one database, as two ``--workers`` processes would be."""
-    return [
-        stack.enter_context(
-            SandboxServer(
-                SandboxConfig(
-                    db_url=db_url, run_reconciler_in_background=False, strict_replay=strict
-                )
-            )
-        )
-        for _ in range(2)
-    ]
+    return [sandbox_with(strict_replay=strict) for _ in range(2)]
 
 
 def _captured_payment(base_url: str) -> str:
@@ -97,79 +78,80 @@ def _refund_rows(db_url: str, payment_id: str) -> int:
     return int(count)
 
 
-def test_default_mode_refunds_every_copy_as_the_spec_allows(db_url: str) -> None:
-    with ExitStack() as stack:
-        servers = _servers(stack, db_url, strict=False)
-        payment_id = _captured_payment(servers[0].base_url)
-        responses = _replay_refund(servers, payment_id)
-        assert [r.status_code for r in responses] == [200] * _COPIES, [r.text for r in responses]
-        with signed_client(servers[1].base_url) as client:
-            payment = client.get(f"/v1/payments/{payment_id}").json()
+def test_default_mode_refunds_every_copy_as_the_spec_allows(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    servers = _servers(sandbox_with, strict=False)
+    payment_id = _captured_payment(servers[0].base_url)
+    responses = _replay_refund(servers, payment_id)
+    assert [r.status_code for r in responses] == [200] * _COPIES, [r.text for r in responses]
+    with signed_client(servers[1].base_url) as client:
+        payment = client.get(f"/v1/payments/{payment_id}").json()
     assert payment["refundAmount"] == _COPIES * _REFUND
-    assert _refund_rows(db_url, payment_id) == _COPIES
+    assert _refund_rows(servers[0].config.db_url, payment_id) == _COPIES
 
 
-def test_strict_mode_refunds_once_and_refuses_the_other_copies(db_url: str) -> None:
-    with ExitStack() as stack:
-        servers = _servers(stack, db_url, strict=True)
-        payment_id = _captured_payment(servers[0].base_url)
-        responses = _replay_refund(servers, payment_id)
-        accepted = [r for r in responses if r.status_code == 200]
-        refused = [r for r in responses if r.status_code != 200]
-        assert len(accepted) == 1, [r.text for r in responses]
-        assert len(refused) == _COPIES - 1
-        for response in refused:
-            body = assert_envelope(response, 401, "SVC-GW-1005")
-            assert "already accepted" in body["message"]
-        with signed_client(servers[1].base_url) as client:
-            payment = client.get(f"/v1/payments/{payment_id}").json()
-            # Freshly signed requests still work, reads included (each signs anew).
-            again = client.post(f"/v1/payments/{payment_id}/refund", json={"amount": 500})
-            assert again.status_code == 200, again.text
+def test_strict_mode_refunds_once_and_refuses_the_other_copies(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    servers = _servers(sandbox_with, strict=True)
+    payment_id = _captured_payment(servers[0].base_url)
+    responses = _replay_refund(servers, payment_id)
+    accepted = [r for r in responses if r.status_code == 200]
+    refused = [r for r in responses if r.status_code != 200]
+    assert len(accepted) == 1, [r.text for r in responses]
+    assert len(refused) == _COPIES - 1
+    for response in refused:
+        body = assert_envelope(response, 401, "SVC-GW-1005")
+        assert "already accepted" in body["message"]
+    with signed_client(servers[1].base_url) as client:
+        payment = client.get(f"/v1/payments/{payment_id}").json()
+        # Freshly signed requests still work, reads included (each signs anew).
+        again = client.post(f"/v1/payments/{payment_id}/refund", json={"amount": 500})
+        assert again.status_code == 200, again.text
     assert payment["refundAmount"] == _REFUND
-    assert _refund_rows(db_url, payment_id) == 2
+    assert _refund_rows(servers[0].config.db_url, payment_id) == 2
 
 
-def test_strict_mode_lets_identical_reads_repeat(db_url: str) -> None:
-    with ExitStack() as stack:
-        (server, _) = _servers(stack, db_url, strict=True)
-        payment_id = _captured_payment(server.base_url)
-        path = f"/v1/payments/{payment_id}"
-        signed = sign_request(
-            api_key=DEFAULT_API_KEY,
-            secret_key=DEFAULT_SECRET_KEY,
-            method="GET",
-            url=server.base_url + path,
-            body=b"",
-        ).as_dict()
-        statuses = [
-            httpx2.get(server.base_url + path, headers=signed, timeout=30).status_code
-            for _ in range(3)
-        ]
+def test_strict_mode_lets_identical_reads_repeat(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    (server, _) = _servers(sandbox_with, strict=True)
+    payment_id = _captured_payment(server.base_url)
+    path = f"/v1/payments/{payment_id}"
+    signed = sign_request(
+        api_key=DEFAULT_API_KEY,
+        secret_key=DEFAULT_SECRET_KEY,
+        method="GET",
+        url=server.base_url + path,
+        body=b"",
+    ).as_dict()
+    statuses = [
+        httpx2.get(server.base_url + path, headers=signed, timeout=30).status_code for _ in range(3)
+    ]
     assert statuses == [200, 200, 200]
 
 
-def test_reconciler_forgets_signatures_whose_window_closed(db_url: str) -> None:
-    with ExitStack() as stack:
-        (server, _) = _servers(stack, db_url, strict=True)
-        assert any(isinstance(w, ReplayPurgeWork) for w in server.sandbox.reconciler.work)
-        payment_id = _captured_payment(server.base_url)
-        db = server.sandbox.db
-        with db.read() as conn:
-            rows = conn.execute(sa.select(accepted_signatures)).all()
-        assert len(rows) == 1  # the charge's signature: a hash, never the signature
-        assert len(rows[0].digest) == 64
-        with db.write() as conn:
-            conn.execute(
-                sa.update(accepted_signatures).values(
-                    expires_at=rows[0].expires_at.replace(year=2000)
-                )
-            )
-        server.sandbox.tick()
-        with db.read() as conn:
-            left = conn.execute(sa.select(sa.func.count()).select_from(accepted_signatures))
-            assert left.scalar_one() == 0
-        assert payment_id
+def test_reconciler_forgets_signatures_whose_window_closed(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    (server, _) = _servers(sandbox_with, strict=True)
+    assert any(isinstance(w, ReplayPurgeWork) for w in server.sandbox.reconciler.work)
+    payment_id = _captured_payment(server.base_url)
+    db = server.sandbox.db
+    with db.read() as conn:
+        rows = conn.execute(sa.select(accepted_signatures)).all()
+    assert len(rows) == 1  # the charge's signature: a hash, never the signature
+    assert len(rows[0].digest) == 64
+    with db.write() as conn:
+        conn.execute(
+            sa.update(accepted_signatures).values(expires_at=rows[0].expires_at.replace(year=2000))
+        )
+    server.sandbox.tick()
+    with db.read() as conn:
+        left = conn.execute(sa.select(sa.func.count()).select_from(accepted_signatures))
+        assert left.scalar_one() == 0
+    assert payment_id
 
 
 def test_workers_read_strict_replay_from_the_command(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,22 +7,19 @@ open", "the pass returned while the receiver was still dripping its answer".
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
-from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxConfig, SandboxServer, tables
+from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxServer, tables
 
 Handler = Callable[[BaseHTTPRequestHandler, bytes], None]
 
@@ -63,16 +60,14 @@ def _answer(handler: BaseHTTPRequestHandler, status: int) -> None:
     handler.end_headers()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def start(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., str]]:
+@pytest.fixture
+def start(sandbox_with: Callable[..., SandboxServer]) -> Callable[..., str]:
     """Start a sandbox with the given webhook settings; returns its base URL."""
-    with database_url(request.param, tmp_path) as url, contextlib.ExitStack() as stack:
 
-        def _start(**settings: Any) -> str:
-            config = SandboxConfig(db_url=url, run_reconciler_in_background=False, **settings)
-            return stack.enter_context(SandboxServer(config)).base_url
+    def _start(**settings: Any) -> str:
+        return sandbox_with(**settings).base_url
 
-        yield _start
+    return _start
 
 
 @pytest.fixture
@@ -292,20 +287,18 @@ def test_an_event_about_two_objects_waits_for_both(
     assert created_last < captured_first, arrived
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_a_stored_url_the_signer_cannot_split_is_a_failed_attempt(
-    backend: str, tmp_path: Path
+    sandbox_with: Callable[..., SandboxServer],
 ) -> None:
     # Refused when given since this version; a database written before may still hold one.
-    with database_url(backend, tmp_path) as url:
-        config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
-        with SandboxServer(config) as server, signed_client(server.base_url) as client:
-            client.put("/sandbox/webhook", json={"url": "http://shop.example/hook"})
-            payment = _pay(client)
-            with server.sandbox.db.write() as conn:
-                conn.execute(sa.update(tables.events).values(target_url="http://shop]x/hook"))
-            ticked = client.post("/sandbox/reconciler/tick")
-            event = _events_of(client, payment)[0]
-            deliveries = client.get(f"/sandbox/events/{event['id']}/deliveries").json()
+    server = sandbox_with()
+    with signed_client(server.base_url) as client:
+        client.put("/sandbox/webhook", json={"url": "http://shop.example/hook"})
+        payment = _pay(client)
+        with server.sandbox.db.write() as conn:
+            conn.execute(sa.update(tables.events).values(target_url="http://shop]x/hook"))
+        ticked = client.post("/sandbox/reconciler/tick")
+        event = _events_of(client, payment)[0]
+        deliveries = client.get(f"/sandbox/events/{event['id']}/deliveries").json()
     assert ticked.status_code == 200, ticked.text
     assert [a["error"] for a in deliveries["attempts"]] == ["ValueError"]

@@ -12,7 +12,6 @@ import contextlib
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -20,7 +19,6 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
@@ -32,14 +30,13 @@ Start = Callable[..., httpx2.Client]
 SERVERS: dict[int, SandboxServer] = {}
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def start(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Start]:
+@pytest.fixture
+def start(sandbox_with: Callable[..., SandboxServer]) -> Iterator[Start]:
     """Start a sandbox with the given settings on this backend; returns a signed client."""
-    with database_url(request.param, tmp_path) as url, contextlib.ExitStack() as stack:
+    with contextlib.ExitStack() as stack:
 
         def _start(**settings: Any) -> httpx2.Client:
-            config = SandboxConfig(db_url=url, run_reconciler_in_background=False, **settings)
-            server = stack.enter_context(SandboxServer(config))
+            server = sandbox_with(**settings)
             client = stack.enter_context(signed_client(server.base_url))
             SERVERS[id(client)] = server
             stack.callback(SERVERS.pop, id(client))

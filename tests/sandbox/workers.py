@@ -1,7 +1,10 @@
 """A ``workbench sandbox --workers 2`` process of a test module's own, and its worker processes.
 
 The ``workers`` fixture (tests/sandbox/conftest.py) starts one per module and backend;
-every request a test sends on a connection of its own may land on either worker.
+every request a test sends on a connection of its own may land on either worker. The
+tests that must hold across worker processes (the renewal race, issue 32's rules,
+fidelity) use it; a module that sets ``RECONCILER = False`` has its sandbox started
+without the reconciler, so the only passes are the clock advances and ticks it sends.
 """
 
 from __future__ import annotations
@@ -65,8 +68,12 @@ def _spin(stop: float) -> None:
 
 
 @contextmanager
-def two_workers(url: str, folder: Path, *, under_load: bool = False) -> Iterator[tuple[str, int]]:
+def two_workers(
+    url: str, folder: Path, *, under_load: bool = False, reconciler: bool = True
+) -> Iterator[tuple[str, int]]:
     """(base URL, parent pid) of a two-worker sandbox on the database at ``url``.
+
+    Each worker runs a reconciler unless ``reconciler`` is ``False``.
 
     With ``under_load`` it starts the way a busy machine starts it: every core kept busy
     by spinning processes, and each worker held back longer than uvicorn's default
@@ -85,7 +92,9 @@ def two_workers(url: str, folder: Path, *, under_load: bool = False) -> Iterator
         "NO_COLOR": "1",
     }
     command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
-    command += ["--port", str(port), "--db", url]  # each worker runs a reconciler
+    command += ["--port", str(port), "--db", url]
+    if not reconciler:
+        command.append("--no-reconciler")
     base = f"http://127.0.0.1:{port}"
     log = LOGS[base] = folder / "sandbox.log"
     with log.open("wb") as out:

@@ -20,13 +20,23 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import httpx2
 
-__all__ = ["SHOWN_HEADERS", "Exchanges", "shown_headers"]
+__all__ = ["SHOWN_HEADERS", "Exchanges", "decode_body", "shown_headers"]
 
 #: The request headers shown, in this order: the ones that sign the request and make it
 #: idempotent (the rest, ``Host``, ``Accept``..., are httpx2's and teach nothing).
 SHOWN_HEADERS = ("X-Api-Key", "X-Timestamp", "X-Signature", "Idempotency-Key", "Content-Type")
 #: Calls in one cell beyond which they are folded once more, under a count.
 _FOLD_AFTER = 3
+
+
+def decode_body(content: bytes) -> Any:
+    """A body as kept for reading: its JSON value, text if it is not JSON, ``None`` if empty."""
+    if not content:
+        return None
+    try:
+        return json.loads(content)
+    except ValueError:
+        return content.decode("utf-8", "replace")
 
 
 class Call(Protocol):

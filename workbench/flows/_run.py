@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench._response import ResponseInfo
 from workbench.flows._diagram import StatePath
-from workbench.flows._http import Exchanges, shown_headers
+from workbench.flows._http import Exchanges, decode_body, shown_headers
 from workbench.tracking import CallRecord, Tracker
 
 if TYPE_CHECKING:
@@ -66,15 +66,6 @@ def _mask(value: Any) -> Any:
 def new_transaction_id(prefix: str = "order") -> str:
     """A merchant transaction id unique to this run (``order-3f9c0a1b2c4d``)."""
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
-
-
-def _decode(content: bytes) -> Any:
-    if not content:
-        return None
-    try:
-        return json.loads(content)
-    except ValueError:
-        return content.decode("utf-8", "replace")
 
 
 _ID = re.compile(r"(?<=/)(pay|rfn|sub|cus)_[0-9A-Za-z]+")
@@ -187,7 +178,7 @@ class FlowRun:
                 step=len(self.calls) + 1,
                 method=info.method,
                 path=_BEARER_PATH.sub(r"\1…", info.path),
-                request=redact(_decode(sent)),
+                request=redact(decode_body(sent)),
                 status=info.status_code,
                 response=redact(body),
                 request_id=info.request_id,
@@ -209,7 +200,7 @@ class FlowRun:
             step=len(self.calls) + 1,
             method=request.method,
             path=_BEARER_PATH.sub(r"\1…", request.url.path),
-            request=redact(_decode(request.content)),
+            request=redact(decode_body(request.content)),
             status=response.status_code,
             response=redact(body),
             request_id=response.headers.get("X-Request-Id"),

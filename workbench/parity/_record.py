@@ -14,7 +14,6 @@ as skipped with the reason, never silently dropped.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from workbench._exceptions import APIError
 from workbench._version import __version__
 from workbench.config import Settings
 from workbench.flows import FLOWS
+from workbench.flows._http import decode_body
 from workbench.parity._model import Exchange, FlowRecord, Recording, Stop
 from workbench.parity._redact import Redactor
 
@@ -79,15 +79,6 @@ class Target:
         return f"Target(name={self.name!r}, settings={self.settings!r})"
 
 
-def _decode(content: bytes) -> Any:
-    if not content:
-        return None
-    try:
-        return json.loads(content)
-    except ValueError:
-        return content.decode("utf-8", "replace")
-
-
 class RecordingTransport(httpx2.BaseTransport):
     """Sends through ``inner`` and keeps each exchange, redacted, in `exchanges`.
 
@@ -123,8 +114,8 @@ class RecordingTransport(httpx2.BaseTransport):
                 request_id=response.headers.get("X-Request-Id"),
                 replayed=response.headers.get("Idempotent-Replayed"),
                 retry_after=response.headers.get("Retry-After"),
-                request=redact.json(_decode(request.content)),
-                response=redact.json(_decode(content)),
+                request=redact.json(decode_body(request.content)),
+                response=redact.json(decode_body(content)),
                 control=control,
             )
         )

@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from workbench.spec.cards import CARD_NUMBER, is_card_number
+
 __all__ = ["REDACTED", "SECRET_FIELDS", "Redactor"]
 
 #: What a redacted value reads as.
@@ -33,9 +35,9 @@ SECRET_FIELDS = frozenset(
     }
 )
 
-# A run of 13 to 19 digits, optionally grouped by spaces or dashes: a card number if
-# its Luhn checksum holds.
-_DIGITS = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z])")
+# A card number standing alone (not a piece of a longer identifier or digit run); it is
+# redacted when its Luhn checksum holds, so an order number that fails it is kept.
+_DIGITS = re.compile(rf"(?<![0-9A-Za-z]){CARD_NUMBER.pattern}(?![0-9A-Za-z])")
 # HMAC-SHA256 signatures and SHA-256 digests as hex.
 _HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{64,}(?![0-9A-Za-z])")
 # Secret keys and webhook secrets by their prefixes.
@@ -44,19 +46,8 @@ _SECRET = re.compile(r"\b(?:sk|whsec)_[A-Za-z0-9_]+")
 _BEARER_PATH = re.compile(r"(?<=/v1/public/subscriptions/)[^/?#]+")
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, char in enumerate(reversed(digits)):
-        n = int(char)
-        if i % 2:
-            n = n * 2 - 9 if n > 4 else n * 2
-        total += n
-    return total % 10 == 0
-
-
 def _card_number(match: re.Match[str]) -> str:
-    digits = re.sub(r"[ -]", "", match.group(0))
-    return REDACTED if _luhn(digits) else match.group(0)
+    return REDACTED if is_card_number(match.group(0)) else match.group(0)
 
 
 class Redactor:
@@ -92,10 +83,8 @@ class Redactor:
             return [self.json(v) for v in value]
         if isinstance(value, str):
             return self.text(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            digits = str(value)
-            if 13 <= len(digits) <= 19 and _luhn(digits):
-                return REDACTED
+        if isinstance(value, int) and not isinstance(value, bool) and is_card_number(str(value)):
+            return REDACTED
         return value
 
     @staticmethod

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 from workbench._base_client import AsyncAPIClient, SyncAPIClient
 from workbench.signing import format_timestamp
-from workbench.spec import IdPrefix
+from workbench.spec import IdPrefix, looks_like_card_number
 
 __all__ = ["AsyncResource", "SyncResource", "compact", "kurus", "segment", "timestamp", "token"]
-
-_DIGITS = re.compile(r"\d{12,19}")
 
 
 class SyncResource:
@@ -68,8 +65,7 @@ def token(value: str) -> str:
     Raises:
         ValueError: for a raw card number or a value without the ``tok_`` prefix.
     """
-    digits = re.sub(r"[\s-]", "", value) if isinstance(value, str) else ""
-    if _DIGITS.fullmatch(digits):
+    if isinstance(value, str) and looks_like_card_number(value):
         raise ValueError(
             "card_token looks like a raw card number; raw card data is never sent: "
             "tokenize the card first and pass its tok_ token"

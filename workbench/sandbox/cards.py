@@ -1,4 +1,4 @@
-"""Test cards: the ``tok_test_*`` tokens, the card numbers that tokenize to them, and PAN checks.
+"""Test cards: the ``tok_test_*`` tokens, the card numbers that tokenize to them, their masks.
 
 | token | card number | behaviour |
 |---|---|---|
@@ -15,7 +15,6 @@ Any other Luhn-valid number tokenizes as an approved card.
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,6 +24,7 @@ import sqlalchemy as sa
 from workbench.sandbox import tables
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.storage import AnyRow, statements
+from workbench.spec.cards import is_card_number, looks_like_card_number
 
 __all__ = [
     "CARD_BRANDS",
@@ -38,8 +38,6 @@ __all__ = [
     "TestCard",
     "brand_of",
     "find_token",
-    "looks_like_pan",
-    "luhn_ok",
     "mask",
     "mask_of",
     "new_token",
@@ -170,23 +168,6 @@ _BY_TOKEN = {card.token: card for card in TEST_CARDS}
 #: ``token``, ``behaviour``, ``brand``, ``card_type``, ``bin``, ``last4`` and
 #: ``number_length``, which is ``None`` on a row stored before schema version 2).
 CardRecord = TestCard | AnyRow
-_DIGIT_RUN = re.compile(r"(?:\d[ -]?){12,19}")
-
-
-def luhn_ok(number: str) -> bool:
-    """Whether a digit string passes the Luhn check."""
-    total = 0
-    for index, char in enumerate(reversed(number)):
-        digit = int(char)
-        if index % 2:
-            digit = digit * 2 - 9 if digit > 4 else digit * 2
-        total += digit
-    return total % 10 == 0
-
-
-def looks_like_pan(text: str) -> bool:
-    """Whether ``text`` contains something shaped like a card number (12-19 digits)."""
-    return _DIGIT_RUN.search(text) is not None
 
 
 def seed_test_tokens(conn: sa.Connection, now: datetime) -> None:
@@ -255,7 +236,7 @@ def new_token() -> str:
     """
     while True:
         token = f"tok_{secrets.token_hex(12)}"
-        if not looks_like_pan(token):
+        if not looks_like_card_number(token):
             return token
 
 
@@ -310,7 +291,7 @@ def tokenize_checked(
             an expiry month already past on the merchant's business clock.
     """
     digits = number.replace(" ", "").replace("-", "")
-    if not digits.isdigit() or not 12 <= len(digits) <= 19 or not luhn_ok(digits):
+    if not is_card_number(digits):
         raise ServiceError("SVC-VAL-4001", "cardNumber: not a valid card number")
     if (expiry_year, expiry_month) < (now.year, now.month):
         raise ServiceError("SVC-VAL-4001", "expiryYear/expiryMonth: the card has expired")

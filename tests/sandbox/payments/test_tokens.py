@@ -8,6 +8,7 @@ import pytest
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox.cards import TEST_CARDS
+from workbench.spec import looks_like_card_number
 
 
 def _tokenize(client: httpx2.Client, number: str) -> httpx2.Response:
@@ -72,4 +73,4 @@ def test_fresh_tokens_never_look_like_a_card_number(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(cards.secrets, "token_hex", lambda _n: next(draws))
     token = cards.new_token()
     assert token == "tok_0123456789abcdef01234567"
-    assert not cards.looks_like_pan(token)
+    assert not looks_like_card_number(token)

@@ -18,9 +18,9 @@ from typing import Any
 
 import httpx2
 import pytest
-import sqlalchemy as sa
 
-from tests.sandbox.bodies import txn
+from tests.rows import update_row
+from tests.sandbox.bodies import charge_under, session_body, txn
 from tests.sandbox.envelope import assert_envelope
 from workbench import Client, IdempotencyConflictError, SessionStateError
 from workbench.sandbox import SandboxServer
@@ -34,25 +34,14 @@ CARD = {"cardNumber": "4242424242424242", "expiry": "12/30", "cvc": "123", "hold
 def _session(
     client: httpx2.Client, transaction_id: str, amount: int, **extra: Any
 ) -> httpx2.Response:
-    body = {
-        "transactionId": transaction_id,
-        "amount": amount,
-        "currency": "TRY",
-        "returnUrl": "https://shop.example/return",
-        **extra,
-    }
-    return client.post("/v1/payments/sessions", json=body)
+    return client.post("/v1/payments/sessions", json=session_body(transaction_id, amount, **extra))
 
 
-def _charge(transaction_id: str, amount: int, **extra: Any) -> dict[str, Any]:
-    return {
-        "transactionId": transaction_id,
-        "amount": amount,
-        "currency": "TRY",
-        "cardToken": "tok_test_success",
-        "threeDSecure": False,
-        **extra,
-    }
+def _open(client: httpx2.Client, transaction_id: str, amount: int, **extra: Any) -> Any:
+    """A new session's body, its creation checked (201)."""
+    response = _session(client, transaction_id, amount, **extra)
+    assert response.status_code == 201, response.text
+    return response.json()
 
 
 def _payments_of(client: httpx2.Client, transaction_id: str) -> set[str]:
@@ -66,7 +55,7 @@ def _payments_of(client: httpx2.Client, transaction_id: str) -> set[str]:
 
 def test_rule1_a_session_on_a_paid_transaction_id_is_refused(client: httpx2.Client) -> None:
     transaction_id = txn()
-    paid = client.post("/v1/payments/card", json=_charge(transaction_id, 1_000))
+    paid = client.post("/v1/payments/card", json=charge_under(transaction_id, 1_000))
     assert paid.status_code == 201, paid.text
     payment_id = paid.json()["paymentId"]
 
@@ -84,7 +73,7 @@ def test_rule1_a_session_on_a_paid_transaction_id_is_refused(client: httpx2.Clie
 def test_rule1_a_declined_charge_also_holds_the_transaction_id(client: httpx2.Client) -> None:
     transaction_id = txn()
     declined = client.post(
-        "/v1/payments/card", json=_charge(transaction_id, 1_000, cardToken="tok_test_declined")
+        "/v1/payments/card", json=charge_under(transaction_id, 1_000, cardToken="tok_test_declined")
     )
     assert_envelope(declined, 400, "SVC-PAY-3001")
     assert_envelope(_session(client, transaction_id, 1_000), 409, "SVC-GW-2001")
@@ -95,7 +84,7 @@ def test_rule1_the_session_fence_still_replays_its_own_session(client: httpx2.Cl
     first = _session(client, transaction_id, 5_000)
     assert first.status_code == 201, first.text
     # Paid through the API under the session's transactionId, of its amount ...
-    paid = client.post("/v1/payments/card", json=_charge(transaction_id, 5_000))
+    paid = client.post("/v1/payments/card", json=charge_under(transaction_id, 5_000))
     assert paid.status_code == 201, paid.text
     # ... the same creation request still answers the session it created.
     again = _session(client, transaction_id, 5_000)
@@ -103,32 +92,20 @@ def test_rule1_the_session_fence_still_replays_its_own_session(client: httpx2.Cl
     assert again.json()["sessionId"] == first.json()["sessionId"]
 
 
-def _foreign_payment_under(server: SandboxServer, session_txn: str, payment_id: str) -> None:
-    """Move a payment under the session's transactionId, as a charge that raced the
-    session's creation would have left it (two connections, neither seeing the other)."""
-    engine = sa.create_engine(server.config.db_url)
-    try:
-        with engine.begin() as conn:
-            conn.execute(
-                sa.update(payments_table)
-                .where(payments_table.c.id == payment_id)
-                .values(transaction_id=session_txn)
-            )
-    finally:
-        engine.dispose()
-
-
 @pytest.mark.parametrize("mode", ["payment", "qr"])
 def test_rule1_the_hosted_page_never_completes_with_another_payment(
     server: SandboxServer, client: httpx2.Client, anon: httpx2.Client, mode: str
 ) -> None:
     session_txn = txn()
-    session = _session(client, session_txn, 5_000, mode=mode)
-    assert session.status_code == 201, session.text
-    checkout_url = session.json()["checkoutUrl"]
-    other = client.post("/v1/payments/card", json=_charge(txn(), 1_000))
+    session = _open(client, session_txn, 5_000, mode=mode)
+    checkout_url = session["checkoutUrl"]
+    other = client.post("/v1/payments/card", json=charge_under(txn(), 1_000))
     assert other.status_code == 201, other.text
-    _foreign_payment_under(server, session_txn, other.json()["paymentId"])
+    # Moved under the session's transactionId, as a charge that raced the session's
+    # creation would have left it (two connections, neither seeing the other).
+    update_row(
+        server.config.db_url, payments_table, other.json()["paymentId"], transaction_id=session_txn
+    )
 
     # The page says it cannot be paid, before the buyer types anything ...
     shown = anon.get(checkout_url)
@@ -144,7 +121,7 @@ def test_rule1_the_hosted_page_never_completes_with_another_payment(
     assert "outcome=success" not in submit.text
     # The session was not completed: no session.completed names the 10 TL payment.
     events = client.get("/sandbox/events", params={"type": "session.completed"}).json()["items"]
-    assert session.json()["sessionId"] not in {e["data"]["sessionId"] for e in events}
+    assert session["sessionId"] not in {e["data"]["sessionId"] for e in events}
     assert _payments_of(client, session_txn) == set()  # no payment event under it either
 
 
@@ -159,19 +136,20 @@ def test_rule2_an_expired_session_takes_no_charge(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     transaction_id = txn()
-    session = _session(client, transaction_id, 5_000)
-    assert session.status_code == 201, session.text
+    session = _open(client, transaction_id, 5_000)
     _expire(client)
-    assert anon.get(session.json()["checkoutUrl"]).status_code == 410
+    assert anon.get(session["checkoutUrl"]).status_code == 410
 
-    response = client.post("/v1/payments/card", json=_charge(transaction_id, 5_000))
+    response = client.post("/v1/payments/card", json=charge_under(transaction_id, 5_000))
     body = assert_envelope(response, 409, "SVC-SES-4090")
     assert body["message"].startswith("transactionId:")
     assert "expired" in body["message"]
     assert _payments_of(client, transaction_id) == set()
     # Refused again, the same way: nothing was recorded that the fence could answer.
     assert_envelope(
-        client.post("/v1/payments/card", json=_charge(transaction_id, 5_000)), 409, "SVC-SES-4090"
+        client.post("/v1/payments/card", json=charge_under(transaction_id, 5_000)),
+        409,
+        "SVC-SES-4090",
     )
 
 
@@ -179,20 +157,15 @@ def test_rule2_an_expired_session_is_refused_before_the_reconciler_marks_it(
     server: SandboxServer, client: httpx2.Client
 ) -> None:
     transaction_id = txn()
-    session = _session(client, transaction_id, 5_000)
-    assert session.status_code == 201, session.text
+    session = _open(client, transaction_id, 5_000)
     # Past expiresAt on the business clock, still ``active``: the reconciler has not run.
-    engine = sa.create_engine(server.config.db_url)
-    try:
-        with engine.begin() as conn:
-            conn.execute(
-                sa.update(sessions_table)
-                .where(sessions_table.c.id == session.json()["sessionId"])
-                .values(expires_at=datetime(2001, 1, 1, tzinfo=UTC))
-            )
-    finally:
-        engine.dispose()
-    response = client.post("/v1/payments/card", json=_charge(transaction_id, 5_000))
+    update_row(
+        server.config.db_url,
+        sessions_table,
+        session["sessionId"],
+        expires_at=datetime(2001, 1, 1, tzinfo=UTC),
+    )
+    response = client.post("/v1/payments/card", json=charge_under(transaction_id, 5_000))
     assert_envelope(response, 409, "SVC-SES-4090")
     assert _payments_of(client, transaction_id) == set()
 
@@ -201,15 +174,15 @@ def test_rule2_a_completed_session_takes_no_other_payment(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     transaction_id = txn()
-    session = _session(client, transaction_id, 5_000)
-    assert session.status_code == 201, session.text
-    paid = anon.post(f"{session.json()['checkoutUrl']}/pay", data=CARD, follow_redirects=False)
+    session = _open(client, transaction_id, 5_000)
+    paid = anon.post(f"{session['checkoutUrl']}/pay", data=CARD, follow_redirects=False)
     assert paid.status_code == 303, paid.text
     assert "outcome=success" in paid.headers["location"]
     (payment_id,) = _payments_of(client, transaction_id)
 
     other = client.post(
-        "/v1/payments/card", json=_charge(transaction_id, 5_000, cardToken="tok_test_refund_async")
+        "/v1/payments/card",
+        json=charge_under(transaction_id, 5_000, cardToken="tok_test_refund_async"),
     )
     body = assert_envelope(other, 409, "SVC-SES-4090")
     assert "completed" in body["message"]
@@ -220,16 +193,15 @@ def test_rule2_the_charge_that_paid_the_session_still_answers_it(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     transaction_id = txn()
-    session = _session(client, transaction_id, 5_000)
-    assert session.status_code == 201, session.text
-    first = client.post("/v1/payments/card", json=_charge(transaction_id, 5_000))
+    session = _open(client, transaction_id, 5_000)
+    first = client.post("/v1/payments/card", json=charge_under(transaction_id, 5_000))
     assert first.status_code == 201, first.text
     # The hosted page completes the session with that payment ...
-    page = anon.post(f"{session.json()['checkoutUrl']}/pay", data=CARD, follow_redirects=False)
+    page = anon.post(f"{session['checkoutUrl']}/pay", data=CARD, follow_redirects=False)
     assert f"paymentId={first.json()['paymentId']}" in page.headers["location"]
     # ... and, completed and then expired, the very same charge answers the payment as now.
     _expire(client)
-    again = client.post("/v1/payments/card", json=_charge(transaction_id, 5_000))
+    again = client.post("/v1/payments/card", json=charge_under(transaction_id, 5_000))
     assert again.status_code == 200, again.text
     assert again.json()["paymentId"] == first.json()["paymentId"]
     assert again.json()["status"] == "captured"

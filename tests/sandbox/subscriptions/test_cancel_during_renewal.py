@@ -20,7 +20,6 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -28,9 +27,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
-from tests.sandbox.multiworker import two_worker_sandbox
 from tests.sandbox.subscriptions.api import sub_body
 
 #: Subscriptions per run: enough that stops land in every step of the renewal.
@@ -40,14 +37,9 @@ PACE = 0.005
 STOPPED = {"cancel": "subscription.cancelled", "pause": "subscription.paused"}
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def two_workers(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """The base URL of a two-worker sandbox on its own database, reconciler off."""
-    folder = tmp_path_factory.mktemp("renewal-race")
-    with database_url(request.param, folder) as url, two_worker_sandbox(url) as base:
-        yield base
+#: The two-worker sandbox (the ``workers`` fixture) runs no reconciler: the only passes
+#: are the clock advances this module sends.
+RECONCILER = False
 
 
 @dataclass
@@ -71,9 +63,9 @@ def _captured(client: httpx2.Client, sub_id: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def race(two_workers: str) -> Race:
+def race(workers: tuple[str, str, int]) -> Race:
     """Create the subscriptions, advance the clock past their renewal, stop each meanwhile."""
-    base = two_workers
+    base = workers[0]
     local = threading.local()
     clients: list[httpx2.Client] = []
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Request
@@ -34,9 +33,7 @@ from workbench.sandbox.payments.models import (
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     CHARGE_ERRORS,
-    ERROR_RESPONSES,
     PUBLIC_ERRORS,
-    SIGNED,
     CallerDep,
     IdemKey,
     PaymentId,
@@ -44,6 +41,7 @@ from workbench.sandbox.routing import (
     SandboxDep,
     base_url,
     raw_path,
+    signed,
 )
 
 __all__ = ["router"]
@@ -51,15 +49,11 @@ __all__ = ["router"]
 router = APIRouter(redirect_slashes=False)
 
 
-def _signed(**extra: Any) -> dict[str, Any]:
-    return {"responses": ERROR_RESPONSES, "openapi_extra": {"security": SIGNED}} | extra
-
-
 @router.post(
     "/v1/payments/card",
     status_code=201,
     response_model=ChargeResponse,
-    **_signed(
+    **signed(
         summary="Charge a card by vault token",
         responses={
             **CHARGE_ERRORS,
@@ -86,7 +80,7 @@ async def charge_card(
 @router.post(
     "/v1/payments/{id}/3ds-callback",
     response_model=ThreeDSCallbackResponse,
-    **_signed(summary="Complete a 3-D Secure challenge"),
+    **signed(summary="Complete a 3-D Secure challenge"),
 )
 async def threeds_callback(
     id: PaymentId, body: ThreeDSCallbackRequest, sandbox: SandboxDep, post: PostDep
@@ -102,7 +96,7 @@ async def threeds_callback(
 @router.post(
     "/v1/payments/{id}/capture",
     response_model=CaptureResponse,
-    **_signed(summary="Capture a preauthorization (full amount)"),
+    **signed(summary="Capture a preauthorization (full amount)"),
 )
 async def capture(id: PaymentId, post: PostDep, body: CaptureRequest | None = None) -> Response:
     """Captured; a repeat on a captured payment answers the same."""
@@ -113,7 +107,7 @@ async def capture(id: PaymentId, post: PostDep, body: CaptureRequest | None = No
 @router.post(
     "/v1/payments/{id}/void",
     response_model=VoidResponse,
-    **_signed(summary="Void an authorization"),
+    **signed(summary="Void an authorization"),
 )
 async def void(id: PaymentId, post: PostDep, body: VoidRequest | None = None) -> Response:
     """Voided; the reason travels on the payment.voided event."""
@@ -122,7 +116,7 @@ async def void(id: PaymentId, post: PostDep, body: VoidRequest | None = None) ->
 
 
 @router.get(
-    "/v1/payments/{id}", response_model=PaymentObject, **_signed(summary="Retrieve a payment")
+    "/v1/payments/{id}", response_model=PaymentObject, **signed(summary="Retrieve a payment")
 )
 def get_payment(id: PaymentId, sandbox: SandboxDep, caller: CallerDep) -> Response:
     """The payment object (404 for another merchant's payment)."""
@@ -148,9 +142,7 @@ def public_status(id: PaymentId, request: Request, sandbox: SandboxDep) -> Respo
     "/v1/cards/tokens",
     status_code=201,
     response_model=TokenResponse,
-    responses=ERROR_RESPONSES,
-    openapi_extra={"security": SIGNED},
-    summary="Exchange a card number for a tok_ vault token",
+    **signed(summary="Exchange a card number for a tok_ vault token"),
 )
 async def create_token(body: TokenRequest, post: PostDep) -> Response:
     """The number is checked (digits, Luhn, expiry) and never stored or echoed."""

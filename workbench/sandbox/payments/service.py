@@ -36,7 +36,7 @@ from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.sessions.tables import sessions
 from workbench.sandbox.storage import AnyRow, statements
 from workbench.sandbox.transitions import require
-from workbench.spec import PAYMENT, IdPrefix
+from workbench.spec import PAYMENT, IdPrefix, looks_like_card_number
 
 __all__ = [
     "FAILED_3DS",
@@ -202,7 +202,7 @@ def payment_object(row: Row) -> dict[str, Any]:
 
 
 def _check_token(token: str) -> None:
-    if cards.looks_like_pan(token):
+    if looks_like_card_number(token):
         raise ServiceError(
             "SVC-VAL-4002",
             "cardToken: raw card numbers are never accepted; tokenize the card first "

@@ -10,10 +10,10 @@ from workbench.sandbox.refunds import service as refunds
 from workbench.sandbox.refunds.models import RefundRequest, RefundResponse
 from workbench.sandbox.routing import (
     ERROR_RESPONSES,
-    SIGNED,
     PaymentId,
     PostDep,
     SandboxDep,
+    signed,
 )
 
 __all__ = ["router"]
@@ -24,12 +24,13 @@ router = APIRouter(redirect_slashes=False)
 @router.post(
     "/v1/payments/{id}/refund",
     response_model=RefundResponse,
-    responses={
-        **ERROR_RESPONSES,
-        202: {"model": RefundResponse, "description": "Refund in flight"},
-    },
-    openapi_extra={"security": SIGNED},
-    summary="Refund a captured payment",
+    **signed(
+        summary="Refund a captured payment",
+        responses={
+            **ERROR_RESPONSES,
+            202: {"model": RefundResponse, "description": "Refund in flight"},
+        },
+    ),
 )
 async def refund(
     id: PaymentId, sandbox: SandboxDep, post: PostDep, body: RefundRequest | None = None

@@ -8,10 +8,10 @@ from starlette.responses import Response
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.routing import (
     ERROR_RESPONSES,
-    SIGNED,
     PostDep,
     SandboxDep,
     checkout_base,
+    signed,
 )
 from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.models import SessionRequest, SessionResponse
@@ -26,12 +26,13 @@ router = APIRouter(redirect_slashes=False)
     "/v1/payments/sessions",
     status_code=201,
     response_model=SessionResponse,
-    responses={
-        **ERROR_RESPONSES,
-        200: {"model": SessionResponse, "description": "The transactionId fence's answer"},
-    },
-    openapi_extra={"security": SIGNED},
-    summary="Create a hosted-checkout session",
+    **signed(
+        summary="Create a hosted-checkout session",
+        responses={
+            **ERROR_RESPONSES,
+            200: {"model": SessionResponse, "description": "The transactionId fence's answer"},
+        },
+    ),
 )
 async def create_session(
     body: SessionRequest, request: Request, sandbox: SandboxDep, post: PostDep

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -327,17 +328,9 @@ class RenewalWork:
     def charge_claims(self, merchant_id: str, claim_ids: list[int], now: datetime) -> None:
         """Step 2: charge each ``processing`` claim's card under its transactionId."""
         with self.db.write() as conn:
-            rows = conn.execute(
-                sa.select(_C)
-                .where(_C.c.id.in_(claim_ids), _C.c.state == "processing")
-                .order_by(_C.c.id)
-            ).all()
-            for claim in rows:
-                # Locked and checked again: a cancel or pause acknowledged since the claim
-                # has committed, so the card is not charged (a cancel waits for this lock).
-                sub = conn.execute(
-                    sa.select(_S).where(_S.c.id == claim.subscription_id).with_for_update()
-                ).one()
+            for sub, claim in _locked_claims(conn, claim_ids, "processing"):
+                # Checked again on the locked row: a cancel or pause acknowledged since the
+                # claim has committed, so the card is not charged (a cancel waits for this lock).
                 if self._abandon_if_stopped(conn, sub, claim, now):
                     continue
                 payment_id, status = charge_saved_card(conn, sub, claim.transaction_id, now)
@@ -381,20 +374,28 @@ class RenewalWork:
         """
         done = 0
         with self.db.write() as conn:
-            rows = conn.execute(
-                sa.select(_C.c.id, _C.c.subscription_id)
-                .where(_C.c.id.in_(claim_ids), _C.c.state == "charged")
-                .order_by(_C.c.id)
-            ).all()
-            for found in rows:
-                sub = conn.execute(
-                    sa.select(_S).where(_S.c.id == found.subscription_id).with_for_update()
-                ).one()
-                claim = conn.execute(
-                    sa.select(_C).where(_C.c.id == found.id, _C.c.state == "charged")
-                ).first()
-                if claim is None:
-                    continue
+            for sub, claim in _locked_claims(conn, claim_ids, "charged"):
                 finish(conn, sub, claim, now)
                 done += 1
         return done
+
+
+def _locked_claims(
+    conn: sa.Connection, claim_ids: list[int], state: str
+) -> Iterator[tuple[Row, Row]]:
+    """Each of ``claim_ids`` still in ``state``, oldest first, with its subscription locked.
+
+    The claim is read again once the subscription's row lock is held: an action that took
+    the lock first (a cancel, a pause, `outcome.finish_pending`) or another pass may have
+    moved it on, and such a claim is skipped.
+    """
+    found = conn.execute(
+        sa.select(_C.c.id, _C.c.subscription_id)
+        .where(_C.c.id.in_(claim_ids), _C.c.state == state)
+        .order_by(_C.c.id)
+    ).all()
+    for claim_id, subscription_id in found:
+        sub = conn.execute(sa.select(_S).where(_S.c.id == subscription_id).with_for_update()).one()
+        claim = conn.execute(sa.select(_C).where(_C.c.id == claim_id, _C.c.state == state)).first()
+        if claim is not None:
+            yield sub, claim

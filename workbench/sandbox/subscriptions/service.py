@@ -38,7 +38,7 @@ from workbench.sandbox.subscriptions.outcome import emit, finish_pending
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.transitions import require
-from workbench.spec import SUBSCRIPTION, IdPrefix
+from workbench.spec import SUBSCRIPTION, IdPrefix, looks_like_card_number
 
 __all__ = [
     "MAX_TRIAL_DAYS",
@@ -144,7 +144,7 @@ def _card_of(
             raise ServiceError(
                 "SVC-VAL-4001", "cardToken: the customer has no saved card; send a cardToken"
             )
-    if cards.looks_like_pan(token):
+    if looks_like_card_number(token):
         raise ServiceError(
             "SVC-VAL-4002",
             "cardToken: raw card numbers are never accepted; send a tok_ vault token",

@@ -10,11 +10,10 @@ from starlette.responses import Response
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
-    ERROR_RESPONSES,
-    SIGNED,
     CallerDep,
     PostDep,
     SandboxDep,
+    signed,
 )
 from workbench.sandbox.subscriptions import service
 from workbench.sandbox.subscriptions.cursor import ensure_secret
@@ -49,15 +48,11 @@ _WHEN = Annotated[
 ]
 
 
-def _signed(**extra: Any) -> dict[str, Any]:
-    return {"responses": ERROR_RESPONSES, "openapi_extra": {"security": SIGNED}, **extra}
-
-
 @router.post(
     "/v1/subscriptions",
     status_code=201,
     response_model=SubscriptionObject,
-    **_signed(summary="Create a subscription"),
+    **signed(summary="Create a subscription"),
 )
 async def create(body: SubscriptionRequest, post: PostDep) -> Response:
     """201 with the subscription and its publicHash (shown only here)."""
@@ -68,7 +63,7 @@ async def create(body: SubscriptionRequest, post: PostDep) -> Response:
 @router.get(
     "/v1/subscriptions",
     response_model=SubscriptionList,
-    **_signed(summary="List subscriptions (keyset-paginated, creation order)"),
+    **signed(summary="List subscriptions (keyset-paginated, creation order)"),
 )
 def list_subscriptions(
     sandbox: SandboxDep,
@@ -97,7 +92,7 @@ def list_subscriptions(
     "/v1/subscriptions/{id}",
     response_model=SubscriptionObject,
     response_model_exclude_none=True,
-    **_signed(summary="Retrieve a subscription"),
+    **signed(summary="Retrieve a subscription"),
 )
 def get(id: str, sandbox: SandboxDep, caller: CallerDep) -> Response:
     """The subscription without its publicHash (404 for another merchant's)."""
@@ -109,7 +104,7 @@ def get(id: str, sandbox: SandboxDep, caller: CallerDep) -> Response:
 @router.get(
     "/v1/subscriptions/{id}/charges",
     response_model=ChargeList,
-    **_signed(summary="A subscription's charges"),
+    **signed(summary="A subscription's charges"),
 )
 def charges(id: str, sandbox: SandboxDep, caller: CallerDep) -> Response:
     """Every charge attempt, approved or declined, oldest first."""
@@ -121,7 +116,7 @@ def charges(id: str, sandbox: SandboxDep, caller: CallerDep) -> Response:
 @router.post(
     "/v1/subscriptions/{id}/cancel",
     response_model=CancelResponse,
-    **_signed(summary="Cancel now or at the period end"),
+    **signed(summary="Cancel now or at the period end"),
 )
 async def cancel(id: str, body: CancelRequest, post: PostDep) -> Response:
     """atPeriodEnd=true keeps it running until nextChargeAt; false cancels at once."""
@@ -144,7 +139,7 @@ def _action(name: str, summary: str, model: type[Any], status_code: int = 200) -
         methods=["POST"],
         status_code=status_code,
         response_model=model,
-        **_signed(summary=summary),
+        **signed(summary=summary),
     )
 
 
