@@ -88,8 +88,8 @@ def client_for(server: SandboxServer, **options: Any) -> Client:
     return Client(config.api_key, config.secret_key, server.base_url, **options)
 
 
-#: The furthest the sandbox moves its clock in one call (366 days).
-_MAX_ADVANCE = 366 * 24 * 3600
+#: The furthest the sandbox moves its clock in one call (400 days).
+_MAX_ADVANCE = 400 * 24 * 3600
 
 
 class SandboxClock:
@@ -113,7 +113,7 @@ class SandboxClock:
     ) -> datetime:
         """Move the clock forward and return the business time reached (aware UTC).
 
-        The sandbox moves at most 366 days a call; a longer move is made in such steps.
+        The sandbox moves at most 400 days a call; a longer move is made in such steps.
 
         Raises:
             ValueError: the total is negative or not a whole number of seconds.

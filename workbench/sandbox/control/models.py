@@ -20,11 +20,12 @@ __all__ = [
 ]
 
 
-#: The furthest one clock advance goes (366 days). The advance holds the merchant's
+#: The furthest one clock advance goes (400 days: a yearly renewal, leap day included,
+#: with room). The advance holds the merchant's
 #: reconciler lease while it runs every renewal, expiry and settlement falling due, in
-#: order; a decade of daily renewals took tens of seconds and held up the ticks. A year
-#: at a time keeps one call short; a client wanting more advances again.
-MAX_ADVANCE_SECONDS = 366 * 24 * 3600
+#: order; a decade of daily renewals took tens of seconds and held up the ticks. About a
+#: year at a time keeps one call short; a client wanting more advances again.
+MAX_ADVANCE_SECONDS = 400 * 24 * 3600
 
 
 class AdvanceRequest(StrictRequest):
@@ -35,7 +36,7 @@ class AdvanceRequest(StrictRequest):
         Field(
             ge=0,
             le=MAX_ADVANCE_SECONDS,
-            description="Seconds to move forward: at most 31622400 (366 days) a call.",
+            description="Seconds to move forward: at most 34560000 (400 days) a call.",
         ),
     ]
 
