@@ -88,6 +88,10 @@ def client_for(server: SandboxServer, **options: Any) -> Client:
     return Client(config.api_key, config.secret_key, server.base_url, **options)
 
 
+#: The furthest the sandbox moves its clock in one call (400 days).
+_MAX_ADVANCE = 400 * 24 * 3600
+
+
 class SandboxClock:
     """The sandbox's business clock for one merchant (the client's).
 
@@ -109,6 +113,8 @@ class SandboxClock:
     ) -> datetime:
         """Move the clock forward and return the business time reached (aware UTC).
 
+        The sandbox moves at most 400 days a call; a longer move is made in such steps.
+
         Raises:
             ValueError: the total is negative or not a whole number of seconds.
         """
@@ -116,7 +122,12 @@ class SandboxClock:
         total = step.total_seconds()
         if total < 0 or total != int(total):
             raise ValueError("the clock moves forward by whole seconds only")
-        return self._client.sandbox.advance_clock(int(total)).business_time
+        left = int(total)
+        while True:
+            now = self._client.sandbox.advance_clock(min(left, _MAX_ADVANCE)).business_time
+            left -= min(left, _MAX_ADVANCE)
+            if left == 0:
+                return now
 
 
 class FailNext:

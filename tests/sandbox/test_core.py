@@ -60,6 +60,13 @@ def test_wrong_method_is_405_in_envelope(client: httpx2.Client) -> None:
     assert_envelope(client.delete("/v1/payments/card"), 405, "SVC-GW-4005")
 
 
+def test_405_lists_every_method_of_the_path_in_allow(client: httpx2.Client) -> None:
+    # RFC 9110 15.5.6: a 405 must say what the target does accept.
+    # /v1/payments/card is both the charge route and a payment id for GET /v1/payments/{id}.
+    assert client.delete("/v1/payments/card").headers["allow"] == "GET, POST"
+    assert client.put("/v1/payments/pay_1/public-status").headers["allow"] == "GET"
+
+
 def test_openapi_document_is_served_without_signature(anon: httpx2.Client) -> None:
     doc = anon.get("/openapi.json").json()
     assert "/v1/payments/card" in doc["paths"]

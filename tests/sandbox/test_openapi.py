@@ -27,6 +27,7 @@ from workbench.sandbox import SandboxConfig, SandboxServer, create_app
 from workbench.sandbox.openapi import openapi_json
 from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
 from workbench.spec import PAYMENT, REFUND, SESSION, SUBSCRIPTION, UUID4_PATTERN
+from workbench.spec.limits import IDEMPOTENCY_TTL_SECONDS
 from workbench.spec.operations import OPERATIONS, TAGS
 
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -280,3 +281,26 @@ def test_both_uuid4_headers_are_documented_as_uuid4(document: dict[str, Any]) ->
     assert keyed >= 20
     envelope = document["components"]["schemas"]["ErrorEnvelope"]["properties"]["requestId"]
     assert (envelope["format"], envelope["pattern"]) == ("uuid", UUID4_PATTERN)
+
+
+def test_idempotency_key_rules_are_stated_where_the_key_is_taken(
+    document: dict[str, Any],
+) -> None:
+    """Issue 29: the document says what the server does with a key, on every route that
+    takes one: the 24-hour window, verbatim replay marked Idempotent-Replayed, 409
+    SVC-GW-2001 on another payload, UUID v4."""
+    keyed = 0
+    for method, path, operation in _operations(document):
+        for parameter in operation.get("parameters", []):
+            if parameter["in"] == "header" and parameter["name"] == "Idempotency-Key":
+                text = parameter["description"]
+                for rule in (
+                    "UUID v4",
+                    f"{IDEMPOTENCY_TTL_SECONDS // 3600} hours",
+                    "verbatim",
+                    "Idempotent-Replayed: true",
+                    "409 SVC-GW-2001",
+                ):
+                    assert rule in text, (method, path, rule)
+                keyed += 1
+    assert keyed >= 20

@@ -17,6 +17,7 @@ from workbench.sandbox.checkout.routes.challenge import router as acs_router
 from workbench.sandbox.checkout.routes.pages import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.control.routes import router as control_router
+from workbench.sandbox.docs_headers import DocsHeaders
 from workbench.sandbox.errors import install_error_handlers
 from workbench.sandbox.front import router as front_router
 from workbench.sandbox.hosts import HostGuard, allowed_hosts
@@ -24,6 +25,7 @@ from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTE
 from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.openapi import openapi_document
 from workbench.sandbox.payments.routes import router as payments_router
+from workbench.sandbox.ratelimit_address import AddressRateLimit
 from workbench.sandbox.redaction import redact_access_log
 from workbench.sandbox.refunds.routes import router as refunds_router
 from workbench.sandbox.requestid import RequestIdMiddleware
@@ -146,6 +148,9 @@ def create_app(
         # The shortcut confirms a guessed key record (PostgreSQL) in its transaction.
         confirming_routes=((charge_shortcut.METHOD, charge_shortcut.PATH),) if shortcut else (),
     )
+    # Outside the signature check, which lets these routes through uncounted.
+    app.add_middleware(AddressRateLimit, limiter=sandbox)
+    app.add_middleware(DocsHeaders)
     app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))
     app.add_middleware(RequestIdMiddleware)
     return app

@@ -45,6 +45,10 @@ class SandboxConfig:
             a session's ``checkoutUrl`` is ``<checkout_base_url>/checkout/<sessionId>``.
         rate_limit_per_second: sustained requests per second per API key (0 turns it off).
         rate_limit_burst: requests a key may send at once before the limit bites.
+        public_rate_limit_per_second: sustained requests per second per client address
+            on the routes that take no signature (public status, portal, hosted pages;
+            0 turns it off).
+        public_rate_limit_burst: requests an address may send to them at once.
         latency_ms: simulated latency added to every signed response (all merchants).
         workers: how many processes serve this database (``workbench sandbox --workers``);
             above 1, rate limits are counted in the database, where all of them see it.
@@ -89,6 +93,8 @@ class SandboxConfig:
     allowed_hosts: tuple[str, ...] = ()
     rate_limit_per_second: float = 200.0
     rate_limit_burst: int = 400
+    public_rate_limit_per_second: float = 20.0
+    public_rate_limit_burst: int = 100
     latency_ms: int = 0
     workers: int = 1
     run_reconciler_in_background: bool = True

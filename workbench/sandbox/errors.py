@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from workbench.sandbox import jsonbody
+from workbench.sandbox.allow import allow_header
 from workbench.sandbox.redaction import redact_path
 from workbench.spec import ERRORS
 
@@ -145,7 +146,8 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(exc, StarletteHTTPException)
         rid = request_id_of(request.scope)
         if exc.status_code == 405:
-            return error_response("SVC-GW-4005", "method not allowed on this route", rid)
+            allow = {"Allow": allow_header(request.app.router.routes, request.scope)}
+            return error_response("SVC-GW-4005", "method not allowed on this route", rid, allow)
         if exc.status_code == 404:
             return error_response("SVC-GW-4004", "no such route", rid)
         return error_response("SVC-GW-4000", str(exc.detail), rid)

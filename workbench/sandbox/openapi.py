@@ -22,6 +22,7 @@ from fastapi.openapi.utils import get_openapi
 
 from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
 from workbench.spec.ids import UUID4_PATTERN
+from workbench.spec.limits import IDEMPOTENCY_TTL_SECONDS
 from workbench.spec.operations import OPERATIONS, TAGS, operation
 
 __all__ = ["SECURITY_SCHEMES", "openapi_document", "openapi_json"]
@@ -100,6 +101,20 @@ def _in_table_order(paths: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any
 
 
 _UUID4_SCHEMA: dict[str, Any] = {"type": "string", "format": "uuid", "pattern": UUID4_PATTERN}
+#: The rules `workbench.sandbox.idempotency` applies to a key, as a client reads them.
+IDEMPOTENCY_KEY_RULES = (
+    "A UUID v4 (any other value is 400 SVC-GW-4000); a retry sends the same one. A key "
+    "belongs to one API key, method and path. For "
+    f"{IDEMPOTENCY_TTL_SECONDS // 3600} hours after the first answer, the same key with the "
+    "same payload (the same field values, whatever their order or whitespace) is answered "
+    "with the first answer's status, body and X-Request-Id verbatim, plus the header "
+    "`Idempotent-Replayed: true`, and nothing is done again (a 202 refund's replay reports "
+    "the refund as it is now); the same key with a different payload is 409 SVC-GW-2001; "
+    "a key whose first request is still being processed is 409 SVC-GW-2002 (retry). A "
+    "refused request (4xx) is not remembered, so a fixed one may reuse its key. After the "
+    "24 hours the key is forgotten."
+)
+
 _REQUEST_ID = {
     "name": "X-Request-Id",
     "in": "header",
@@ -119,9 +134,7 @@ def _uuid4_headers(item: dict[str, Any]) -> None:
     for parameter in parameters:
         if parameter.get("in") == "header" and parameter.get("name") == "Idempotency-Key":
             parameter["schema"] = dict(_UUID4_SCHEMA)
-            parameter["description"] = (
-                "A UUID v4; a retry sends the same one. Any other value is 400 SVC-GW-4000."
-            )
+            parameter["description"] = IDEMPOTENCY_KEY_RULES
     if not any(p.get("in") == "header" and p.get("name") == "X-Request-Id" for p in parameters):
         parameters.append(dict(_REQUEST_ID, schema=dict(_UUID4_SCHEMA)))
 

@@ -25,6 +25,7 @@ from workbench.sandbox.sealing import Sealer
 from workbench.sandbox.storage import Database
 
 __all__ = [
+    "ADDRESS_LIMITED_ERRORS",
     "CHARGE_ERRORS",
     "ERROR_RESPONSES",
     "PUBLIC_ERRORS",
@@ -173,6 +174,11 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 PUBLIC_ERRORS: dict[int | str, dict[str, Any]] = {
     k: v for k, v in ERROR_RESPONSES.items() if k in (400, 404, 405, 409, 500)
+}
+#: The unsigned routes counted per client address (`workbench.sandbox.ratelimit_address`).
+ADDRESS_LIMITED_ERRORS: dict[int | str, dict[str, Any]] = {
+    **PUBLIC_ERRORS,
+    429: {**_ENVELOPE, "description": "Too many requests from this address (Retry-After)"},
 }
 #: The card charge's error statuses: exactly the spec's list (409 from its idempotency rules).
 CHARGE_ERRORS: dict[int | str, dict[str, Any]] = {

@@ -28,6 +28,7 @@ from workbench.sandbox.payments.acs import ensure_acs_secret
 from workbench.sandbox.payments.expiry import AuthorizationExpiryWork
 from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.ratelimit import RateLimiter
+from workbench.sandbox.ratelimit_address import address_limiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds.service import RefundSettlementWork
@@ -91,6 +92,7 @@ class SandboxRuntime:
         self._db: Database | None = None
         self._keys: KeyCache[KeyRecord] | None = None
         self._limiter: RateLimiter | SharedRateLimiter | None = None
+        self._address_limiter: RateLimiter | None = None
         self._reconciler: Reconciler | None = None
         self._acs_secret: str | None = None
         #: Seals idempotency answers that carry a bearer, under a key the database does
@@ -138,6 +140,12 @@ class SandboxRuntime:
             if db.is_local and config.workers == 1
             else SharedRateLimiter(db, rate, burst)
         )
+        self._address_limiter = address_limiter(
+            db,
+            config.public_rate_limit_per_second,
+            config.public_rate_limit_burst,
+            shared=not (db.is_local and config.workers == 1),
+        )
         self._reconciler = Reconciler(db, config.reconciler_interval_seconds)
         for work in _background_work(db, config):
             self._reconciler.register(work)
@@ -161,6 +169,13 @@ class SandboxRuntime:
         if self._keys is None:
             raise RuntimeError(_NOT_OPEN)
         return self._keys
+
+    @property
+    def address_limiter(self) -> RateLimiter:
+        """The per-client-address limiter of the unsigned routes (once open)."""
+        if self._address_limiter is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._address_limiter
 
     @property
     def limiter(self) -> RateLimiter | SharedRateLimiter:

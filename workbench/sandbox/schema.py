@@ -22,6 +22,7 @@ from workbench.sandbox.sessions.tables import sessions
 from workbench.sandbox.storage import metadata
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.tables import (
+    address_buckets,
     api_keys,
     card_tokens,
     customers,
@@ -60,4 +61,5 @@ TABLES: tuple[sa.Table, ...] = (
     accepted_signatures,
     subscriptions,
     subscription_charges,
+    address_buckets,
 )

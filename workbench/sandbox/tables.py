@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from workbench.sandbox.storage import UTCDateTime, meta, metadata
 
 __all__ = [
+    "address_buckets",
     "api_keys",
     "card_tokens",
     "customers",
@@ -185,6 +186,16 @@ rate_buckets = sa.Table(
     metadata,
     sa.Column("merchant_id", sa.String(64), sa.ForeignKey("merchants.id"), primary_key=True),
     sa.Column("api_key", sa.String(128), primary_key=True),
+    sa.Column("tokens", sa.Float, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+)
+
+# Token buckets per client address of the routes that take no signature (schema 3),
+# counted in the database when several processes serve it, as `rate_buckets` are.
+address_buckets = sa.Table(
+    "address_buckets",
+    metadata,
+    sa.Column("address", sa.String(64), primary_key=True),
     sa.Column("tokens", sa.Float, nullable=False),
     sa.Column("updated_at", UTCDateTime, nullable=False),
 )

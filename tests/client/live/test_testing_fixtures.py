@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from workbench._client import AsyncClient, Client
@@ -75,6 +77,16 @@ def test_the_clock_fixture_settles_an_in_flight_refund(
     assert again.last_refund.status == "completed"
     with pytest.raises(ValueError, match="forward by whole seconds"):
         workbench_clock.advance(seconds=-1)
+
+
+def test_the_clock_fixture_moves_past_the_sandbox_bound_in_steps(
+    workbench_clock: SandboxClock,
+) -> None:
+    # The sandbox takes at most 400 days a call (issue 29); the helper still goes further.
+    start = workbench_clock.advance(seconds=0)
+    reached = workbench_clock.advance(days=800, seconds=1)
+    moved = reached - start  # plus the wall time the calls took, in whole seconds
+    assert timedelta(days=800) <= moved < timedelta(days=800, seconds=60)
 
 
 def test_the_fail_next_fixture_fails_one_request(

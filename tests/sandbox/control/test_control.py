@@ -76,3 +76,13 @@ def test_control_routes_are_signed(anon: httpx2.Client) -> None:
 def test_clock_advance_rejects_negative_seconds(client: httpx2.Client) -> None:
     response = client.post("/sandbox/clock/advance", json={"seconds": -5})
     assert "seconds" in assert_envelope(response, 400, "SVC-VAL-4001")["message"]
+
+
+def test_clock_advance_is_bounded_to_400_days_a_call(client: httpx2.Client) -> None:
+    # A decade in one call ran every renewal falling due under the reconciler lease for
+    # tens of seconds (issue 29); more than 400 days is refused before anything moves.
+    before = client.post("/sandbox/clock/advance", json={"seconds": 0}).json()["businessTime"]
+    too_far = client.post("/sandbox/clock/advance", json={"seconds": 400 * 86400 + 1})
+    assert "seconds" in assert_envelope(too_far, 400, "SVC-VAL-4001")["message"]
+    after = client.post("/sandbox/clock/advance", json={"seconds": 0}).json()["businessTime"]
+    assert after == before

@@ -10,14 +10,21 @@ from datetime import UTC, datetime
 
 import httpx2
 
+from workbench.sandbox.control.models import MAX_ADVANCE_SECONDS
+
 __all__ = ["advance", "advance_to", "now", "parse", "tick"]
 
 
 def advance(client: httpx2.Client, seconds: float) -> datetime:
-    """Advance the business clock; returns the new business time."""
-    response = client.post("/sandbox/clock/advance", json={"seconds": int(seconds)})
-    assert response.status_code == 200, response.text
-    return parse(response.json()["businessTime"])
+    """Advance the business clock (in steps the sandbox takes); returns the new time."""
+    left = int(seconds)
+    while True:
+        step = min(left, MAX_ADVANCE_SECONDS)
+        response = client.post("/sandbox/clock/advance", json={"seconds": step})
+        assert response.status_code == 200, response.text
+        left -= step
+        if left == 0:
+            return parse(response.json()["businessTime"])
 
 
 def tick(client: httpx2.Client) -> None:

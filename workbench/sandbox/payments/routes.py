@@ -32,8 +32,8 @@ from workbench.sandbox.payments.models import (
 )
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
+    ADDRESS_LIMITED_ERRORS,
     CHARGE_ERRORS,
-    PUBLIC_ERRORS,
     CallerDep,
     IdemKey,
     PaymentId,
@@ -128,7 +128,7 @@ def get_payment(id: PaymentId, sandbox: SandboxDep, caller: CallerDep) -> Respon
 @router.get(
     "/v1/payments/{id}/public-status",
     response_model=PublicStatus,
-    responses=PUBLIC_ERRORS,
+    responses=ADDRESS_LIMITED_ERRORS,
     summary="Buyer-safe status (no signature)",
 )
 def public_status(id: PaymentId, request: Request, sandbox: SandboxDep) -> Response:

@@ -71,9 +71,18 @@ def _v2_card_length_and_unsettled_money(conn: sa.Connection) -> None:
     )
 
 
+def _v3_address_buckets(conn: sa.Connection) -> None:
+    """Version 3: token buckets per client address of the routes that take no signature
+    (issue 29)."""
+    metadata.tables["address_buckets"].create(conn)
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
-STEPS: Mapping[int, Step] = {2: _v2_card_length_and_unsettled_money}
+STEPS: Mapping[int, Step] = {
+    2: _v2_card_length_and_unsettled_money,
+    3: _v3_address_buckets,
+}
 
 #: The schema this code creates and serves.
 SCHEMA_VERSION = max(STEPS, default=1)

@@ -9,7 +9,7 @@ from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
-    PUBLIC_ERRORS,
+    ADDRESS_LIMITED_ERRORS,
     IdemKey,
     Running,
     SandboxDep,
@@ -59,7 +59,7 @@ async def _idempotent(
 @router.get(
     "/v1/public/subscriptions/{hash}",
     response_model=PublicView,
-    responses=PUBLIC_ERRORS,
+    responses=ADDRESS_LIMITED_ERRORS,
     summary="Buyer portal: the public view (no signature)",
 )
 def view(hash: str, request: Request, sandbox: SandboxDep) -> Response:
@@ -72,7 +72,7 @@ def view(hash: str, request: Request, sandbox: SandboxDep) -> Response:
 @router.post(
     "/v1/public/subscriptions/{hash}/cancel",
     response_model=PublicCancelResponse,
-    responses=PUBLIC_ERRORS,
+    responses=ADDRESS_LIMITED_ERRORS,
     summary="Buyer portal: cancel (atPeriodEnd defaults to true)",
 )
 async def cancel(
@@ -99,7 +99,7 @@ async def cancel(
     "/v1/public/subscriptions/{hash}/update-card-session",
     status_code=201,
     response_model=UpdateCardSession,
-    responses=PUBLIC_ERRORS,
+    responses=ADDRESS_LIMITED_ERRORS,
     summary="Buyer portal: a card_update_only checkout session",
 )
 async def update_card_session(

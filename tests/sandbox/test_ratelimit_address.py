@@ -1,0 +1,80 @@
+"""The routes that take no signature are rate-limited per client address (issue 29)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.postgres import database_url
+from tests.sandbox.clients import signed_client
+from tests.sandbox.envelope import assert_envelope
+from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox.ratelimit_address import SharedAddressLimiter
+from workbench.sandbox.runtime import SandboxRuntime
+
+BURST = 3
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def limited(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxServer]:
+    """A sandbox whose unsigned routes allow an address ``BURST`` requests, then ~none."""
+    with database_url(request.param, tmp_path_factory.mktemp("addr")) as url:
+        config = SandboxConfig(
+            db_url=url,
+            run_reconciler_in_background=False,
+            public_rate_limit_per_second=0.001,
+            public_rate_limit_burst=BURST,
+        )
+        with SandboxServer(config) as running:
+            yield running
+
+
+def test_unsigned_routes_answer_429_past_the_address_limit(limited: SandboxServer) -> None:
+    with httpx2.Client(base_url=limited.base_url, timeout=30) as anon:
+        paths = [
+            "/v1/payments/pay_missing/public-status",
+            "/v1/public/subscriptions/0123456789abcdef/status",
+            "/checkout/cs_missing",
+        ]
+        answers = [anon.get(paths[i % len(paths)]) for i in range(BURST)]
+        assert all(r.status_code != 429 for r in answers), [r.status_code for r in answers]
+        for path in paths:  # one bucket per address, whichever unsigned route it asks
+            refused = anon.get(path)
+            assert_envelope(refused, 429, "SVC-GW-1004")
+            assert "client address" in refused.json()["message"]
+            assert int(refused.headers["retry-after"]) >= 1
+        # Static files of the hosted pages are not counted; signed requests have their
+        # own per-key limit.
+        assert anon.get("/checkout/static/checkout.css").status_code == 200
+    with signed_client(limited.base_url) as client:
+        assert client.get("/v1/payments/pay_missing").status_code == 404
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[SharedAddressLimiter]]:
+    """Two limiters on one database, each with its own engine, as two workers have."""
+    with database_url(request.param, tmp_path) as url:
+        sandboxes = [SandboxRuntime(SandboxConfig(db_url=url)).open() for _ in range(2)]
+        try:
+            yield [SharedAddressLimiter(s.db, rate=1.0, burst=3) for s in sandboxes]
+        finally:
+            for sandbox in sandboxes:
+                sandbox.stop()
+
+
+def test_address_buckets_are_counted_in_the_database(
+    pair: list[SharedAddressLimiter], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
+    monkeypatch.setattr("workbench.sandbox.ratelimit_address.wall_now", lambda: now)
+    a, b = pair
+    answers = [limiter.check("", "203.0.113.7") for limiter in (a, b, a, b)]
+    assert answers[:3] == [None, None, None]
+    assert answers[3] == pytest.approx(1.0)
+    assert a.check("", "203.0.113.8") is None  # another address, its own bucket
