@@ -20,10 +20,10 @@ from typing import Protocol
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.sandbox import tables
-from workbench.sandbox.clock import wall_now
 from workbench.sandbox.errors import error_response, request_id_of
 from workbench.sandbox.ratelimit import Limit, RateLimiter
-from workbench.sandbox.storage import Database, take_token
+from workbench.sandbox.ratelimit_shared import wait_for_token
+from workbench.sandbox.storage import Database
 
 __all__ = ["LIMITED_ROUTES", "AddressRateLimit", "SharedAddressLimiter", "address_limiter"]
 
@@ -61,10 +61,7 @@ class SharedAddressLimiter(RateLimiter):
         address = api_key
         if len(address) > _B.c.address.type.length:  # type: ignore[attr-defined]
             address = "sha256:" + hashlib.sha256(address.encode()).hexdigest()[:48]
-        tokens = take_token(self.db, _B, {"address": address}, rate, burst, wall_now)
-        if tokens >= 1:
-            return None
-        return max((1 - tokens) / rate, 0.001)
+        return wait_for_token(self.db, _B, {"address": address}, rate, burst)
 
 
 def address_limiter(db: Database, rate: float, burst: int, *, shared: bool) -> RateLimiter:
@@ -97,7 +94,7 @@ class AddressRateLimit:
         client = scope.get("client")
         address = str(client[0]) if client else "unknown"
         if limiter.rate > 0:
-            if isinstance(limiter, SharedAddressLimiter):
+            if isinstance(limiter, SharedAddressLimiter):  # a database row: off the loop
                 wait = await limiter.db.in_thread(lambda: limiter.check(_ANY, address))
             else:
                 wait = limiter.check(_ANY, address)

@@ -16,7 +16,7 @@ from workbench.sandbox.clock import wall_now
 from workbench.sandbox.ratelimit import Limit, RateLimiter
 from workbench.sandbox.storage import Database, take_token
 
-__all__ = ["SharedRateLimiter"]
+__all__ = ["SharedRateLimiter", "wait_for_token"]
 
 _B = tables.rate_buckets
 
@@ -32,6 +32,19 @@ def _bucket_of(api_key: str, rate: float, burst: int) -> str:
     if len(name) > _B.c.api_key.type.length:  # type: ignore[attr-defined]
         name = "sha256:" + hashlib.sha256(name.encode()).hexdigest()
     return name
+
+
+def wait_for_token(
+    db: Database, table: sa.Table, key: dict[str, str], rate: float, burst: int
+) -> float | None:
+    """Take one token from the bucket row ``key`` of ``table``: ``None``, or seconds to wait.
+
+    ``rate`` is above 0 (a limit of 0 takes nothing and is checked by the caller).
+    """
+    tokens = take_token(db, table, key, rate, burst, wall_now)
+    if tokens >= 1:
+        return None
+    return max((1 - tokens) / rate, 0.001)
 
 
 class SharedRateLimiter(RateLimiter):
@@ -58,10 +71,7 @@ class SharedRateLimiter(RateLimiter):
         if rate <= 0:
             return None
         key = {"merchant_id": merchant_id, "api_key": _bucket_of(api_key, rate, burst)}
-        tokens = take_token(self.db, _B, key, rate, burst, wall_now)
-        if tokens >= 1:
-            return None
-        return max((1 - tokens) / rate, 0.001)
+        return wait_for_token(self.db, _B, key, rate, burst)
 
     def forget(self, merchant_id: str) -> None:
         """Delete the merchant's buckets (its limit changed): they start full again."""

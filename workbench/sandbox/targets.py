@@ -108,11 +108,11 @@ def _url(text: str) -> httpx2.URL:
 
 def normalise_url(url: str) -> str:
     """``url`` with a host spelled as an address in another form rewritten in the usual one."""
-    host = _url(url).host
-    address = _literal(host)
-    if address is None or str(address) == host:
+    parsed = _url(url)
+    address = _literal(parsed.host)
+    if address is None or str(address) == parsed.host:
         return url
-    return str(_url(url).copy_with(host=str(address)))
+    return str(parsed.copy_with(host=str(address)))
 
 
 def check_url(url: str, *, allow_private: bool) -> str:
