@@ -25,9 +25,10 @@ from typing import Any
 
 from tools.screenshots import SMALLEST_TEXT, png_size
 from workbench import Client
-from workbench.sandbox import DEMO_STORE_ID, SandboxConfig, SandboxServer
+from workbench.sandbox import DEMO_STORE_ID
 from workbench.sandbox.merchant_return import RETURN_PATH
 from workbench.spec import limits
+from workbench.testing import client_for, running_sandbox
 
 __all__ = ["LANGUAGES", "PAGES", "main", "shoot"]
 
@@ -104,36 +105,33 @@ def shoot(out: Path, width: int = 390, height: int = 844) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     manifest: dict[str, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory() as folder:
-        config = SandboxConfig(
-            db_url=f"sqlite:///{folder}/sandbox.db", run_reconciler_in_background=False
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        running_sandbox(db_dir=Path(folder), run_reconciler_in_background=False) as server,
+        client_for(server) as client,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
         )
-        with (
-            SandboxServer(config) as server,
-            Client(server.config.api_key, server.config.secret_key, server.base_url) as client,
-            sync_playwright() as playwright,
-        ):
-            browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
-            )
-            steps = _steps(client)
-            for name in PAGES:  # "expired" moves the clock: it comes last
-                for lang, locale in LANGUAGES.items():
-                    context = browser.new_context(
-                        viewport={"width": width, "height": height}, locale=locale
-                    )
-                    page = context.new_page()
-                    steps[name](page, lang)
-                    path = out / f"{name}-{lang}.png"
-                    page.screenshot(path=str(path), full_page=True)
-                    width_px, height_px = png_size(path)
-                    smallest = float(page.evaluate(SMALLEST_TEXT, None))
-                    manifest[path.name] = {
-                        "width": width_px, "height": height_px, "smallestText": smallest
-                    }  # fmt: skip
-                    written.append(path)
-                    context.close()
-            browser.close()
+        steps = _steps(client)
+        for name in PAGES:  # "expired" moves the clock: it comes last
+            for lang, locale in LANGUAGES.items():
+                context = browser.new_context(
+                    viewport={"width": width, "height": height}, locale=locale
+                )
+                page = context.new_page()
+                steps[name](page, lang)
+                path = out / f"{name}-{lang}.png"
+                page.screenshot(path=str(path), full_page=True)
+                width_px, height_px = png_size(path)
+                smallest = float(page.evaluate(SMALLEST_TEXT, None))
+                manifest[path.name] = {
+                    "width": width_px, "height": height_px, "smallestText": smallest
+                }  # fmt: skip
+                written.append(path)
+                context.close()
+        browser.close()
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     return written
 
