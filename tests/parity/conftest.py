@@ -26,8 +26,8 @@ from workbench.testing import running_sandbox
 @pytest.fixture(scope="session")
 def sqlite_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
     """A sandbox on a temporary SQLite file; the flows tick its reconciler themselves."""
-    db = tmp_path_factory.mktemp("parity-sqlite") / "sandbox.db"
-    with running_sandbox(db_url=f"sqlite:///{db}", run_reconciler_in_background=False) as server:
+    folder = tmp_path_factory.mktemp("parity-sqlite")
+    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
         yield server
 
 
