@@ -48,9 +48,11 @@ class RequestsSigner(requests.auth.AuthBase):
 def fuzz_server(db_url: str) -> Iterator[SandboxServer]:
     """A server on a database of its own, so fuzzed objects do not burden the other tests."""
     database = PgDatabase() if db_url.startswith("postgresql") else None
-    options = {"rate_limit_per_second": 0, "run_reconciler_in_background": False}
+    url = database.url if database else "sqlite://"
     try:
-        with running_sandbox(db_url=database.url if database else "sqlite://", **options) as server:
+        with running_sandbox(
+            db_url=url, rate_limit_per_second=0, run_reconciler_in_background=False
+        ) as server:
             yield server
     finally:
         if database is not None:
