@@ -31,12 +31,13 @@ if TYPE_CHECKING:
     from workbench.testing.sandbox import client_for, running_sandbox
     from workbench.testing.webhooks import WebhookCollector
 
-__all__ = [
-    "FailNext",
-    "SandboxClock",
-    "WebhookCollector",
-    "client_for",
+# In the order the reference page shows them.
+__all__ = [  # noqa: RUF022
     "running_sandbox",
+    "client_for",
+    "SandboxClock",
+    "FailNext",
+    "WebhookCollector",
 ]
 
 _EXPORTS = LazyExports(
