@@ -17,7 +17,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from tests.ports import free_port
 from workbench.cli.run import run
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
-from workbench.notebook_runner import control_calls, execute_notebook
+from workbench.notebook.runner import control_calls, execute_notebook
 from workbench.sandbox import SandboxServer
 from workbench.testing import running_sandbox
 

@@ -42,7 +42,7 @@ def client(live: Live) -> Iterator[Client]:
 # The pytest plugin's fixtures, tested here. The repository's own runs do not load the
 # plugin through its entry point (``-p no:workbench`` in pyproject.toml: it would import
 # the package before pytest-cov starts); this is the one place that registers them.
-from workbench.pytest_plugin import (  # noqa: E402
+from workbench.testing.pytest_plugin import (  # noqa: E402
     workbench_async_client,
     workbench_client,
     workbench_clock,
