@@ -1,10 +1,11 @@
 """The built wheel, installed the way users install it, into new virtual environments.
 
 The wheel is built once (``uv build``, `installs.Installs`) and each install is made
-once for the session: the core alone, ``[sandbox]``, ``[sandbox,notebooks]`` and ``[testing]``. Each
-environment first gets the versions ``uv.lock`` pins for that install (exported as a
-``pylock.toml``), then the wheel itself, so the wheel's own requirements are resolved
-against them and must add nothing. Both steps read uv's cache only (``--offline``) and
+once for the run, every xdist worker included (each test may run on any worker): the
+core alone, ``[sandbox]``, ``[sandbox,notebooks]`` and ``[testing]``. Each environment
+first gets the versions ``uv.lock`` pins for that install (exported as a ``pylock.toml``),
+then the wheel itself, so the wheel's own requirements are resolved against them and
+must add nothing. Both steps read uv's cache only (``--offline``) and
 go to the index only if the cache lacks something (the reason is printed).
 
 Marked ``wheel``: ``make test`` runs it; ``-m "not wheel"`` leaves it out.
