@@ -185,6 +185,7 @@ class _Side:
     paths: list[Text] = field(default_factory=list)
     request_ids: list[Text | None] = field(default_factory=list)
     responses: list[Any] = field(default_factory=list)
+    retried: list[bool] = field(default_factory=list)
 
     @classmethod
     def of(cls, record: FlowRecord) -> _Side:
@@ -196,6 +197,8 @@ class _Side:
                 norm.text(e.request_id, "X-Request-Id") if e.request_id is not None else None
             )
             side.responses.append(norm.json(e.response))
+        pairs = zip(record.exchanges, record.exchanges[1:], strict=False)
+        side.retried = [_is_retried(e, after) for e, after in pairs] + [False]
         return side
 
     @property
@@ -205,11 +208,12 @@ class _Side:
     def request(self, i: int) -> str:
         e = self.exchanges[i]
         tail = " (events read by parity)" if e.observed else ""
+        tail += " (an attempt the client retried)" if self.retried[i] else ""
         return f"{e.method} {self.paths[i]}{tail}"
 
     def key(self, i: int) -> str:
         e = self.exchanges[i]
-        return f"{e.method} {self.paths[i].shape} {e.observed}"
+        return f"{e.method} {self.paths[i].shape} {e.observed} {self.retried[i]}"
 
     def reason(self, *, shape: bool = False) -> str:
         """Why the flow stopped, its ids normalised (``""`` if it ran to its end)."""
@@ -223,6 +227,18 @@ class _Side:
         if stopped is None:
             return "ran to its end"
         return f"stopped at step {stopped.step}: {self.reason()}"
+
+
+def _is_retried(exchange: Exchange, after: Exchange) -> bool:
+    """Whether ``exchange`` is an attempt the client retried: a ``408``, ``429`` or ``5xx``
+    followed by the same request.
+
+    Aligned apart from the answer of the call it was retried for, a retry made on one side
+    only (a ``429`` under load) is one step only there, whatever its neighbours are.
+    """
+    retryable = exchange.status in (408, 429) or exchange.status >= 500
+    same = (after.method, after.path, after.observed) == (exchange.method, exchange.path, False)
+    return retryable and not exchange.observed and same
 
 
 def _type(value: Any) -> str:

@@ -151,3 +151,74 @@ def test_an_answer_sealed_under_another_key_is_refused_never_run_again(
         body = assert_envelope(again, 409, "SVC-GW-2001")
         assert "another replay key" in body["message"]
         assert client.get("/v1/subscriptions", params={"limit": 100}).json()["items"] == listed
+
+
+#: The hosted page's card form (a Mastercard test number, so the change shows).
+NEW_CARD = {"cardNumber": "5200828282828210", "expiry": "12/30", "cvc": "123", "holder": "Ayse"}
+
+
+def _update_card(base: str, public_hash: str) -> httpx2.Response:
+    """The buyer's card update from the portal: the session, its page, the form's submit."""
+    with httpx2.Client(base_url=base, timeout=30) as buyer:
+        portal = f"/v1/public/subscriptions/{public_hash}"
+        opened = buyer.post(f"{portal}/update-card-session", json={})
+        assert opened.status_code == 201, opened.text
+        checkout = opened.json()["checkoutUrl"]
+        assert buyer.get(checkout).status_code == 200
+        return buyer.post(f"{checkout}/pay", data=NEW_CARD, follow_redirects=False)
+
+
+def test_a_portal_card_update_leaves_no_portal_link_in_the_database_or_the_log(
+    db: str, tmp_path: Path
+) -> None:
+    command = Command(db, tmp_path)
+    command.start()
+    try:
+        with signed_client(command.base) as client:
+            created = _post(client, "/v1/subscriptions", sub_body(), str(uuid.uuid4()))
+            assert created.status_code == 201, created.text
+            public_hash = created.json()["publicHash"]
+            done = _update_card(command.base, public_hash)
+            # the buyer is sent back to their portal, which shows the new card
+            assert done.status_code == 303, done.text
+            back = httpx2.URL(done.headers["Location"])
+            assert back.path == f"/v1/public/subscriptions/{public_hash}"
+            assert back.params["outcome"] == "success"
+            view = client.get(back.path)
+            assert view.json()["cardLast4"] == "8210"
+            again = client.get(f"{command.base}/checkout/{back.params['sessionId']}")
+            assert public_hash in again.text  # the finished page links back, opened
+    finally:
+        command.stop()
+
+    printed = command.output.read_text(encoding="utf-8", errors="replace")
+    stored = _everything_stored(db)
+    assert back.params["sessionId"] in stored  # the session is there, and was read
+    assert public_hash not in stored
+    assert public_hash not in printed
+    assert "card_update_only" in stored
+    if db.startswith("sqlite"):
+        path = Path(db.removeprefix("sqlite:///"))
+        for file in (path, Path(f"{path}-wal")):
+            if file.exists():
+                assert public_hash.encode() not in file.read_bytes(), file
+
+
+def test_a_portal_return_sealed_under_another_key_gives_no_link_back(db: str) -> None:
+    first = SandboxConfig(db_url=db, run_reconciler_in_background=False, replay_key=new_key())
+    with SandboxServer(first) as server, signed_client(server.base_url) as client:
+        created = _post(client, "/v1/subscriptions", sub_body(), str(uuid.uuid4()))
+        public_hash = created.json()["publicHash"]
+        with httpx2.Client(base_url=server.base_url, timeout=30) as buyer:
+            opened = buyer.post(f"/v1/public/subscriptions/{public_hash}/update-card-session")
+        checkout = opened.json()["checkoutUrl"].removeprefix(server.base_url)
+    other = SandboxConfig(db_url=db, run_reconciler_in_background=False, replay_key=new_key())
+    with SandboxServer(other) as server, signed_client(server.base_url) as client:
+        with httpx2.Client(base_url=server.base_url, timeout=30) as buyer:
+            done = buyer.post(f"{checkout}/pay", data=NEW_CARD, follow_redirects=False)
+            # the card is changed; the page says the session is done, with no link back
+            assert done.status_code == 410, done.text
+            assert "/v1/public/subscriptions/" not in done.text
+            assert "sealed." not in done.text
+        subscription = client.get(f"/v1/subscriptions/{created.json()['id']}").json()
+        assert subscription["cardLast4"] == "8210"

@@ -14,7 +14,7 @@ import re
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -35,10 +35,14 @@ from workbench.sandbox.subscriptions.models import (
     SubscriptionRequest,
 )
 from workbench.sandbox.subscriptions.outcome import emit, finish_pending
+from workbench.sandbox.subscriptions.portal_return import sealed_return
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.transitions import require
 from workbench.spec import SUBSCRIPTION, IdPrefix, looks_like_card_number
+
+if TYPE_CHECKING:
+    from workbench.sandbox.sealing import Sealer
 
 __all__ = [
     "MAX_TRIAL_DAYS",
@@ -426,10 +430,14 @@ def public_cancel(conn: sa.Connection, public_hash: str, req: PublicCancelReques
 
 
 def update_card_session(
-    conn: sa.Connection, public_hash: str, checkout_base: str, portal_base: str
+    conn: sa.Connection, public_hash: str, checkout_base: str, portal_base: str, sealer: Sealer
 ) -> Reply:
     """POST /v1/public/subscriptions/{hash}/update-card-session: a ``card_update_only``
-    checkout session bound to the subscription; only sessionId, checkoutUrl, expiresAt."""
+    checkout session bound to the subscription; only sessionId, checkoutUrl, expiresAt.
+
+    The session returns the buyer to the portal, whose hash its row keeps sealed
+    (`workbench.sandbox.subscriptions.portal_return`).
+    """
     row = _by_hash(conn, public_hash)
     if row.status in SUBSCRIPTION.terminal:
         raise ServiceError("SVC-SUB-4090", f"subscription is {row.status}; its card cannot change")
@@ -443,7 +451,7 @@ def update_card_session(
         {
             "transactionId": f"cardupd_{secrets.token_hex(16)}",
             "currency": "TRY",
-            "returnUrl": f"{portal_base.rstrip('/')}/v1/public/subscriptions/{public_hash}",
+            "returnUrl": sealed_return(sealer, portal_base, row.id, public_hash),
             "customerId": row.customer_id,
             "mode": "card_update_only",
             "description": "Update the card of a subscription",

@@ -42,6 +42,7 @@ from workbench.sandbox.checkout.rendering import (
 from workbench.sandbox.clock import iso
 from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.routing import Running, SandboxDep, base_url
+from workbench.sandbox.subscriptions.portal_return import open_return
 
 __all__ = ["ended_page", "router"]
 
@@ -66,8 +67,16 @@ def ended_page(request: Request, ended: flow.Ended | Literal["no-challenge"]) ->
         reason=reason,
         heading=translate(heading, lang),
         message=translate(message, lang),
-        return_url=None if isinstance(ended, str) else ended.return_url,
+        return_url=None if isinstance(ended, str) else _buyer_url(request, ended.return_url),
     )
+
+
+def _buyer_url(request: Request, url: str | None) -> str | None:
+    """Where the buyer goes back to: the session's ``returnUrl``, a portal hash it keeps
+    sealed opened (``None`` if it cannot be: sealed under another replay key)."""
+    if url is None:
+        return None
+    return open_return(url, request.app.state.sandbox.sealer)
 
 
 def _static_base(request: Request) -> str:
@@ -79,7 +88,12 @@ def _answer(request: Request, result: flow.Redirect | flow.Ended) -> Response:
         return ended_page(request, result)
     # The challenge page is the sandbox's own: it gets the page's language. The
     # merchant's returnUrl is left as the merchant wrote it.
-    url = result.url if result.final else with_lang(result.url, page_language(request).code)
+    if result.final:
+        url = _buyer_url(request, result.url)
+        if url is None:  # a portal link sealed under another key: the page says it is done
+            return ended_page(request, flow.Ended("completed"))
+    else:
+        url = with_lang(result.url, page_language(request).code)
     return RedirectResponse(url, status_code=303, headers={"Cache-Control": "no-store"})
 
 

@@ -120,5 +120,5 @@ async def update_card_session(
         "/update-card-session",
         idempotency_key,
         fingerprint(body),
-        lambda conn: service.update_card_session(conn, hash, checkout, portal),
+        lambda conn: service.update_card_session(conn, hash, checkout, portal, sandbox.sealer),
     )
