@@ -11,7 +11,6 @@ from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from workbench._version import __version__
-from workbench.sandbox import shortcut as charge_shortcut
 from workbench.sandbox.auth import AuthMiddleware
 from workbench.sandbox.checkout.routes.challenge import router as acs_router
 from workbench.sandbox.checkout.routes.pages import router as checkout_router
@@ -31,7 +30,6 @@ from workbench.sandbox.refunds.routes import router as refunds_router
 from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.sessions.routes import router as sessions_router
-from workbench.sandbox.shortcut import ChargeShortcut
 from workbench.sandbox.subscriptions.routes.merchant import router as subscriptions_router
 from workbench.sandbox.subscriptions.routes.portal import router as portal_router
 
@@ -51,7 +49,6 @@ def create_app(
     *,
     routers: Iterable[APIRouter] = (),
     public_routes: Iterable[tuple[str, str]] = (),
-    shortcut: bool = True,
 ) -> FastAPI:
     """Build a sandbox app; nothing touches disk or network until it starts.
 
@@ -65,8 +62,6 @@ def create_app(
         config: how to run (default: `SandboxConfig()`, an SQLite file in the user data dir).
         routers: extra routers (subscriptions, hosted checkout pages) to include.
         public_routes: extra ``(method or "*", path regex)`` pairs needing no signature.
-        shortcut: answer well-formed card charges without FastAPI's routing
-            (`ChargeShortcut`); off only to compare the two paths in tests.
 
     Returns:
         The app; ``app.state.sandbox`` is its `SandboxRuntime`, open once the app has started.
@@ -137,16 +132,12 @@ def create_app(
 
     app.openapi = openapi  # type: ignore[method-assign]
     config = sandbox.config
-    if shortcut:
-        app.add_middleware(ChargeShortcut, sandbox=sandbox, public_base_url=config.public_base_url)
     app.add_middleware(
         AuthMiddleware,
         sandbox=sandbox,
         strict_replay=config.strict_replay,
         latency_ms=config.latency_ms,
         public_routes=(_FRONT_DOOR, *RETURN_PAGE_ROUTES, *public_routes),
-        # The shortcut confirms a guessed key record (PostgreSQL) in its transaction.
-        confirming_routes=((charge_shortcut.METHOD, charge_shortcut.PATH),) if shortcut else (),
     )
     # Outside the signature check, which lets these routes through uncounted.
     app.add_middleware(AddressRateLimit, limiter=sandbox)

@@ -36,11 +36,10 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.sandbox import jsonbody, replay, tables
-from workbench.sandbox.context import Caller
+from workbench.sandbox.context import Caller, KeyGuess, RequestState, request_state
 from workbench.sandbox.errors import error_response
-from workbench.sandbox.ratelimit import Limit
+from workbench.sandbox.keys import KeyRecord, StaleKey, look_up
 from workbench.sandbox.replay import SAFE_METHODS
-from workbench.sandbox.storage import AnyRow, statements
 from workbench.signing import SignatureMismatch, TimestampInvalid, verify
 from workbench.spec import limits
 
@@ -51,18 +50,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_PUBLIC_ROUTES",
-    "KEY_TABLES",
     "AuthMiddleware",
-    "KeyRecord",
     "Running",
-    "StaleKey",
     "canonicalise_path",
-    "confirm_guess",
-    "confirm_key",
     "consume_fail_next",
-    "guessed_key",
-    "key_read",
-    "look_up",
 ]
 
 #: Routes that take no signature: (method or "*", path regex).
@@ -97,67 +88,17 @@ def canonicalise_path(scope: Scope) -> None:
         scope["raw_path"] = bytes(raw).rstrip(b"/") or b"/"
 
 
-#: The tables a `KeyRecord` is read from: a change to any of them empties the `KeyCache`.
-KEY_TABLES = (tables.api_keys, tables.merchants, tables.rate_limits)
-# A key and its merchant's switches, in one statement built once (read on every signed
-# request on PostgreSQL).
-_K, _M, _L = KEY_TABLES
-_KEY_LOOKUP = (
-    sa.select(
-        _K.c.api_key,
-        _K.c.secret_key,
-        _K.c.merchant_id,
-        _K.c.store_id,
-        _K.c.revoked,
-        _M.c.fail_next,
-        _M.c.latency_ms,
-        _L.c.per_second,
-        _L.c.burst,
-    )
-    .join(_M, _M.c.id == _K.c.merchant_id)
-    .outerjoin(_L, _L.c.merchant_id == _K.c.merchant_id)
-    .where(_K.c.api_key == sa.bindparam("f_api_key"))
-)
+def consume_fail_next(db: Database, merchant_id: str, mode: str) -> str | None:
+    """Take the merchant's pending fail-next switch, once; ``None`` if another took it.
 
-
-class KeyRecord:
-    """An API key row and its merchant's control switches."""
-
-    __slots__ = (
-        "api_key",
-        "fail_next",
-        "latency_ms",
-        "merchant_id",
-        "rate_limit",
-        "revoked",
-        "secret_key",
-        "store_id",
-    )
-
-    def __init__(self, row: AnyRow) -> None:
-        self.api_key = str(row.api_key)
-        self.secret_key = str(row.secret_key)
-        self.merchant_id = str(row.merchant_id)
-        self.store_id = str(row.store_id)
-        self.revoked = bool(row.revoked)
-        self.fail_next = row.fail_next if row.fail_next is None else str(row.fail_next)
-        self.latency_ms = int(str(row.latency_ms))
-        self.rate_limit: Limit | None = (
-            None if row.per_second is None else (float(row.per_second), int(row.burst))
+    Blocking: run it in a thread.
+    """
+    m = tables.merchants
+    with db.write() as conn:
+        done = conn.execute(
+            sa.update(m).where(m.c.id == merchant_id, m.c.fail_next == mode).values(fail_next=None)
         )
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, KeyRecord) and self._values() == other._values()
-
-    def __repr__(self) -> str:
-        return f"KeyRecord(merchant_id={self.merchant_id!r}, revoked={self.revoked})"
-
-
-class StaleKey(Exception):
-    """A guessed key record differs from the database's row: authenticate again."""
+    return mode if done.rowcount == 1 else None
 
 
 class Running(Protocol):
@@ -181,65 +122,6 @@ class Running(Protocol):
     def limiter(self) -> RateLimiter:
         """The per-key rate limiter."""
         ...
-
-
-#: Where `AuthMiddleware` leaves a guessed record for the next layer to confirm.
-_GUESS = "guessed_key"
-
-
-def look_up(db: Database, api_key: str) -> KeyRecord | None:
-    """The key's record as the database has it now (blocking: run it in a thread)."""
-    with db.read() as conn:
-        row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
-    return None if row is None else KeyRecord(row)
-
-
-def consume_fail_next(db: Database, merchant_id: str, mode: str) -> str | None:
-    """Take the merchant's pending fail-next switch, once; ``None`` if another took it.
-
-    Blocking: run it in a thread.
-    """
-    m = tables.merchants
-    with db.write() as conn:
-        done = conn.execute(
-            sa.update(m).where(m.c.id == merchant_id, m.c.fail_next == mode).values(fail_next=None)
-        )
-    return mode if done.rowcount == 1 else None
-
-
-def key_read(api_key: str) -> tuple[statements.Statement, dict[str, str]]:
-    """`confirm_key`'s read, for `statements.reading_ahead`."""
-    return _KEY_LOOKUP, {"f_api_key": api_key}
-
-
-def confirm_key(conn: sa.Connection, record: KeyRecord) -> None:
-    """Read the key's row in the caller's transaction; `StaleKey` unless it is ``record``.
-
-    Call it before the transaction reads or writes anything else, and let `StaleKey`
-    roll the transaction back.
-    """
-    row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": record.api_key})
-    if row is None or KeyRecord(row) != record:
-        raise StaleKey
-
-
-def guessed_key(scope: Scope) -> KeyRecord | None:
-    """The request's key record if it is a guess its handler must confirm (`confirm_key`)."""
-    guess: KeyRecord | None = (scope.get("state") or {}).get(_GUESS)
-    return guess
-
-
-async def confirm_guess(db: Database, scope: Scope) -> None:
-    """Confirm a guessed key record by reading the row now; `StaleKey` when it differs.
-
-    For a handler that was to confirm it in its transaction and passes the request on.
-    """
-    guess = guessed_key(scope)
-    if guess is None:
-        return
-    if await db.in_thread(functools.partial(look_up, db, guess.api_key)) != guess:
-        raise StaleKey
-    scope["state"].pop(_GUESS, None)
 
 
 class _BodyTooLarge(Exception):
@@ -300,8 +182,6 @@ class AuthMiddleware:
             (`workbench.sandbox.replay`).
         latency_ms: simulated latency added to every gated request.
         public_routes: extra (method, path regex) pairs that need no signature.
-        confirming_routes: (method, path) of requests the wrapped application serves
-            on a guessed key record and confirms (`confirm_key`, `confirm_guess`).
     """
 
     def __init__(
@@ -312,7 +192,6 @@ class AuthMiddleware:
         strict_replay: bool = False,
         latency_ms: int = 0,
         public_routes: Iterable[tuple[str, str]] = (),
-        confirming_routes: Iterable[tuple[str, str]] = (),
     ) -> None:
         self.app = app
         self.sandbox = sandbox
@@ -324,7 +203,6 @@ class AuthMiddleware:
         self._public_by_method: dict[str, re.Pattern[str]] = {
             str(method): self._public_pattern(method) for method in HTTPMethod
         }
-        self.confirming = frozenset(confirming_routes)
 
     def _public_pattern(self, method: str) -> re.Pattern[str]:
         patterns = [f"(?:{p})" for m, p in self.public if m in ("*", method)]
@@ -341,8 +219,8 @@ class AuthMiddleware:
             await self.app(scope, receive, send)
             return
         canonicalise_path(scope)
-        state = scope.setdefault("state", {})
-        rid = str(state.get("request_id", ""))
+        state = request_state(scope)
+        rid = state.request_id
         declared = Headers(scope=scope).get("content-length", "")
         try:
             if declared.isdigit() and int(declared) > limits.MAX_BODY_BYTES:
@@ -356,7 +234,7 @@ class AuthMiddleware:
             message = "NUL characters are not accepted in the path, query string or body"
             await error_response("SVC-GW-4000", message, rid)(scope, receive, send)
             return
-        state["raw_body"] = body
+        state.body = body
         if body and "content-type" not in Headers(scope=scope):
             # The spec says bodies are JSON; a client that omits the header still means it.
             scope["headers"] = [*scope["headers"], (b"content-type", b"application/json")]
@@ -368,7 +246,7 @@ class AuthMiddleware:
         except StaleKey:
             # The guessed key record was out of date; nothing was written or sent.
             self.sandbox.keys.discard(Headers(scope=scope).get("x-api-key", ""))
-            state.pop(_GUESS, None)
+            state.caller = None
             await self._serve(scope, body, receive, send, rid, guess=False)
 
     async def _serve(
@@ -380,12 +258,11 @@ class AuthMiddleware:
             StaleKey: on a guessed key record, something would have been refused, or the
                 wrapped application found the record out of date.
         """
-        state = scope["state"]
+        state = request_state(scope)
         method = str(scope["method"])
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else str(scope["path"])
         headers = Headers(scope=scope)
-        guess = guess and (method, str(scope["path"])) in self.confirming
         found = await self._authenticate(headers, method, path, body, guess=guess)
         if not isinstance(found, _Found):
             code, message, extra = found
@@ -393,7 +270,7 @@ class AuthMiddleware:
             return
         record, guessed = found
         strict = self.strict_replay and method not in SAFE_METHODS
-        if strict and not state.get("signature_recorded"):
+        if strict and not state.signature_recorded:
             if not await self._first_use(record, headers):
                 message = (
                     "this signature was already accepted (strict replay mode): sign every "
@@ -401,10 +278,14 @@ class AuthMiddleware:
                 )
                 await error_response("SVC-GW-1005", message, rid)(scope, receive, send)
                 return
-            state["signature_recorded"] = True  # by this request: a retry goes on
-        state["caller"] = Caller(record.api_key, record.merchant_id, record.store_id, rid)
-        if guessed:
-            state[_GUESS] = record
+            state.signature_recorded = True  # by this request: a retry goes on
+        state.caller = Caller(
+            record.api_key,
+            record.merchant_id,
+            record.store_id,
+            rid,
+            KeyGuess(record) if guessed else None,
+        )
         if not str(scope["path"]).startswith("/sandbox/"):
             gate = await self._gates(record)
             if gate is not None:
@@ -413,7 +294,22 @@ class AuthMiddleware:
                 code, message, extra = gate
                 await error_response(code, message, rid, extra)(scope, receive, send)
                 return
+        if guessed:
+            send = self._confirming(state, send)
         await self._forward(scope, body, _replaying(body, receive), send, rid)
+
+    def _confirming(self, state: RequestState, send: Send) -> Send:
+        """``send`` that confirms the caller's guessed key record before an answer starts,
+        unless the route confirmed it already (raising `StaleKey` before anything left)."""
+        db = self.sandbox.db
+
+        async def send_confirmed(message: Message) -> None:
+            caller = state.caller
+            if message["type"] == "http.response.start" and caller and caller.unconfirmed:
+                await caller.confirm_now(db)
+            await send(message)
+
+        return send_confirmed
 
     async def _forward(
         self, scope: Scope, body: bytes, receive: Receive, send: Send, rid: str

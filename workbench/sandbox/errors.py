@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from workbench.sandbox import jsonbody
 from workbench.sandbox.allow import allow_header
+from workbench.sandbox.context import STATE_KEY, RequestState
 from workbench.sandbox.redaction import redact_path
 from workbench.spec import ERRORS
 
@@ -53,8 +54,8 @@ class ServiceError(Exception):
 
 def request_id_of(scope: Mapping[str, Any]) -> str:
     """The request id the request-id middleware put in the scope (or ``""``)."""
-    state = scope.get("state") or {}
-    return str(state.get("request_id", ""))
+    state = (scope.get("state") or {}).get(STATE_KEY)
+    return state.request_id if isinstance(state, RequestState) else ""
 
 
 def envelope_bytes(code: str, message: str, request_id: str) -> bytes:

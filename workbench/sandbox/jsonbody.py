@@ -4,7 +4,7 @@ JSON itself leaves duplicate names to the reader, and Python's reader keeps the 
 one: ``{"cardToken": "tok_a", "cardToken": "tok_b"}`` would charge ``tok_b`` while a
 log or a proxy that keeps the first shows ``tok_a``. The sandbox refuses such a body
 on every JSON route, naming the key. `AuthMiddleware` applies the rule once per
-request, before any route or the charge shortcut sees the body.
+request, before any route sees the body.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.types import Scope
+
+from workbench.sandbox.context import request_state
 
 __all__ = ["DuplicateKeyError", "is_json", "loads", "refusal"]
 
@@ -61,7 +63,7 @@ def is_json(content_type: str | None) -> bool:
 def refusal(scope: Scope, body: bytes) -> tuple[str, str] | None:
     """``(code, message)`` when a JSON body names a key twice, else ``None``.
 
-    The parsed body is kept in ``scope["state"]["json_body"]`` for the charge shortcut.
+    The parsed body is kept in the request state (`RequestState.json`) for the card charge.
     What does not parse at all is left to the route, which says it is not valid JSON.
     """
     if not body or not is_json(Headers(scope=scope).get("content-type")):
@@ -73,7 +75,5 @@ def refusal(scope: Scope, body: bytes) -> tuple[str, str] | None:
         return "SVC-GW-4000", message
     except (ValueError, RecursionError):
         return None
-    state = scope.get("state")
-    if isinstance(state, dict):
-        state["json_body"] = parsed
+    request_state(scope).json = parsed
     return None

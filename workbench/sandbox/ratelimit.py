@@ -14,10 +14,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-__all__ = ["Limit", "RateLimiter"]
+from workbench.sandbox.keys import Limit
 
-#: (requests per second sustained, burst); a rate of 0 turns limiting off.
-Limit = tuple[float, int]
+__all__ = ["Limit", "RateLimiter"]
 
 
 @dataclass(slots=True)

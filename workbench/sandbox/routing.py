@@ -16,7 +16,8 @@ from starlette.responses import Response
 
 from workbench.sandbox.bodies import ErrorEnvelope
 from workbench.sandbox.config import SandboxConfig
-from workbench.sandbox.context import Caller, base_url_of, caller_of
+from workbench.sandbox.context import Caller, base_url_of, request_state
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import Refresh, Work, run_idempotent
 from workbench.sandbox.ratelimit import RateLimiter
 from workbench.sandbox.ratelimit_shared import SharedRateLimiter
@@ -38,6 +39,7 @@ __all__ = [
     "Running",
     "SandboxDep",
     "base_url",
+    "caller_of",
     "checkout_base",
     "raw_path",
     "sandbox_of",
@@ -91,6 +93,23 @@ async def sandbox_of(request: Request) -> Running:
     return sandbox
 
 
+async def caller_of(request: Request) -> Caller:
+    """The authenticated caller, its key record confirmed (a FastAPI dependency).
+
+    Public routes have none. On PostgreSQL the edge may have authenticated the request
+    on a kept key record (`Caller.guess`): it is read again here, before the route does
+    anything, and `workbench.sandbox.keys.StaleKey` sends the request back to be
+    authenticated afresh when it differs.
+    """
+    state = request_state(request.scope)
+    caller = state.caller
+    if caller is None:
+        raise ServiceError("SVC-GW-1003", "X-Api-Key is missing")
+    if caller.guess is not None:
+        caller = state.caller = await caller.confirm_now(request.app.state.sandbox.db)
+    return caller
+
+
 def base_url(request: Request, sandbox: Running) -> str:
     """The address clients reach this sandbox at (the configured one, else the Host's)."""
     return base_url_of(request.scope, sandbox.config.public_base_url)
@@ -98,7 +117,7 @@ def base_url(request: Request, sandbox: Running) -> str:
 
 #: The running sandbox (`sandbox_of`).
 SandboxDep = Annotated[Running, Depends(sandbox_of)]
-#: Who signed the request (`context.caller_of`).
+#: Who signed the request (`caller_of`).
 CallerDep = Annotated[Caller, Depends(caller_of)]
 #: The ``Idempotency-Key`` header, if sent.
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]

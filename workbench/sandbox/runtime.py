@@ -17,13 +17,13 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox.auth import KEY_TABLES, KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keycache import KeyCache
+from workbench.sandbox.keys import KEY_TABLES, KeyRecord
 from workbench.sandbox.payments.acs import ensure_acs_secret
 from workbench.sandbox.payments.expiry import AuthorizationExpiryWork
 from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
