@@ -11,23 +11,32 @@ from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from workbench._version import __version__
-from workbench.sandbox.auth import AuthMiddleware
 from workbench.sandbox.checkout.routes.challenge import router as acs_router
 from workbench.sandbox.checkout.routes.pages import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.control.routes import router as control_router
-from workbench.sandbox.docs_headers import DocsHeaders
-from workbench.sandbox.errors import install_error_handlers
+from workbench.sandbox.edge import (
+    AddressRateLimit,
+    BodyLimits,
+    CanonicalPath,
+    DocsHeaders,
+    DuplicateKeys,
+    HostGuard,
+    KeyRateLimit,
+    MerchantSwitches,
+    RequestIdMiddleware,
+    SignatureCheck,
+    StrictReplay,
+    allowed_hosts,
+)
+from workbench.sandbox.edge.handlers import install_error_handlers
 from workbench.sandbox.front import router as front_router
-from workbench.sandbox.hosts import HostGuard, allowed_hosts
 from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
 from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.openapi import openapi_document
 from workbench.sandbox.payments.routes import router as payments_router
-from workbench.sandbox.ratelimit_address import AddressRateLimit
 from workbench.sandbox.redaction import redact_access_log
 from workbench.sandbox.refunds.routes import router as refunds_router
-from workbench.sandbox.requestid import RequestIdMiddleware
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.sessions.routes import router as sessions_router
 from workbench.sandbox.subscriptions.routes.merchant import router as subscriptions_router
@@ -132,13 +141,21 @@ def create_app(
 
     app.openapi = openapi  # type: ignore[method-assign]
     config = sandbox.config
+    # The edge (`workbench.sandbox.edge`): Starlette wraps each added middleware around
+    # the ones added before, so they are added innermost first, and a request meets them
+    # from the last line up.
+    app.add_middleware(DuplicateKeys)
+    app.add_middleware(MerchantSwitches, sandbox=sandbox, latency_ms=config.latency_ms)
+    app.add_middleware(KeyRateLimit, sandbox=sandbox)
+    if config.strict_replay:
+        app.add_middleware(StrictReplay, sandbox=sandbox)
     app.add_middleware(
-        AuthMiddleware,
+        SignatureCheck,
         sandbox=sandbox,
-        strict_replay=config.strict_replay,
-        latency_ms=config.latency_ms,
         public_routes=(_FRONT_DOOR, *RETURN_PAGE_ROUTES, *public_routes),
     )
+    app.add_middleware(BodyLimits)
+    app.add_middleware(CanonicalPath)
     # Outside the signature check, which lets these routes through uncounted.
     app.add_middleware(AddressRateLimit, limiter=sandbox)
     app.add_middleware(DocsHeaders)

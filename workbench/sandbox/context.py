@@ -120,6 +120,7 @@ class RequestState:
         body: the body as received, read once (the bytes the signature covered).
         json: the body parsed by the one JSON rule (no key twice), when it was JSON.
         caller: who signed it (``None`` on the routes that take no signature).
+        key: the caller's key record and its merchant's switches, for the edge's gates.
         signature_recorded: strict replay mode recorded this request's signature.
     """
 
@@ -127,6 +128,7 @@ class RequestState:
     body: bytes = b""
     json: Any = None
     caller: Caller | None = None
+    key: KeyRecord | None = None
     signature_recorded: bool = False
 
 

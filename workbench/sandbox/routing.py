@@ -1,16 +1,18 @@
 """What every router shares: the running sandbox, its dependencies, documented errors, paths.
 
 The routes reach the running sandbox (the app's `workbench.sandbox.runtime.SandboxRuntime`)
-through `sandbox_of`, typed by `Running`, the parts of it they use; no route imports the
+through `sandbox_of`, typed by `RouteServices`, the parts of it they use; no route imports the
 composition root that builds it. A signed POST's one write goes through `IdempotentPost`
 (`PostDep`), which runs it under the request's Idempotency-Key and answers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
+import sqlalchemy as sa
 from fastapi import Depends, Header, Path, Request
 from starlette.responses import Response
 
@@ -19,8 +21,6 @@ from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.context import Caller, base_url_of, request_state
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import Refresh, Work, run_idempotent
-from workbench.sandbox.ratelimit import RateLimiter
-from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import Reconciler
 from workbench.sandbox.sealing import Sealer
 from workbench.sandbox.storage import Database
@@ -31,12 +31,13 @@ __all__ = [
     "ERROR_RESPONSES",
     "PUBLIC_ERRORS",
     "SIGNED",
+    "BucketReset",
     "CallerDep",
     "IdemKey",
     "IdempotentPost",
     "PaymentId",
     "PostDep",
-    "Running",
+    "RouteServices",
     "SandboxDep",
     "base_url",
     "caller_of",
@@ -47,7 +48,15 @@ __all__ = [
 ]
 
 
-class Running(Protocol):
+class BucketReset(Protocol):
+    """What the controls use of a rate limiter: a merchant's buckets start full again."""
+
+    def forget(self, merchant_id: str) -> None:
+        """Drop the merchant's buckets."""
+        ...
+
+
+class RouteServices(Protocol):
     """What the routes use of the running sandbox.
 
     They exist once the app has started (its startup opens the database); a route reads
@@ -80,16 +89,21 @@ class Running(Protocol):
         ...
 
     @property
-    def limiter(self) -> RateLimiter | SharedRateLimiter:
+    def limiter(self) -> BucketReset:
         """The per-key rate limiter."""
+        ...
+
+    @property
+    def tables(self) -> Sequence[sa.Table]:
+        """Every table of the sandbox, in creation order (what a merchant's reset empties)."""
         ...
 
 
 # ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
 # thread, two thread switches per dependency per request.
-async def sandbox_of(request: Request) -> Running:
+async def sandbox_of(request: Request) -> RouteServices:
     """The running sandbox serving this app (a FastAPI dependency)."""
-    sandbox: Running = request.app.state.sandbox
+    sandbox: RouteServices = request.app.state.sandbox
     return sandbox
 
 
@@ -110,13 +124,13 @@ async def caller_of(request: Request) -> Caller:
     return caller
 
 
-def base_url(request: Request, sandbox: Running) -> str:
+def base_url(request: Request, sandbox: RouteServices) -> str:
     """The address clients reach this sandbox at (the configured one, else the Host's)."""
     return base_url_of(request.scope, sandbox.config.public_base_url)
 
 
 #: The running sandbox (`sandbox_of`).
-SandboxDep = Annotated[Running, Depends(sandbox_of)]
+SandboxDep = Annotated[RouteServices, Depends(sandbox_of)]
 #: Who signed the request (`caller_of`).
 CallerDep = Annotated[Caller, Depends(caller_of)]
 #: The ``Idempotency-Key`` header, if sent.
@@ -194,7 +208,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 PUBLIC_ERRORS: dict[int | str, dict[str, Any]] = {
     k: v for k, v in ERROR_RESPONSES.items() if k in (400, 404, 405, 409, 500)
 }
-#: The unsigned routes counted per client address (`workbench.sandbox.ratelimit_address`).
+#: The unsigned routes counted per client address (`workbench.sandbox.edge.ratelimit_address`).
 ADDRESS_LIMITED_ERRORS: dict[int | str, dict[str, Any]] = {
     **PUBLIC_ERRORS,
     429: {**_ENVELOPE, "description": "Too many requests from this address (Retry-After)"},
@@ -216,7 +230,7 @@ def signed(**extra: Any) -> dict[str, Any]:
     return {"responses": ERROR_RESPONSES, "openapi_extra": {"security": SIGNED}, **extra}
 
 
-def checkout_base(request: Request, sandbox: Running) -> str:
+def checkout_base(request: Request, sandbox: RouteServices) -> str:
     """Where hosted checkout pages live."""
     return (sandbox.config.checkout_base_url or base_url(request, sandbox)).rstrip("/")
 

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from workbench.sandbox.keycache import KeyCache
+from workbench.sandbox.edge.keycache import KeyCache
 from workbench.sandbox.keys import KeyRecord
 from workbench.sandbox.storage import WriteLock
 

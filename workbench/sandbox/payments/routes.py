@@ -43,7 +43,7 @@ from workbench.sandbox.routing import (
     IdemKey,
     PaymentId,
     PostDep,
-    Running,
+    RouteServices,
     SandboxDep,
     base_url,
     raw_path,
@@ -95,7 +95,7 @@ class CardChargeRoute(APIRoute):
             await super().handle(scope, receive, send)
             return
         caller, body, key = direct
-        sandbox: Running = scope["app"].state.sandbox
+        sandbox: RouteServices = scope["app"].state.sandbox
         response = await charge_card(body, Request(scope, receive), sandbox, caller, key)
         await response(scope, receive, send)
 

@@ -8,7 +8,7 @@ connection: a forwarding header is anyone's to write). Past the limit the answer
 
 The buckets live in this process (`RateLimiter`, a one-process SQLite sandbox) or in
 the database's ``address_buckets`` table (`SharedAddressLimiter`), where several workers
-count together, as the per-key buckets do (`workbench.sandbox.ratelimit`).
+count together, as the per-key buckets do (`workbench.sandbox.edge.ratelimit`).
 """
 
 from __future__ import annotations
@@ -20,12 +20,18 @@ from typing import Protocol
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.sandbox import tables
+from workbench.sandbox.edge.ratelimit import Limit, RateLimiter
+from workbench.sandbox.edge.ratelimit_shared import wait_for_token
 from workbench.sandbox.errors import error_response, request_id_of
-from workbench.sandbox.ratelimit import Limit, RateLimiter
-from workbench.sandbox.ratelimit_shared import wait_for_token
 from workbench.sandbox.storage import Database
 
-__all__ = ["LIMITED_ROUTES", "AddressRateLimit", "SharedAddressLimiter", "address_limiter"]
+__all__ = [
+    "LIMITED_ROUTES",
+    "AddressLimits",
+    "AddressRateLimit",
+    "SharedAddressLimiter",
+    "address_limiter",
+]
 
 #: The unauthenticated routes counted per address (the hosted pages' static files, which
 #: touch no database, are not).
@@ -69,9 +75,13 @@ def address_limiter(db: Database, rate: float, burst: int, *, shared: bool) -> R
     return SharedAddressLimiter(db, rate, burst) if shared else RateLimiter(rate, burst)
 
 
-class _LimiterOf(Protocol):
+class AddressLimits(Protocol):
+    """What `AddressRateLimit` uses of the running sandbox, which exists once started."""
+
     @property
-    def address_limiter(self) -> RateLimiter: ...
+    def address_limiter(self) -> RateLimiter:
+        """The per-address limiter."""
+        ...
 
 
 class AddressRateLimit:
@@ -82,7 +92,7 @@ class AddressRateLimit:
         limiter: returns the per-address limiter (the sandbox's, once it has started).
     """
 
-    def __init__(self, app: ASGIApp, limiter: _LimiterOf) -> None:
+    def __init__(self, app: ASGIApp, limiter: AddressLimits) -> None:
         self.app = app
         self.limiter = limiter
 

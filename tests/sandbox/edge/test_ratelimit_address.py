@@ -13,7 +13,7 @@ from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer
-from workbench.sandbox.ratelimit_address import SharedAddressLimiter
+from workbench.sandbox.edge.ratelimit_address import SharedAddressLimiter
 from workbench.sandbox.runtime import SandboxRuntime
 
 BURST = 3
@@ -72,7 +72,7 @@ def test_address_buckets_are_counted_in_the_database(
     pair: list[SharedAddressLimiter], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     now = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
-    monkeypatch.setattr("workbench.sandbox.ratelimit_shared.wall_now", lambda: now)
+    monkeypatch.setattr("workbench.sandbox.edge.ratelimit_shared.wall_now", lambda: now)
     a, b = pair
     answers = [limiter.check("", "203.0.113.7") for limiter in (a, b, a, b)]
     assert answers[:3] == [None, None, None]

@@ -3,7 +3,7 @@
 JSON itself leaves duplicate names to the reader, and Python's reader keeps the last
 one: ``{"cardToken": "tok_a", "cardToken": "tok_b"}`` would charge ``tok_b`` while a
 log or a proxy that keeps the first shows ``tok_a``. The sandbox refuses such a body
-on every JSON route, naming the key. `AuthMiddleware` applies the rule once per
+on every JSON route, naming the key. `DuplicateKeys` applies the rule once per
 request, before any route sees the body.
 """
 
@@ -13,11 +13,12 @@ import json
 from typing import Any
 
 from starlette.datastructures import Headers
-from starlette.types import Scope
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.sandbox.context import request_state
+from workbench.sandbox.errors import error_response
 
-__all__ = ["DuplicateKeyError", "is_json", "loads", "refusal"]
+__all__ = ["DuplicateKeyError", "DuplicateKeys", "is_json", "loads", "refusal"]
 
 
 class DuplicateKeyError(ValueError):
@@ -77,3 +78,25 @@ def refusal(scope: Scope, body: bytes) -> tuple[str, str] | None:
         return None
     request_state(scope).json = parsed
     return None
+
+
+class DuplicateKeys:
+    """Refuse (400 SVC-GW-4000) a JSON body naming a key twice; keep the parsed body.
+
+    The last layer before the routes, on every route, signed or not.
+
+    Args:
+        app: the wrapped application.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            state = request_state(scope)
+            refused = refusal(scope, state.body)
+            if refused is not None:
+                await error_response(*refused, state.request_id)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
-from workbench.sandbox.ratelimit import Limit, RateLimiter
+from workbench.sandbox.edge.ratelimit import Limit, RateLimiter
 from workbench.sandbox.storage import Database, take_token
 
 __all__ = ["SharedRateLimiter", "wait_for_token"]

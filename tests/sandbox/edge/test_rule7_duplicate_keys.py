@@ -18,7 +18,7 @@ import pytest
 from tests.sandbox.bodies import charge_body, txn
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxServer
-from workbench.sandbox.jsonbody import DuplicateKeyError, loads
+from workbench.sandbox.edge.jsonbody import DuplicateKeyError, loads
 
 CHARGE = "/v1/payments/card"
 
