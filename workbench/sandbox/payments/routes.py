@@ -51,7 +51,7 @@ from workbench.sandbox.routing import (
 )
 from workbench.spec import is_uuid4
 
-__all__ = ["CardChargeRoute", "router"]
+__all__ = ["CardChargeRoute", "card_charge_route", "router"]
 
 router = APIRouter(redirect_slashes=False)
 
@@ -135,6 +135,11 @@ router.add_api_route(
             200: {"model": ChargeResponse, "description": "The transactionId fence's answer"},
         },
     ),
+)
+#: The card charge's route, which the app also puts first in its route table
+#: (`workbench.sandbox.routing.FirstInLine`).
+card_charge_route: CardChargeRoute = next(
+    route for route in router.routes if isinstance(route, CardChargeRoute)
 )
 
 
