@@ -15,10 +15,12 @@ into ``os.environ`` so that every kernel inherits them; `pytest_sessionfinish`
 stops it and restores the environment. Under pytest-xdist every worker that runs
 notebooks starts its own (the controller runs no test and starts none).
 
-Under pytest-xdist (``make test`` runs ``-n auto``) tests are handed out one by one,
+Under pytest-xdist (``make test`` runs ``-n 3``) tests are handed out one by one,
 except the units of `_unit_of`: a notebook's cells share one kernel and must run in
 order on one worker, and a few files whose fixtures are expensive (a browser, a
-``--workers`` sandbox, the guide's build) keep to one worker so they are set up once.
+``--workers`` sandbox) keep to one worker so they are set up once. What every worker
+needs (the guide's build, the wheel and its installs) is made once per run in a folder
+they share (`tests.shared`). The longest units are handed out first.
 """
 
 from __future__ import annotations
@@ -91,12 +93,11 @@ def _private_tmpdir(request: pytest.FixtureRequest) -> Iterator[None]:
 #: fixtures' sake (each worker would build its own otherwise); the value names the unit.
 _ONE_WORKER = {
     "tests/browser/": "browser",
-    "tests/docs/test_browser.py": "docs-site",
-    "tests/docs/test_build.py": "docs-site",
-    "tests/docs/test_notebook_pages.py": "docs-site",
-    "tests/docs/test_reference_returns.py": "docs-site",
-    "tests/docs/test_wording.py": "docs-site",
-    "tests/docs/test_images.py": "docs-site",  # the same built guide
+    # The guide is built once per run for every worker (tests/docs/site.py); these three
+    # files each keep a browser for their module.
+    "tests/docs/test_browser.py": "docs-browser",
+    "tests/docs/test_notebook_pages.py": "docs-notebook-pages",
+    "tests/docs/test_images.py": "docs-images",
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_shortcut.py": "shortcut",
@@ -108,8 +109,6 @@ _ONE_WORKER = {
     "tests/foundation/test_cli_trigger.py": "cli-trigger",  # one sandbox for every trigger
     "tests/client/test_webhooks_docs.py": "webhooks-docs",
     "tests/notebooks/test_cli_run.py": "cli-run",
-    "tests/packaging/test_wheel.py": "wheel",  # the wheel is built and installed once
-    "tests/packaging/test_lowest.py": "lowest",  # its own build, beside the one above
     "tests/parity/": "parity",
 }
 
@@ -126,8 +125,46 @@ def _unit_of(nodeid: str) -> str:
     return nodeid
 
 
+#: Seconds a test takes on a quiet 2-core machine, roughly (``--durations``), where it is
+#: far above the rest; by the longest prefix of its node id. Only the order matters: the
+#: scheduler hands out the longest units first, so that none starts while the others
+#: end and keeps one worker busy alone at the end of the run.
+_EXPECTED_SECONDS = {
+    "tests/docs/test_commands.py::test_the_install_commands": 30.0,  # 7 installs as written
+    "tests/packaging/test_lowest.py": 30.0,
+    "tests/packaging/test_wheel.py": 25.0,  # each: fresh virtual environments' first runs
+    "tests/packaging/test_pytest_plugin.py": 2.0,
+    "tests/sandbox/test_workers_crash.py": 20.0,
+    "tests/sandbox/test_workers.py": 4.0,
+    "tests/sandbox/test_issue32_workers.py": 15.0,
+    "tests/sandbox/test_fidelity_two_workers.py": 1.5,
+    "tests/sandbox/test_restart.py": 5.0,
+    "tests/sandbox/test_schemathesis.py": 15.0,
+    "tests/sandbox/test_http_limits.py": 1.0,
+    "tests/sandbox/test_openapi_prism.py": 3.0,
+    "tests/sandbox/subscriptions/test_cancel_during_renewal.py": 8.0,
+    "tests/sandbox/subscriptions/test_portal_link_at_rest.py": 7.0,
+    "tests/notebooks/test_nbval_breakage.py": 12.0,
+    "tests/browser/": 1.5,
+    "tests/docs/test_browser.py": 0.7,
+    "tests/docs/test_images.py": 5.0,
+    "tests/docs/test_notebook_pages.py": 1.5,
+    "tests/docs/test_generated.py": 1.0,
+    "notebooks/": 1.0,  # each cell
+}
+#: A test not in the table.
+_USUAL_SECONDS = 0.2
+
+
+def _expected_seconds(nodeid: str) -> float:
+    """`_EXPECTED_SECONDS` of ``nodeid`` (by its longest matching prefix), else the usual."""
+    found = [prefix for prefix in _EXPECTED_SECONDS if nodeid.startswith(prefix)]
+    return _EXPECTED_SECONDS[max(found, key=len)] if found else _USUAL_SECONDS
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Hand out tests one by one, each unit of `_unit_of` whole (``--dist load``).
+    """Hand out tests one by one, each unit of `_unit_of` whole (``--dist load``), the
+    longest units first (`_EXPECTED_SECONDS`).
 
     xdist's own ``loadgroup`` cannot be used: it marks a group by rewriting a test's
     node id, which pytest 9 no longer reads.
@@ -137,8 +174,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
     class UnitScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return _unit_of(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the queue is whole from the first assignment on
+                units = sorted(
+                    self.workqueue.items(),
+                    key=lambda unit: -sum(_expected_seconds(test) for test in unit[1]),
+                )
+                self.workqueue.clear()
+                self.workqueue.update(units)
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return UnitScheduling(config, log)
 

@@ -17,7 +17,8 @@ import pytest
 
 from tests.browser.screenshots import Shots
 from workbench.config import DEFAULT_SECRET_KEY
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox import SandboxServer
+from workbench.testing import running_sandbox
 
 pytestmark = pytest.mark.browser
 
@@ -114,14 +115,12 @@ def test_no_redoc_page_that_would_load_from_a_cdn(server: SandboxServer) -> None
 @pytest.fixture(scope="module")
 def own_keys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
     """A sandbox whose demo merchant runs on keys set by the operator."""
-    db = tmp_path_factory.mktemp("front-door") / "sandbox.db"
-    config = SandboxConfig(
-        db_url=f"sqlite:///{db}",
+    with running_sandbox(
+        db_dir=tmp_path_factory.mktemp("front-door"),
         api_key="pk_test_team_key_7f3a",
         secret_key="sk_test_team_secret_do_not_show_9c1e",
         run_reconciler_in_background=False,
-    )
-    with SandboxServer(config) as running:
+    ) as running:
         yield running
 
 

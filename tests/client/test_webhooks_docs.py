@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,9 @@ import pytest
 
 from workbench._client import Client
 from workbench._exceptions import CardDeclinedError
-from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.config import DEFAULT_SECRET_KEY
 from workbench.spec.limits import SESSION_LIFETIME_SECONDS
+from workbench.testing import client_for, running_sandbox
 from workbench.webhooks import WebhookEvent, WebhookListener
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,25 +40,21 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
 
 
-def _server(db: Path) -> Any:
-    from workbench.sandbox import SandboxConfig, SandboxServer
-
-    config = SandboxConfig(
-        db_url=f"sqlite:///{db}",
-        api_key=DEFAULT_API_KEY,
-        secret_key=DEFAULT_SECRET_KEY,
-        run_reconciler_in_background=False,  # deliveries happen when collect() ticks
-    )
-    return SandboxServer(config)
+@contextmanager
+def _client(folder: Path) -> Iterator[Client]:
+    """A client of a fresh sandbox whose SQLite file is in ``folder``; its reconciler runs
+    only when `collect` ticks it, so the deliveries come in a known order."""
+    with (
+        running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server,
+        client_for(server) as client,
+    ):
+        yield client
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
     """A client of a fresh sandbox on a free port (not the offline client of conftest)."""
-    with (
-        _server(tmp_path_factory.mktemp("webhook-docs") / "sandbox.db") as server,
-        Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, server.base_url) as c,
-    ):
+    with _client(tmp_path_factory.mktemp("webhook-docs")) as c:
         yield c
 
 
@@ -217,11 +215,7 @@ def main() -> None:
     """Rewrite the examples block of docs/webhooks.md from a fresh sandbox."""
     from tempfile import TemporaryDirectory
 
-    with (
-        TemporaryDirectory() as tmp,
-        _server(Path(tmp) / "sandbox.db") as server,
-        Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, server.base_url) as client,
-    ):
+    with TemporaryDirectory() as tmp, _client(Path(tmp)) as client:
         block = render(collect(client))
     page = PAGE.read_text(encoding="utf-8")
     PAGE.write_text(page.replace(_block(page), block), encoding="utf-8")

@@ -1,35 +1,42 @@
-"""Fixtures of the guide's tests: one strict build per session, served on loopback."""
+"""Fixtures of the guide's tests: one strict build per run, served on loopback.
+
+The build (`tests.docs.site`) is made once for the whole run, every xdist worker
+included, and starts in the background as soon as a process has collected a test that
+reads it.
+"""
 
 from __future__ import annotations
 
 import functools
 import http.server
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.chromium import QuietFileHandler, serving
-from tests.paths import ROOT
+from tests.docs import site as guide
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the guide's build now if a test to run reads it."""
+    if session.config.option.collectonly:
+        return
+    if any("build_result" in getattr(item, "fixturenames", ()) for item in session.items):
+        factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
+        guide.start(guide.folder(factory))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Let a build this process started finish: another worker may be waiting for it."""
+    guide.finish()
 
 
 @pytest.fixture(scope="session")
 def build_result(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
     """`mkdocs build --strict`, exactly as `make docs` runs it, into a temporary folder."""
-    site = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return guide.result(guide.folder(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")

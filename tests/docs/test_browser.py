@@ -1,15 +1,22 @@
-"""Headless Chromium reads the built guide from loopback: no error, no request off the machine."""
+"""Headless Chromium reads the built guide from loopback: no error, no request off the machine.
+
+The pages load side by side (`AT_ONCE` tabs, each in a context of its own), then each is
+read in turn: most of the wait for a page is the network going quiet.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 
 from tests.chromium import chromium
+from tests.docs.site import MERMAID, draws_diagrams
 from tests.paths import ROOT
 
 SCREENSHOTS = ROOT / "artifacts" / "screenshots" / "docs"
@@ -18,6 +25,8 @@ RENDERED_DIAGRAMS = (
     "[...document.querySelectorAll('div.mermaid')]"
     ".filter(e => e.getBoundingClientRect().height > 50).length"
 )
+#: Pages loading at once (each in a tab and context of its own).
+AT_ONCE = 6
 
 pytestmark = pytest.mark.browser
 
@@ -53,13 +62,33 @@ def browser() -> Iterator[object]:
         yield launched
 
 
-def _visit(browser: object, url: str, screenshot: Path) -> dict[str, list[str]]:
-    """Open ``url``, wait for the page to settle, and report what went wrong."""
-    from playwright.sync_api import Browser, ConsoleMessage, Request, Response
+@dataclass
+class _Visit:
+    """One page opened in a browser context of its own, and what went wrong there."""
+
+    url: str
+    context: Any
+    page: Any
+    seen: dict[str, list[str]] = field(default_factory=dict)
+    raised: BaseException | None = None
+
+
+def _open(browser: object, url: str, draws_diagrams: bool) -> _Visit:
+    """Start loading ``url`` in a new context, recording what goes wrong from the first
+    request on; returns once the answer starts, so that several pages load side by side."""
+    from playwright.sync_api import Browser, ConsoleMessage, Request, Response, Route
 
     assert isinstance(browser, Browser)
     seen: dict[str, list[str]] = {"console": [], "failed": [], "off_host": [], "status": []}
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if not draws_diagrams:
+        # A page without a diagram never runs mermaid (Material only calls it for a
+        # diagram): an empty script instead of 3.5 MB to parse. The pages with diagrams
+        # load the real one, and every request is still checked for its host.
+        def no_mermaid(route: Route) -> None:
+            route.fulfill(status=200, content_type="text/javascript", body="")
+
+        context.route(MERMAID, no_mermaid)
     page = context.new_page()
 
     def on_console(message: ConsoleMessage) -> None:
@@ -83,33 +112,69 @@ def _visit(browser: object, url: str, screenshot: Path) -> dict[str, list[str]]:
     page.on("request", on_request)
     page.on("requestfailed", on_failed)
     page.on("response", on_response)
+    visit = _Visit(url, context, page, seen)
     try:
-        page.goto(url, wait_until="networkidle")
-        heading = page.locator("article.md-content__inner h1").first
-        seen["heading"] = [heading.inner_text(timeout=10_000).rstrip("¶").strip()]
-        if "state-machines" in url:
-            # Material swaps each <pre class="mermaid"> for a <div> holding the drawing in a
-            # closed shadow root: count the swapped, non-empty ones.
-            page.wait_for_function(RENDERED_DIAGRAMS + " >= 5", timeout=20_000)
-            seen["diagrams"] = [str(page.evaluate(RENDERED_DIAGRAMS))]
-        screenshot.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(screenshot))
-        if url.rstrip("/").endswith("flows"):
-            for href in page.locator("a[download]").evaluate_all("els => els.map(e => e.href)"):
-                status = page.request.get(href).status
-                if status != 200:
-                    seen["status"].append(f"{status} {href}")
-    finally:
-        context.close()
-    return seen
+        page.goto(url, wait_until="commit")
+    except Exception as exc:  # reported by the page's own test
+        visit.raised = exc
+    return visit
+
+
+def _settle(visit: _Visit, screenshot: Path) -> None:
+    """Wait for the page to settle, then read its heading, diagrams, screenshot, downloads."""
+    page, seen, url = visit.page, visit.seen, visit.url
+    page.wait_for_load_state("networkidle")
+    heading = page.locator("article.md-content__inner h1").first
+    seen["heading"] = [heading.inner_text(timeout=10_000).rstrip("¶").strip()]
+    if "state-machines" in url:
+        # Material swaps each <pre class="mermaid"> for a <div> holding the drawing in a
+        # closed shadow root: count the swapped, non-empty ones.
+        page.wait_for_function(RENDERED_DIAGRAMS + " >= 5", timeout=20_000)
+        seen["diagrams"] = [str(page.evaluate(RENDERED_DIAGRAMS))]
+    screenshot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(screenshot))
+    if url.rstrip("/").endswith("flows"):
+        for href in page.locator("a[download]").evaluate_all("els => els.map(e => e.href)"):
+            status = page.request.get(href).status
+            if status != 200:
+                seen["status"].append(f"{status} {href}")
+
+
+def _screenshot_name(path: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-") or "home"
+
+
+@pytest.fixture(scope="module")
+def visits(browser: object, site: Path, site_url: str) -> dict[str, _Visit]:
+    """Every page of the checks, `AT_ONCE` loading side by side, each in its own context."""
+    paths = [path for path, _ in PAGES + _notebook_pages()]
+    done: dict[str, _Visit] = {}
+    for start in range(0, len(paths), AT_ONCE):
+        batch = paths[start : start + AT_ONCE]
+        opened = [
+            (path, _open(browser, urljoin(site_url, path), draws_diagrams(site, path)))
+            for path in batch
+        ]
+        for path, visit in opened:
+            try:
+                if visit.raised is None:
+                    _settle(visit, SCREENSHOTS / f"{_screenshot_name(path)}.png")
+            except Exception as exc:  # reported by the page's own test
+                visit.raised = exc
+            finally:
+                visit.context.close()
+            done[path] = visit
+    return done
 
 
 @pytest.mark.parametrize(("path", "heading"), PAGES + _notebook_pages())
 def test_page_renders_locally_without_errors(
-    browser: object, site_url: str, path: str, heading: str | None
+    visits: dict[str, _Visit], path: str, heading: str | None
 ) -> None:
-    name = re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-") or "home"
-    seen = _visit(browser, urljoin(site_url, path), SCREENSHOTS / f"{name}.png")
+    visit = visits[path]
+    if visit.raised is not None:
+        raise visit.raised
+    seen = visit.seen
     assert seen["off_host"] == [], "requests left the machine"
     assert seen["failed"] == [], "requests failed"
     assert seen["status"] == [], "error responses"

@@ -25,6 +25,7 @@ from urllib.parse import urljoin
 import pytest
 
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.docs.site import MERMAID, draws_diagrams
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.browser
@@ -122,8 +123,14 @@ def _pages(site: Path) -> list[str]:
     return pages
 
 
-async def _measure_all(base: str, paths: list[str]) -> dict[str, list[dict[str, Any]]]:
-    from playwright.async_api import async_playwright
+async def _measure_all(
+    base: str, paths: list[str], diagrams: set[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each page's pictures; the paths in ``diagrams`` are the pages that draw diagrams."""
+    from playwright.async_api import Route, async_playwright
+
+    async def no_mermaid(route: Route) -> None:
+        await route.fulfill(status=200, content_type="text/javascript", body="")
 
     results: dict[str, list[dict[str, Any]]] = {}
     async with async_playwright() as playwright:
@@ -137,6 +144,8 @@ async def _measure_all(base: str, paths: list[str]) -> dict[str, list[dict[str, 
         async def one(path: str) -> None:
             async with limit:
                 page = await context.new_page()
+                if path not in diagrams:  # mermaid draws nothing there: not parsed for nothing
+                    await page.route(MERMAID, no_mermaid)
                 try:
                     await page.goto(urljoin(base, path), wait_until="networkidle")
                     if await page.locator(".mermaid").count():
@@ -159,7 +168,9 @@ def measured(site: Path, site_url: str) -> dict[str, list[dict[str, Any]]]:
         reason = f"{CHROMIUM} is missing: `make browser` installs it from the system packages"
         print(f"skipping the guide's picture checks: {reason}")
         pytest.skip(reason)
-    results = asyncio.run(_measure_all(site_url, _pages(site)))
+    pages = _pages(site)
+    diagrams = {path for path in pages if draws_diagrams(site, path)}
+    results = asyncio.run(_measure_all(site_url, pages, diagrams))
     pictures = [p for items in results.values() for p in items]
     counts = {kind: sum(1 for p in pictures if p["kind"] == kind) for kind in
               ("img", "svg", "mermaid", "role-img")}  # fmt: skip

@@ -16,7 +16,7 @@ try:
     main(["--help"])
 except SystemExit:
     pass
-heavy = ("workbench.notebook_runner", "workbench.sandbox.app", "pandas", "nbformat", "fastapi")
+heavy = ("workbench.notebook.runner", "workbench.sandbox.app", "pandas", "nbformat", "fastapi")
 print(",".join(name for name in heavy if name in sys.modules))
 """
 

@@ -38,9 +38,9 @@ STOP_WAIT = 60.0
 @pytest.fixture(scope="module")
 def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A sandbox whose reconciler runs only when the test ticks it."""
-    db = tmp_path_factory.mktemp("listen-sandbox") / "sandbox.db"
+    folder = tmp_path_factory.mktemp("listen-sandbox")
     # its reconciler runs only when a test ticks it
-    with running_sandbox(db_url=f"sqlite:///{db}", run_reconciler_in_background=False) as server:
+    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
         yield server.base_url
 
 

@@ -30,8 +30,8 @@ _STARRED = re.compile(r"^\* (evt_\w+)\s+(\S+)\s+(\S+)\s+(\S+)$", re.MULTILINE)
 
 @pytest.fixture(scope="module")
 def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("trigger-sandbox") / "sandbox.db"
-    with running_sandbox(db_url=f"sqlite:///{db}", run_reconciler_in_background=False) as server:
+    folder = tmp_path_factory.mktemp("trigger-sandbox")
+    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
         yield server.base_url
 
 

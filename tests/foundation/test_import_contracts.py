@@ -1,5 +1,6 @@
 """The import contracts: the module-level cycle contract (`tools.import_contracts`) sees what
-acyclic_siblings cannot, and the edge contract covers every module that declares routes.
+acyclic_siblings cannot, the edge contract covers every module that declares routes, and
+the client contract every top-level module of workbench but the few that start a sandbox.
 
 Each case is a package of its own, written to a temporary folder: the ring through a
 package's ``__init__`` is the one ``acyclic_siblings`` lets through, and an import under
@@ -9,8 +10,10 @@ package's ``__init__`` is the one ``acyclic_siblings`` lets through, and an impo
 from __future__ import annotations
 
 import importlib.util
+import pkgutil
 import textwrap
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -157,3 +160,53 @@ def test_every_module_of_the_sandbox_root_is_on_one_side_of_the_edge_contracts()
     assert len(children) >= 30  # the scan sees the sandbox's root
     assert children - named == set(), "name the module in a contract of pyproject.toml"
     assert edge_side & features_and_core == set()
+
+
+#: The top-level modules and subpackages of workbench that may import the sandbox, and
+#: why. Every other one is a source module of the client-without-sandbox contract.
+SANDBOX_STARTERS = {
+    "workbench.sandbox": "the sandbox itself",
+    "workbench.cli": "`workbench sandbox`, `lab` and `run` start one",
+    "workbench.__main__": "`python -m workbench`, the command line",
+    "workbench.testing": "`running_sandbox` and the pytest plugin's fixtures start one",
+}
+
+
+def _client_contract() -> dict[str, Any]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    return next(c for c in contracts if c["id"] == "client-without-sandbox")
+
+
+def uncovered(package: str, sources: list[str], allowed: Iterable[str]) -> list[str]:
+    """The top-level modules and subpackages of ``package`` in neither list."""
+    spec = importlib.util.find_spec(package)
+    assert spec is not None
+    assert spec.submodule_search_locations is not None
+    children = pkgutil.iter_modules(spec.submodule_search_locations, f"{package}.")
+    return sorted({child.name for child in children} - set(sources) - set(allowed))
+
+
+def test_the_client_contract_covers_every_module_of_workbench_but_the_sandbox_starters() -> None:
+    contract = _client_contract()
+    sources = contract["source_modules"]
+    assert contract["type"] == "forbidden"
+    assert contract["forbidden_modules"] == ["workbench.sandbox"]
+    assert uncovered("workbench", sources, SANDBOX_STARTERS) == [], (
+        "add the module to the contract's source_modules in pyproject.toml, or (if it must"
+        " import the sandbox) to SANDBOX_STARTERS with the reason"
+    )
+    assert set(sources) & set(SANDBOX_STARTERS) == set()
+    assert uncovered("workbench", [], []) == sorted([*sources, *SANDBOX_STARTERS])  # none stale
+    assert sources == sorted(sources)
+
+
+def test_a_new_module_in_neither_list_is_named(root: Path) -> None:
+    for path in ("__init__.py", "client.py", "server/__init__.py", "helpers/__init__.py"):
+        (root / "newroot" / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / "newroot" / path).write_text("", encoding="utf-8")
+    (root / "newroot" / "extra.py").write_text("", encoding="utf-8")
+    assert uncovered("newroot", ["newroot.client"], ["newroot.server"]) == [
+        "newroot.extra",
+        "newroot.helpers",
+    ]

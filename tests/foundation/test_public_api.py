@@ -13,6 +13,7 @@ import pytest
 
 import workbench
 import workbench.models
+import workbench.testing
 
 
 def test_every_exported_name_resolves() -> None:
@@ -93,7 +94,9 @@ def _type_checking_imports(package: ModuleType) -> dict[str, set[str]]:
     return found
 
 
-@pytest.mark.parametrize("package", [workbench, workbench.models], ids=lambda p: p.__name__)
+@pytest.mark.parametrize(
+    "package", [workbench, workbench.models, workbench.testing], ids=lambda p: p.__name__
+)
 def test_what_type_checkers_see_is_what_is_loaded_and_exported(package: ModuleType) -> None:
     seen = _type_checking_imports(package)
     loaded: dict[str, set[str]] = {}

@@ -14,9 +14,9 @@ from workbench.testing import running_sandbox
 @pytest.fixture(scope="session")
 def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A fresh sandbox (temporary SQLite file) serving for the whole session."""
-    db = tmp_path_factory.mktemp("flows-sandbox") / "sandbox.db"
+    folder = tmp_path_factory.mktemp("flows-sandbox")
     # the flows tick the reconciler themselves
-    with running_sandbox(db_url=f"sqlite:///{db}", run_reconciler_in_background=False) as server:
+    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
         yield server.base_url
 
 

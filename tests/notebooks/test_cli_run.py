@@ -17,8 +17,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 from tests.ports import free_port
 from workbench.cli.run import run
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
-from workbench.notebook_runner import control_calls, execute_notebook
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.notebook.runner import control_calls, execute_notebook
+from workbench.sandbox import SandboxServer
+from workbench.testing import running_sandbox
 
 
 def _write(path: Path, *sources: str) -> None:
@@ -114,9 +115,8 @@ def test_external_stops_with_one_message_when_nothing_answers(
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
     """A sandbox already running, that ``--external`` treats as the real service."""
-    db = tmp_path_factory.mktemp("external") / "sandbox.db"
-    config = SandboxConfig(db_url=f"sqlite:///{db}", run_reconciler_in_background=False)
-    with SandboxServer(config) as running:
+    folder = tmp_path_factory.mktemp("external")
+    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as running:
         yield running
 
 

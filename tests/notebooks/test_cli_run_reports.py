@@ -13,7 +13,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from workbench.cli import main
 from workbench.cli._run_reports import exit_status, json_summary, junit_xml
-from workbench.notebook_runner import FlowResult
+from workbench.notebook.runner import FlowResult
 
 
 def _write(path: Path, *sources: str) -> None:

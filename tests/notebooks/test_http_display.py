@@ -14,7 +14,7 @@ from tests.paths import ROOT
 from workbench import flows
 from workbench._client import Client
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
-from workbench.widgets import flow_form
+from workbench.notebook.widgets import flow_form
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SERVICE_CALL = re.compile(r"\bclient\.(payments|sessions|subscriptions|portal)\.\w+\(")

@@ -6,7 +6,7 @@ import ipywidgets as w
 import pytest
 
 from workbench._client import Client
-from workbench.widgets import flow_form
+from workbench.notebook.widgets import flow_form
 
 
 def test_defaults_come_from_the_catalogue(client: Client) -> None:

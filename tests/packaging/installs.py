@@ -1,8 +1,11 @@
 """The built wheel, installed the way users install it, into new virtual environments.
 
-The wheel is built once per pytest process (``uv build``) and each install is made once,
-on first use. Every ``uv`` step reads uv's cache only (``--offline``) and goes to the
-index only if the cache lacks something (the reason is printed).
+The wheel is built once per test run (``uv build``) and each install is made once per
+run, on first use, in the folder every xdist worker of the run shares
+(`tests.shared.run_folder`): the first worker to need one makes it under a lock, the
+others wait for it and read what it recorded. Every ``uv`` step but the lowest versions'
+resolution reads uv's cache only (``--offline``) and goes to the index only if the cache
+lacks something (the reason is printed).
 """
 
 from __future__ import annotations
@@ -12,11 +15,15 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
+
+from tests.shared import exclusive
 
 from .project import ROOT
 
@@ -95,14 +102,18 @@ class Environment:
 
 
 class Installs:
-    """The wheel, built once, and its installs, each made on first use."""
+    """The wheel, built once, and its installs, each made on first use.
+
+    ``folder`` may be shared by several processes: what one has made there, another
+    reads instead of making it again.
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.uv = _uv()
-        self.env = _clean_environment(folder / "tmp")
-        (folder / "tmp").mkdir()
-        self.wheel = self._build()
+        self.env = _clean_environment(Path(tempfile.mkdtemp(prefix="tmp-", dir=folder)))
+        with exclusive(folder, "wheel"):
+            self.wheel = self._build()
         self._made: dict[str, Environment] = {}
 
     def _uv_run(self, *args: str | Path, offline_first: bool = False, cwd: Path) -> None:
@@ -119,17 +130,41 @@ class Installs:
         assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout}{done.stderr}"
 
     def _build(self) -> Path:
+        """The wheel, built into ``dist/`` unless a process sharing the folder did."""
         dist = self.folder / "dist"
-        self._uv_run("build", "--wheel", "--out-dir", dist, ROOT, offline_first=True, cwd=ROOT)
+        if not dist.is_dir():
+            building = self.folder / "dist.partial"
+            shutil.rmtree(building, ignore_errors=True)  # a build that did not finish
+            self._uv_run(
+                "build", "--wheel", "--out-dir", building, ROOT, offline_first=True, cwd=ROOT
+            )
+            building.rename(dist)
         [wheel] = dist.glob("payments_workbench-*.whl")
         return wheel
 
     def __call__(self, name: str) -> Environment:
         if name not in self._made:
-            self._made[name] = self._install(name, INSTALLS[name])
+            self._made[name] = self._shared(name, lambda: self._install(name, INSTALLS[name]))
         return self._made[name]
 
-    def _install(self, name: str, extras: tuple[str, ...]) -> Environment:
+    def _shared(self, key: str, make: Callable[[], dict[str, str]]) -> Environment:
+        """Environment ``key``: made by ``make`` (which answers its packages), or, when a
+        process sharing the folder has made it, read from what that process recorded."""
+        path = self.folder / key
+        record = self.folder / f"{key}.json"
+        with exclusive(self.folder, key):
+            if record.is_file():
+                packages = json.loads(record.read_text("utf-8"))
+            else:
+                shutil.rmtree(path, ignore_errors=True)  # one that was not finished
+                packages = make()
+                partial = record.with_suffix(".partial")
+                partial.write_text(json.dumps(packages), "utf-8")
+                partial.replace(record)
+        env = dict(self.env, PATH=f"{path / 'bin'}{os.pathsep}{self.env.get('PATH', '')}")
+        return Environment(key, path, packages, env)
+
+    def _install(self, name: str, extras: tuple[str, ...]) -> dict[str, str]:
         path = self.folder / name
         lock = self.folder / f"pylock.{name.replace('-', '_')}.toml"
         chosen = [arg for extra in extras for arg in ("--extra", extra)]
@@ -151,25 +186,30 @@ class Installs:
         added = set(packages) - set(locked)
         assert added == {"payments-workbench"}, f"the wheel's requirements added {added}"
         print(f"{name}: {len(packages)} packages, payments-workbench included")
-        env = dict(self.env, PATH=f"{path / 'bin'}{os.pathsep}{self.env.get('PATH', '')}")
-        return Environment(name, path, packages, env)
+        return packages
 
     def lowest(self, name: str, extras: tuple[str, ...]) -> Environment:
         """An environment with the lowest versions pyproject.toml allows, then the wheel.
 
-        ``uv pip compile --resolution lowest-direct``: each requirement the package names
-        at its floor (what it depends on through them, at the newest they allow).
+        ``uv pip compile --resolution lowest-direct`` (asking the index: see below): each
+        requirement the package names at its floor (what it depends on through them, at
+        the newest they allow).
         """
         key = f"lowest-{name}"
-        if key in self._made:
-            return self._made[key]
+        if key not in self._made:
+            self._made[key] = self._shared(key, lambda: self._lowest(key, extras))
+        return self._made[key]
+
+    def _lowest(self, key: str, extras: tuple[str, ...]) -> dict[str, str]:
         path = self.folder / key
         pinned = self.folder / f"{key}.txt"
         chosen = [arg for extra in extras for arg in ("--extra", extra)]
+        # From the index, not offline: offline, uv resolves among the versions its cache
+        # holds, and the lowest of those is a floor only when the cache has the floor.
         self._uv_run(
             "pip", "compile", ROOT / "pyproject.toml", *chosen, "--resolution", "lowest-direct",
             "--python", sys.executable, "--no-header", "--no-annotate", "--quiet",
-            "--output-file", pinned, offline_first=True, cwd=self.folder,
+            "--output-file", pinned, cwd=self.folder,
         )  # fmt: skip
         self._uv_run("venv", "--quiet", "--python", sys.executable, path, cwd=self.folder)
         python = path / "bin" / "python"
@@ -177,10 +217,7 @@ class Installs:
             "pip", "install", "--python", python, "-r", pinned, offline_first=True, cwd=self.folder
         )
         self._uv_run("pip", "install", "--python", python, "--no-deps", self.wheel, cwd=self.folder)
-        packages = self._packages(python)
-        env = dict(self.env, PATH=f"{path / 'bin'}{os.pathsep}{self.env.get('PATH', '')}")
-        self._made[key] = Environment(key, path, packages, env)
-        return self._made[key]
+        return self._packages(python)
 
     def _packages(self, python: Path) -> dict[str, str]:
         listed = subprocess.run(

@@ -2,8 +2,9 @@
 
 A resolver may pick any version above a floor, so the floors must be versions that work
 and that have no published advisory (pyproject.toml names them). The core and the
-sandbox are installed at their floors beside the built wheel, offline from uv's cache
-where it can: the client signs against a sandbox, and the sandbox serves.
+sandbox are resolved at their floors from the index, then installed beside the built
+wheel, offline from uv's cache where it can: the client signs against a sandbox, and the
+sandbox serves.
 
 Marked ``wheel``, like the wheel's own tests (``-m "not wheel"`` leaves it out).
 """

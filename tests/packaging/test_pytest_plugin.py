@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import workbench.pytest_plugin
+import workbench.testing.pytest_plugin
 
 from .project import (
     EXAMPLE,
@@ -28,7 +28,7 @@ from .project import (
     pytest_environment,
 )
 
-PLUGIN_FIXTURES = set(workbench.pytest_plugin.__all__)
+PLUGIN_FIXTURES = set(workbench.testing.pytest_plugin.__all__)
 
 
 def test_the_guides_example_is_ten_lines_and_included_verbatim() -> None:
@@ -56,7 +56,7 @@ def test_the_repositorys_own_runs_leave_the_entry_point_unloaded(
     [entry] = [
         e for e in importlib.metadata.entry_points(group="pytest11") if e.name == "workbench"
     ]
-    assert entry.value == "workbench.pytest_plugin"
+    assert entry.value == "workbench.testing.pytest_plugin"
     addopts = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["pytest"][
         "ini_options"
     ]["addopts"]
@@ -89,7 +89,7 @@ def test_loading_the_plugin_imports_nothing_a_fixture_needs() -> None:
     code = (
         "import sys, pytest\n"
         "before = set(sys.modules)\n"
-        "import workbench.pytest_plugin\n"
+        "import workbench.testing.pytest_plugin\n"
         "print('\\n'.join(sorted(set(sys.modules) - before)))\n"
     )
     out = subprocess.run(
@@ -99,5 +99,6 @@ def test_loading_the_plugin_imports_nothing_a_fixture_needs() -> None:
         "workbench",
         "workbench._lazy",
         "workbench._version",
-        "workbench.pytest_plugin",
+        "workbench.testing",
+        "workbench.testing.pytest_plugin",
     }

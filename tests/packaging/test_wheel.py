@@ -1,10 +1,11 @@
 """The built wheel, installed the way users install it, into new virtual environments.
 
 The wheel is built once (``uv build``, `installs.Installs`) and each install is made
-once for the session: the core alone, ``[sandbox]``, ``[sandbox,notebooks]`` and ``[testing]``. Each
-environment first gets the versions ``uv.lock`` pins for that install (exported as a
-``pylock.toml``), then the wheel itself, so the wheel's own requirements are resolved
-against them and must add nothing. Both steps read uv's cache only (``--offline``) and
+once for the run, every xdist worker included (each test may run on any worker): the
+core alone, ``[sandbox]``, ``[sandbox,notebooks]`` and ``[testing]``. Each environment
+first gets the versions ``uv.lock`` pins for that install (exported as a ``pylock.toml``),
+then the wheel itself, so the wheel's own requirements are resolved against them and
+must add nothing. Both steps read uv's cache only (``--offline``) and
 go to the index only if the cache lacks something (the reason is printed).
 
 Marked ``wheel``: ``make test`` runs it; ``-m "not wheel"`` leaves it out.
@@ -211,3 +212,24 @@ def test_the_testing_extra_gives_a_fresh_project_the_fixtures(
     assert set(env.packages) & (DATAFRAMES | JUPYTER) == set()
     project = make_project(tmp_path / "project")
     assert_project_passed(env.run("pytest", *PYTEST_ARGS, cwd=project))
+
+
+def test_the_wheel_holds_the_notebook_and_testing_packages_and_the_plugins_entry_point(
+    installs: Installs,
+) -> None:
+    with zipfile.ZipFile(installs.wheel) as wheel:
+        names = set(wheel.namelist())
+        [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        declared = wheel.read(entry_points).decode("utf-8")
+    assert {
+        "workbench/notebook/__init__.py",
+        "workbench/notebook/widgets.py",
+        "workbench/notebook/runner.py",
+        "workbench/notebook/shipped.py",
+        "workbench/testing/__init__.py",
+        "workbench/testing/pytest_plugin.py",
+        "workbench/notebooks/01-quickstart-signing.ipynb",
+    } <= names
+    moved = {"workbench/testing.py", "workbench/pytest_plugin.py", "workbench/widgets.py"}
+    assert moved & names == set()
+    assert "[pytest11]\nworkbench = workbench.testing.pytest_plugin\n" in declared

@@ -26,8 +26,8 @@ from workbench.testing import running_sandbox
 @pytest.fixture(scope="session")
 def sqlite_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
     """A sandbox on a temporary SQLite file; the flows tick its reconciler themselves."""
-    db = tmp_path_factory.mktemp("parity-sqlite") / "sandbox.db"
-    with running_sandbox(db_url=f"sqlite:///{db}", run_reconciler_in_background=False) as server:
+    folder = tmp_path_factory.mktemp("parity-sqlite")
+    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
         yield server
 
 
@@ -46,10 +46,11 @@ def sqlite_run(sqlite_sandbox: SandboxServer, secrets_seen: Seen) -> Recording:
 @pytest.fixture(scope="session")
 def postgres_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recording]:
     """The flows on a sandbox on a PostgreSQL database of its own."""
-    with database_url("postgres", tmp_path_factory.mktemp("parity-pg")) as url:
-        config = {"db_url": url, "run_reconciler_in_background": False}
-        with running_sandbox(**config) as server:
-            yield run_flows(server.base_url, "PostgreSQL sandbox")
+    with (
+        database_url("postgres", tmp_path_factory.mktemp("parity-pg")) as url,
+        running_sandbox(db_url=url, run_reconciler_in_background=False) as server,
+    ):
+        yield run_flows(server.base_url, "PostgreSQL sandbox")
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,9 @@ Every test talks HTTP to a `SandboxServer`. The suite runs on SQLite (a WAL file
 temporary directory) and, when PostgreSQL answers on 127.0.0.1:5432, again on a
 database of its own that is dropped afterwards. The folders below this one (one per
 feature package of `workbench.sandbox`) use the same fixtures; a folder's own conftest
-adds what only its tests need. What the tests import (signed clients, request bodies,
+adds what only its tests need. Every sandbox here starts through
+`workbench.testing.running_sandbox`, the helper users' own suites start theirs with, so
+the suite exercises it. What the tests import (signed clients, request bodies,
 the envelope check) is in the modules beside this one.
 """
 
@@ -21,7 +23,8 @@ import pytest
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.workers import two_workers
-from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxConfig, SandboxServer
+from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxServer
+from workbench.testing import running_sandbox
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgres"])
@@ -36,23 +39,28 @@ def db_url(
 @pytest.fixture(scope="session")
 def server(db_url: str) -> Iterator[SandboxServer]:
     """The sandbox on a free port; the reconciler runs only when a test asks."""
-    config = SandboxConfig(db_url=db_url, run_reconciler_in_background=False)
-    with SandboxServer(config) as running:
+    with running_sandbox(db_url=db_url, run_reconciler_in_background=False) as running:
         yield running
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def sandbox_with(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[Callable[..., SandboxServer]]:
-    """Start a sandbox with the given `SandboxConfig` settings, on a database of this test's
-    own (per backend; the reconciler runs only when asked); every one started is stopped
-    afterwards."""
-    with database_url(request.param, tmp_path) as url, contextlib.ExitStack() as stack:
+def own_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of a database of this test's own, once per backend, dropped afterwards."""
+    with database_url(request.param, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def sandbox_with(own_db: str) -> Iterator[Callable[..., SandboxServer]]:
+    """Start a sandbox with the given `SandboxConfig` settings on ``own_db`` (so once per
+    backend); the reconciler runs only when asked unless the settings say otherwise.
+    Every one started is stopped afterwards; ``server.stop()`` stops one sooner (a
+    restart: the next one started finds the same database)."""
+    with contextlib.ExitStack() as stack:
 
         def _start(**settings: Any) -> SandboxServer:
-            config = SandboxConfig(db_url=url, run_reconciler_in_background=False, **settings)
-            return stack.enter_context(SandboxServer(config))
+            options = {"run_reconciler_in_background": False, **settings}
+            return stack.enter_context(running_sandbox(db_url=own_db, **options))
 
         yield _start
 

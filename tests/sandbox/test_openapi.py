@@ -23,12 +23,13 @@ from pydantic import BaseModel
 
 from tests.sandbox.clients import signed_client
 from workbench.cli import main
-from workbench.sandbox import SandboxConfig, SandboxServer, create_app
+from workbench.sandbox import SandboxConfig, create_app
 from workbench.sandbox.openapi import openapi_json
 from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
 from workbench.spec import PAYMENT, REFUND, SESSION, SUBSCRIPTION, UUID4_PATTERN
 from workbench.spec.limits import IDEMPOTENCY_TTL_SECONDS
 from workbench.spec.operations import OPERATIONS, TAGS
+from workbench.testing import running_sandbox
 
 METHODS = ("get", "post", "put", "patch", "delete")
 #: Readable names start with what they do.
@@ -178,9 +179,8 @@ def _shape(value: Any) -> Any:
 def test_request_examples_get_the_documented_answers_from_a_fresh_sandbox() -> None:
     by_id = {op.operation_id: op for op in OPERATIONS}
     called: set[str] = set()
-    config = SandboxConfig(db_url="sqlite://", run_reconciler_in_background=False)
     with (
-        SandboxServer(config) as server,
+        running_sandbox(run_reconciler_in_background=False) as server,
         signed_client(server.base_url) as signed,
         httpx2.Client(base_url=server.base_url, timeout=30) as public,
     ):

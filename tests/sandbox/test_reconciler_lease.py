@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer, tables
@@ -19,17 +17,16 @@ from workbench.sandbox.reconciler import lease_name
 from workbench.sandbox.runtime import SandboxRuntime
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def two(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[SandboxRuntime]]:
+@pytest.fixture
+def two(own_db: str) -> Iterator[list[SandboxRuntime]]:
     """Two sandboxes on one database, as two workers are."""
-    with database_url(request.param, tmp_path) as url:
-        config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
-        pair = [SandboxRuntime(config).open() for _ in range(2)]
-        try:
-            yield pair
-        finally:
-            for sandbox in pair:
-                sandbox.stop()
+    config = SandboxConfig(db_url=own_db, run_reconciler_in_background=False)
+    pair = [SandboxRuntime(config).open() for _ in range(2)]
+    try:
+        yield pair
+    finally:
+        for sandbox in pair:
+            sandbox.stop()
 
 
 def _holder(sandbox: SandboxRuntime) -> tuple[str, object] | None:
@@ -98,15 +95,14 @@ def test_a_second_process_waits_for_the_pass_in_progress(two: list[SandboxRuntim
 
 
 def test_an_advance_that_cannot_get_the_lease_answers_503(
-    two: list[SandboxRuntime], monkeypatch: pytest.MonkeyPatch
+    two: list[SandboxRuntime],
+    sandbox_with: Callable[..., SandboxServer],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    a, b = two
+    a, _ = two
     monkeypatch.setattr("workbench.sandbox.reconciler._WAIT_SECONDS", 0.3)
-    with (
-        pass_in_progress(a),
-        SandboxServer(b.config) as server,
-        signed_client(server.base_url) as client,
-    ):
+    server = sandbox_with()  # on the database of the two
+    with pass_in_progress(a), signed_client(server.base_url) as client:
         response = client.post("/sandbox/clock/advance", json={"seconds": 60})
     body = assert_envelope(response, 503, "SVC-GW-5030")
     assert "reconciler lease" in body["message"]

@@ -2,33 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-from tests.postgres import database_url
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox import SandboxServer
+from workbench.testing import running_sandbox
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def fresh_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database of its own for this test."""
-    with database_url(request.param, tmp_path) as url:
-        yield url
-
-
-def test_refund_in_flight_at_restart_completes_exactly_once(fresh_db: str) -> None:
-    config = SandboxConfig(db_url=fresh_db, run_reconciler_in_background=False)
-    with SandboxServer(config) as first, signed_client(first.base_url) as client:
+def test_refund_in_flight_at_restart_completes_exactly_once(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    first = sandbox_with()
+    with signed_client(first.base_url) as client:
         body = charge_body(token="tok_test_refund_async")
         pid = client.post("/v1/payments/card", json=body).json()["paymentId"]
         refund = client.post(f"/v1/payments/{pid}/refund", json={"amount": 4000})
         assert refund.status_code == 202
         rid = refund.json()["lastRefund"]["refundId"]
-    with SandboxServer(config) as second, signed_client(second.base_url) as client:
+    first.stop()
+    second = sandbox_with()  # on the same database
+    with signed_client(second.base_url) as client:
         payment = client.get(f"/v1/payments/{pid}").json()
         assert (payment["refundAmount"], payment["refundableAmount"]) == (0, 6000)
         client.post("/sandbox/clock/advance", json={"seconds": 120})
@@ -42,12 +37,12 @@ def test_refund_in_flight_at_restart_completes_exactly_once(fresh_db: str) -> No
 
 
 def test_background_reconciler_settles_refunds_on_its_own(tmp_path: Path) -> None:
-    config = SandboxConfig(
-        db_url=f"sqlite:///{tmp_path / 'bg.db'}",
-        refund_settle_seconds=0,
-        reconciler_interval_seconds=0.05,
-    )
-    with SandboxServer(config) as server, signed_client(server.base_url) as client:
+    with (
+        running_sandbox(
+            db_dir=tmp_path, refund_settle_seconds=0, reconciler_interval_seconds=0.05
+        ) as server,
+        signed_client(server.base_url) as client,
+    ):
         body = charge_body(token="tok_test_refund_async")
         pid = client.post("/v1/payments/card", json=body).json()["paymentId"]
         assert client.post(f"/v1/payments/{pid}/refund", json={}).status_code == 202
@@ -59,10 +54,10 @@ def test_background_reconciler_settles_refunds_on_its_own(tmp_path: Path) -> Non
 
 
 def test_python_clock_advance_matches_the_control_route(tmp_path: Path) -> None:
-    config = SandboxConfig(
-        db_url=f"sqlite:///{tmp_path / 'py.db'}", run_reconciler_in_background=False
-    )
-    with SandboxServer(config) as server, signed_client(server.base_url) as client:
+    with (
+        running_sandbox(db_dir=tmp_path, run_reconciler_in_background=False) as server,
+        signed_client(server.base_url) as client,
+    ):
         pid = client.post(
             "/v1/payments/card", json=charge_body(token="tok_test_refund_async")
         ).json()["paymentId"]
@@ -71,13 +66,16 @@ def test_python_clock_advance_matches_the_control_route(tmp_path: Path) -> None:
         assert client.get(f"/v1/payments/{pid}").json()["refundAmount"] == 10_000
 
 
-def test_two_servers_on_one_database_settle_each_refund_exactly_once(fresh_db: str) -> None:
-    config = SandboxConfig(
-        db_url=fresh_db, refund_settle_seconds=0, reconciler_interval_seconds=0.02
-    )
+def test_two_servers_on_one_database_settle_each_refund_exactly_once(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    settings = {
+        "refund_settle_seconds": 0,
+        "reconciler_interval_seconds": 0.02,
+        "run_reconciler_in_background": True,
+    }
+    one, two = sandbox_with(**settings), sandbox_with(**settings)
     with (
-        SandboxServer(config) as one,
-        SandboxServer(config) as two,
         signed_client(one.base_url) as a,
         signed_client(two.base_url) as b,
     ):

@@ -22,8 +22,9 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.postgres import PgDatabase
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox import SandboxServer
 from workbench.signing import sign_request
+from workbench.testing import running_sandbox
 
 
 class RequestsSigner(requests.auth.AuthBase):
@@ -47,13 +48,11 @@ class RequestsSigner(requests.auth.AuthBase):
 def fuzz_server(db_url: str) -> Iterator[SandboxServer]:
     """A server on a database of its own, so fuzzed objects do not burden the other tests."""
     database = PgDatabase() if db_url.startswith("postgresql") else None
-    config = SandboxConfig(
-        db_url=database.url if database else "sqlite://",
-        rate_limit_per_second=0,
-        run_reconciler_in_background=False,
-    )
+    url = database.url if database else "sqlite://"
     try:
-        with SandboxServer(config) as server:
+        with running_sandbox(
+            db_url=url, rate_limit_per_second=0, run_reconciler_in_background=False
+        ) as server:
             yield server
     finally:
         if database is not None:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workbench.notebook_runner import FlowResult
+from workbench.notebook.runner import FlowResult
 
 __all__ = ["exit_status", "json_summary", "junit_xml", "outcome", "write_json"]
 

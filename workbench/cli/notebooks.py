@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from workbench.shipped_notebooks import copy_notebooks, shipped_folder, shipped_notebooks
+from workbench.notebook.shipped import copy_notebooks, shipped_folder, shipped_notebooks
 
 __all__ = ["copy_into", "notebooks"]
 

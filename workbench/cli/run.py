@@ -17,8 +17,8 @@ import httpx2
 from workbench._extras import require
 from workbench.cli._run_reports import exit_status, json_summary, junit_xml, write_json
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, ConfigError, Settings
-from workbench.notebook_runner import EXECUTED_DIR, control_calls, discover, run_flows
-from workbench.shipped_notebooks import shipped_folder
+from workbench.notebook.runner import EXECUTED_DIR, control_calls, discover, run_flows
+from workbench.notebook.shipped import shipped_folder
 
 __all__ = ["run"]
 

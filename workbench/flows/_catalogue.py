@@ -1,4 +1,4 @@
-"""What each flow asks for, in form terms: the catalogue `workbench.widgets` builds forms from."""
+"""What each flow asks for, in form terms: what `workbench.notebook.widgets` builds forms from."""
 
 from __future__ import annotations
 

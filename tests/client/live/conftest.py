@@ -19,8 +19,7 @@ import pytest
 
 from tests.client.live.target import Live
 from workbench._client import Client
-from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.testing import running_sandbox
 
 
 @pytest.fixture(scope="session")
@@ -29,14 +28,7 @@ def live() -> Iterator[Live]:
     if external:
         yield Live(external.rstrip("/"))
         return
-    config = SandboxConfig(
-        db_url="sqlite://",
-        api_key=DEFAULT_API_KEY,
-        secret_key=DEFAULT_SECRET_KEY,
-        rate_limit_per_second=0,
-        run_reconciler_in_background=False,
-    )
-    with SandboxServer(config) as server:
+    with running_sandbox(rate_limit_per_second=0, run_reconciler_in_background=False) as server:
         yield Live(server.base_url)
 
 
@@ -50,7 +42,7 @@ def client(live: Live) -> Iterator[Client]:
 # The pytest plugin's fixtures, tested here. The repository's own runs do not load the
 # plugin through its entry point (``-p no:workbench`` in pyproject.toml: it would import
 # the package before pytest-cov starts); this is the one place that registers them.
-from workbench.pytest_plugin import (  # noqa: E402
+from workbench.testing.pytest_plugin import (  # noqa: E402
     workbench_async_client,
     workbench_client,
     workbench_clock,

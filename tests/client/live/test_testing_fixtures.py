@@ -1,4 +1,4 @@
-"""`workbench.pytest_plugin` and `workbench.testing`: the fixtures a user's own test suite gets."""
+"""The pytest plugin and `workbench.testing`: the fixtures a user's own test suite gets."""
 
 from __future__ import annotations
 

@@ -211,11 +211,11 @@ def test_the_catalogue_and_cldr_load_on_the_first_page_not_at_startup(tmp_path: 
     # A fresh process: a sandbox that has started and answered the API has not read Babel.
     script = """
 import sys
-from workbench import Client
-from workbench.sandbox import SandboxConfig, SandboxServer
-config = SandboxConfig(db_url=sys.argv[1], run_reconciler_in_background=False)
-with SandboxServer(config) as server:
-    with Client(config.api_key, config.secret_key, server.base_url) as client:
+from pathlib import Path
+from workbench.testing import client_for, running_sandbox
+folder = Path(sys.argv[1])
+with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
+    with client_for(server) as client:
         client.payments.charge_card(
             transaction_id="lazy-1", amount=100, card_token="tok_test_success"
         )
@@ -225,7 +225,7 @@ with SandboxServer(config) as server:
         print("babel" in sys.modules)
 """
     done = subprocess.run(
-        [sys.executable, "-c", script, f"sqlite:///{tmp_path / 'lazy.db'}"],
+        [sys.executable, "-c", script, str(tmp_path)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

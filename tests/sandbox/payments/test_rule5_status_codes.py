@@ -20,11 +20,11 @@ import pytest
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.envelope import assert_envelope
 from workbench import _exceptions as errors
-from workbench._client import Client
-from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.config import DEFAULT_API_KEY
 from workbench.sandbox import SandboxServer
 from workbench.sandbox.cards import CHALLENGE_CODE
 from workbench.spec import ERRORS
+from workbench.testing import client_for
 
 CHARGE = "/v1/payments/card"
 #: The spec's list for the card charge, plus 409 from its idempotency section.
@@ -55,7 +55,7 @@ def test_rule5_a_decline_is_a_400_recorded_and_typed(
     assert payment.status_code == 200
     assert payment.json()["status"] == "declined"
 
-    wb = Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, server.base_url)
+    wb = client_for(server)
     with wb, pytest.raises(error) as info:
         wb.payments.charge_card(
             transaction_id=f"txn_{uuid.uuid4().hex}", amount=1_000, card_token=token

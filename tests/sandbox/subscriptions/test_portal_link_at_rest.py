@@ -17,26 +17,18 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
-import pytest
 import sqlalchemy as sa
 
 from tests.ports import free_port
-from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from tests.sandbox.subscriptions.api import sub_body
-from workbench.sandbox import SandboxConfig, SandboxServer
+from workbench.sandbox import SandboxServer
 from workbench.sandbox.sealing import new_key
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    with database_url(request.param, tmp_path) as url:
-        yield url
 
 
 class Command:
@@ -99,8 +91,9 @@ def _everything_stored(url: str) -> str:
     return "\n".join(parts)
 
 
-def test_no_portal_link_in_the_database_or_the_log(db: str, tmp_path: Path) -> None:
-    command = Command(db, tmp_path)
+def test_no_portal_link_in_the_database_or_the_log(own_db: str, tmp_path: Path) -> None:
+    # The real command, not a sandbox in this process: what it prints is under test.
+    command = Command(own_db, tmp_path)
     create_key, cancel_key = str(uuid.uuid4()), str(uuid.uuid4())
     command.start()
     try:
@@ -130,27 +123,30 @@ def test_no_portal_link_in_the_database_or_the_log(db: str, tmp_path: Path) -> N
         command.stop()
 
     printed = command.output.read_text(encoding="utf-8", errors="replace")
-    stored = _everything_stored(db)
+    stored = _everything_stored(own_db)
     assert public_hash not in stored
     assert public_hash not in printed
     assert create_key in stored  # the records are there, and were read
     assert "/v1/public/subscriptions/[publicHash]/cancel" in printed  # the access log ran
-    if db.startswith("sqlite"):
-        path = Path(db.removeprefix("sqlite:///"))
+    if own_db.startswith("sqlite"):
+        path = Path(own_db.removeprefix("sqlite:///"))
         for file in (path, Path(f"{path}-wal")):
             if file.exists():
                 assert public_hash.encode() not in file.read_bytes(), file
 
 
-def test_an_answer_sealed_under_another_key_is_refused_never_run_again(db: str) -> None:
+def test_an_answer_sealed_under_another_key_is_refused_never_run_again(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
     key = str(uuid.uuid4())
-    first = SandboxConfig(db_url=db, run_reconciler_in_background=False, replay_key=new_key())
-    with SandboxServer(first) as server, signed_client(server.base_url) as client:
+    first = sandbox_with(replay_key=new_key())
+    with signed_client(first.base_url) as client:
         created = _post(client, "/v1/subscriptions", sub_body(), key)
         assert created.status_code == 201, created.text
         listed = client.get("/v1/subscriptions", params={"limit": 100}).json()["items"]
-    other = SandboxConfig(db_url=db, run_reconciler_in_background=False, replay_key=new_key())
-    with SandboxServer(other) as server, signed_client(server.base_url) as client:
+    first.stop()
+    other = sandbox_with(replay_key=new_key())  # on the same database
+    with signed_client(other.base_url) as client:
         again = _post(client, "/v1/subscriptions", sub_body(), key)
         body = assert_envelope(again, 409, "SVC-GW-2001")
         assert "another replay key" in body["message"]

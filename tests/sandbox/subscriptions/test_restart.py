@@ -3,41 +3,33 @@ finished exactly once by the restarted server: one payment, one cycle, no cycle 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.subscriptions.api import charges, create, get
 from tests.sandbox.subscriptions.clock import parse, tick
-from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxRuntime, SandboxServer
+from workbench.sandbox import DEMO_MERCHANT_ID, SandboxRuntime, SandboxServer
 from workbench.sandbox.clock import set_business_time
 from workbench.sandbox.payments.tables import payments as payments_table
 from workbench.sandbox.subscriptions import RenewalWork, subscription_charges
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def fresh_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database of this test's own, on each backend."""
-    with database_url(request.param, tmp_path) as url:
-        yield url
-
-
 @pytest.mark.parametrize("stopped_after", ["claim", "charge"])
 def test_an_unfinished_renewal_is_finished_exactly_once_after_restart(
-    fresh_db: str, stopped_after: str
+    sandbox_with: Callable[..., SandboxServer], stopped_after: str
 ) -> None:
-    config = SandboxConfig(db_url=fresh_db, run_reconciler_in_background=False)
-    with SandboxServer(config) as first, signed_client(first.base_url) as client:
+    first = sandbox_with()
+    with signed_client(first.base_url) as client:
         sub = create(client)
+    first.stop()
     due = parse(sub["nextChargeAt"])
 
     # A pass that died: the first steps of the reconciler ran, the last did not.
-    crashed = SandboxRuntime(config).open()
+    crashed = SandboxRuntime(first.config).open()
     work = RenewalWork(crashed.db)
     with crashed.db.write() as conn:
         set_business_time(conn, DEMO_MERCHANT_ID, due + timedelta(seconds=1))
@@ -47,7 +39,8 @@ def test_an_unfinished_renewal_is_finished_exactly_once_after_restart(
         work.charge_claims(DEMO_MERCHANT_ID, claimed, due)
     crashed.stop()
 
-    with SandboxServer(config) as second, signed_client(second.base_url) as client:
+    second = sandbox_with()  # on the same database
+    with signed_client(second.base_url) as client:
         assert get(client, sub["id"])["cycleNumber"] == 0
         tick(client)
         tick(client)

@@ -8,32 +8,27 @@ a charge-now since the claim joins the claimed charge: one payment.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.subscriptions.api import charges, create, get, post, sub_events
 from tests.sandbox.subscriptions.clock import parse
-from workbench.sandbox import DEMO_MERCHANT_ID, SandboxConfig, SandboxServer
+from workbench.sandbox import DEMO_MERCHANT_ID, SandboxServer
 from workbench.sandbox.clock import set_business_time
 from workbench.sandbox.payments.tables import payments as payments_table
 from workbench.sandbox.subscriptions import RenewalWork, subscription_charges
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def running(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SandboxServer]:
+@pytest.fixture
+def running(sandbox_with: Callable[..., SandboxServer]) -> SandboxServer:
     """A sandbox of this test's own on each backend, reconciler off."""
-    with database_url(request.param, tmp_path) as url:
-        config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
-        with SandboxServer(config) as server:
-            yield server
+    return sandbox_with()
 
 
 def _claimed(server: SandboxServer, client: httpx2.Client) -> tuple[dict[str, Any], list[int]]:

@@ -22,7 +22,7 @@ def shipped_folder() -> Path | None:
     packaged = importlib.resources.files("workbench") / "notebooks"
     if isinstance(packaged, Path) and packaged.is_dir():
         return packaged
-    checkout = Path(__file__).resolve().parents[1]
+    checkout = Path(__file__).resolve().parents[2]
     if (checkout / "pyproject.toml").is_file() and (checkout / "notebooks").is_dir():
         return checkout / "notebooks"  # a checkout of the repository (an editable install)
     return None

@@ -24,8 +24,9 @@ loaded by pytest by itself (a ``pytest11`` entry point): nothing to add to ``con
     its own ``Client()``.
 
 Every name starts with ``workbench_``, so none collides with a project's own fixtures.
-Loading the plugin imports nothing but pytest: each fixture imports what it needs when
-it first runs, so a test run that uses none of them pays nothing for it.
+Loading the plugin imports nothing but pytest and the table of `workbench.testing`'s
+names: each fixture imports what it needs when it first runs, so a test run that uses
+none of them pays nothing for it.
 """
 
 from __future__ import annotations
