@@ -132,6 +132,36 @@ def _source(module: str) -> str | None:
     return Path(spec.origin).read_text("utf-8")
 
 
+def _contract(contract_id: str) -> dict[str, Any]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    return next(c for c in contracts if c["id"] == contract_id)
+
+
+#: Modules of the sandbox's root that are neither the edge, a feature, a shared domain
+#: module nor the outer layer's, and why.
+_UNCLASSIFIED = {
+    "workbench.sandbox.postman": "a generator run by the command line: it names the edge's "
+    "public routes (the signature's list), as the outer layer may",
+}
+
+
+def test_every_module_of_the_sandbox_root_is_on_one_side_of_the_edge_contracts() -> None:
+    """The edge contracts name the features and the shared modules one by one: a new module
+    at the root of `workbench/sandbox` must be put on a side, or the contracts miss it."""
+    graph = grimp.build_graph("workbench", cache_dir=None)
+    children = set(graph.find_children("workbench.sandbox"))
+    edge_side = {*_contract("edge-imports-no-feature")["source_modules"]}
+    features_and_core = {*_contract("features-import-no-edge")["source_modules"]}
+    features = {*_contract("edge-imports-no-feature")["forbidden_modules"]}
+    assert features <= features_and_core
+    outer = _modules(graph, _contract("edge-only")["protected_modules"])
+    named = edge_side | features_and_core | outer | set(_UNCLASSIFIED)
+    assert len(children) >= 30  # the scan sees the sandbox's root
+    assert children - named == set(), "name the module in a contract of pyproject.toml"
+    assert edge_side & features_and_core == set()
+
+
 #: The top-level modules and subpackages of workbench that may import the sandbox, and
 #: why. Every other one is a source module of the client-without-sandbox contract.
 SANDBOX_STARTERS = {

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from workbench.sandbox import SandboxConfig
-    from workbench.sandbox.httplimits import HttpLimits
+    from workbench.sandbox.edge.httplimits import HttpLimits
     from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = [
@@ -140,7 +140,7 @@ def app_from_environment() -> FastAPI:
 
 @functools.cache
 def _worker_limits() -> HttpLimits:
-    from workbench.sandbox.httplimits import HttpLimits
+    from workbench.sandbox.edge.httplimits import HttpLimits
 
     return HttpLimits(
         max_header_bytes=int(os.environ[ENV_MAX_HEADER_BYTES]),

@@ -1,15 +1,58 @@
-"""What a request carries for the code that serves it: the authenticated caller, its address."""
+"""Who is calling, and what a request carries for the code that serves it.
+
+`Caller` is the merchant a signed request authenticated as: domain knowledge, which
+every feature takes. `RequestState` is the one object the HTTP edge leaves in the
+request's scope for what comes after it (the request id, the body as received, its
+parsed JSON, the caller), defined here once so that the edge and the routes read the
+same typed fields (`request_state`); neither imports the other for it.
+
+On PostgreSQL the key record a caller was authenticated with may be a guess
+(`workbench.sandbox.keys`): the `Caller` then carries it (`KeyGuess`), and whoever
+acts for the caller confirms it first: in its own transaction (`Caller.confirm`, the
+card charge) or by reading the row (`Caller.confirm_now`, every other route through
+its dependency). The edge confirms it itself before an answer leaves unconfirmed.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
-from fastapi import Request
 from starlette.types import Scope
 
-from workbench.sandbox.errors import ServiceError, request_id_of
+from workbench.sandbox.keys import KeyRecord, StaleKey, confirm_key, key_read, look_up
 
-__all__ = ["Caller", "base_url_of", "caller_of"]
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from workbench.sandbox.storage import Database, statements
+
+__all__ = [
+    "STATE_KEY",
+    "Caller",
+    "KeyGuess",
+    "RequestState",
+    "base_url_of",
+    "request_state",
+]
+
+
+class KeyGuess:
+    """A key record kept between requests, to be confirmed against the database once.
+
+    Args:
+        record: the kept record the request was authenticated with.
+    """
+
+    __slots__ = ("confirmed", "record")
+
+    def __init__(self, record: KeyRecord) -> None:
+        self.record = record
+        self.confirmed = False
+
+    def __repr__(self) -> str:
+        return f"KeyGuess(confirmed={self.confirmed})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,27 +64,85 @@ class Caller:
         merchant_id: its merchant.
         store_id: the store the key belongs to.
         request_id: this request's id.
+        guess: the kept key record it was authenticated with, when that record is only
+            a guess to confirm (PostgreSQL); ``None`` when it was read from the database
+            or cannot be out of date.
     """
 
     api_key: str
     merchant_id: str
     store_id: str
     request_id: str
+    guess: KeyGuess | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def unconfirmed(self) -> bool:
+        """Whether the caller's key record is a guess nobody has confirmed yet."""
+        return self.guess is not None and not self.guess.confirmed
+
+    def confirm_reads(self) -> tuple[tuple[statements.Statement, dict[str, str]], ...]:
+        """The read `confirm` makes, for `statements.reading_ahead` (none without a guess)."""
+        return () if self.guess is None else (key_read(self.api_key),)
+
+    def confirm(self, conn: sa.Connection) -> None:
+        """Confirm the guess inside the caller's transaction, before it does anything else.
+
+        Raises:
+            StaleKey: the key's row is no longer the guess (let it roll back).
+        """
+        if self.guess is not None:
+            confirm_key(conn, self.guess.record)
+            self.guess.confirmed = True
+
+    async def confirm_now(self, db: Database) -> Caller:
+        """Confirm the guess by reading the row now; the caller without a guess.
+
+        Raises:
+            StaleKey: the key's row is no longer the guess.
+        """
+        guess = self.guess
+        if guess is None:
+            return self
+        if not guess.confirmed:
+            found = await db.in_thread(functools.partial(look_up, db, self.api_key))
+            if found != guess.record:
+                raise StaleKey
+            guess.confirmed = True
+        return replace(self, guess=None)
 
 
-# The dependencies are ``async`` so FastAPI calls them on the loop: it would hand a plain
-# function to a worker thread, two thread switches per dependency per request.
-async def caller_of(request: Request) -> Caller:
-    """The authenticated caller (a FastAPI dependency); public routes have none."""
-    caller = (request.scope.get("state") or {}).get("caller")
-    if not isinstance(caller, Caller):
-        raise ServiceError("SVC-GW-1003", "X-Api-Key is missing")
-    return caller
+@dataclass(slots=True)
+class RequestState:
+    """What the HTTP edge learnt of a request, for the layers and the route after it.
+
+    Attributes:
+        request_id: the request's id (echoed as ``X-Request-Id``).
+        body: the body as received, read once (the bytes the signature covered).
+        json: the body parsed by the one JSON rule (no key twice), when it was JSON.
+        caller: who signed it (``None`` on the routes that take no signature).
+        key: the caller's key record and its merchant's switches, for the edge's gates.
+        signature_recorded: strict replay mode recorded this request's signature.
+    """
+
+    request_id: str = ""
+    body: bytes = b""
+    json: Any = None
+    caller: Caller | None = None
+    key: KeyRecord | None = None
+    signature_recorded: bool = False
 
 
-async def request_id(request: Request) -> str:
-    """This request's id (a FastAPI dependency)."""
-    return request_id_of(request.scope)
+#: Where the `RequestState` lives in ``scope["state"]`` (Starlette's ``request.state``).
+STATE_KEY = "workbench.request"
+
+
+def request_state(scope: Scope) -> RequestState:
+    """The request's `RequestState`, made on first use."""
+    state = scope.setdefault("state", {})
+    found: RequestState | None = state.get(STATE_KEY)
+    if found is None:
+        found = state[STATE_KEY] = RequestState()
+    return found
 
 
 def base_url_of(scope: Scope, configured: str | None) -> str:

@@ -278,7 +278,8 @@ def idempotent(
     """`run_idempotent`'s transaction: claim the key, run ``work``, store its answer.
 
     For a caller that runs it in a transaction of its own, with work of its own before
-    it (`workbench.sandbox.shortcut`); its arguments are `run_idempotent`'s.
+    it (`workbench.sandbox.payments.charging`, which confirms its caller first); its
+    arguments are `run_idempotent`'s.
     """
     if key is None:
         return work(conn)

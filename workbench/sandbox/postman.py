@@ -5,7 +5,7 @@ than in Python. The collection is built from the same tables as the OpenAPI docu
 each request is an operation of `workbench.spec.operations.OPERATIONS` (its name, area and
 method and path come from there), its body is the operation's example from
 `workbench.sandbox.openapi_examples` unless a step says otherwise, and which routes go
-unsigned is the sandbox's own list (`workbench.sandbox.auth.DEFAULT_PUBLIC_ROUTES`).
+unsigned is the sandbox's own list (`workbench.sandbox.edge.signature.DEFAULT_PUBLIC_ROUTES`).
 
 `STEPS` puts the operations in the order a run needs them: a request that needs an
 identifier comes after the one that creates it, whose test script stores it in a
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
-from workbench.sandbox.auth import DEFAULT_PUBLIC_ROUTES
 from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
+from workbench.sandbox.edge.signature import DEFAULT_PUBLIC_ROUTES
 from workbench.sandbox.fixtures import CUSTOMERS, DEMO_STORE_ID
 from workbench.sandbox.openapi_examples import REQUESTS
 from workbench.spec.operations import OPERATIONS, TAGS, Operation

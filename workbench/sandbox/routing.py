@@ -1,25 +1,29 @@
 """What every router shares: the running sandbox, its dependencies, documented errors, paths.
 
 The routes reach the running sandbox (the app's `workbench.sandbox.runtime.SandboxRuntime`)
-through `sandbox_of`, typed by `Running`, the parts of it they use; no route imports the
+through `sandbox_of`, typed by `RouteServices`, the parts of it they use; no route imports the
 composition root that builds it. A signed POST's one write goes through `IdempotentPost`
 (`PostDep`), which runs it under the request's Idempotency-Key and answers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
+import sqlalchemy as sa
 from fastapi import Depends, Header, Path, Request
+from fastapi.routing import APIRoute
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Match
+from starlette.types import Receive, Scope, Send
 
 from workbench.sandbox.bodies import ErrorEnvelope
 from workbench.sandbox.config import SandboxConfig
-from workbench.sandbox.context import Caller, base_url_of, caller_of
+from workbench.sandbox.context import Caller, base_url_of, request_state
+from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import Refresh, Work, run_idempotent
-from workbench.sandbox.ratelimit import RateLimiter
-from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import Reconciler
 from workbench.sandbox.sealing import Sealer
 from workbench.sandbox.storage import Database
@@ -30,14 +34,17 @@ __all__ = [
     "ERROR_RESPONSES",
     "PUBLIC_ERRORS",
     "SIGNED",
+    "BucketReset",
     "CallerDep",
+    "FirstInLine",
     "IdemKey",
     "IdempotentPost",
     "PaymentId",
     "PostDep",
-    "Running",
+    "RouteServices",
     "SandboxDep",
     "base_url",
+    "caller_of",
     "checkout_base",
     "raw_path",
     "sandbox_of",
@@ -45,7 +52,15 @@ __all__ = [
 ]
 
 
-class Running(Protocol):
+class BucketReset(Protocol):
+    """What the controls use of a rate limiter: a merchant's buckets start full again."""
+
+    def forget(self, merchant_id: str) -> None:
+        """Drop the merchant's buckets."""
+        ...
+
+
+class RouteServices(Protocol):
     """What the routes use of the running sandbox.
 
     They exist once the app has started (its startup opens the database); a route reads
@@ -78,27 +93,49 @@ class Running(Protocol):
         ...
 
     @property
-    def limiter(self) -> RateLimiter | SharedRateLimiter:
+    def limiter(self) -> BucketReset:
         """The per-key rate limiter."""
+        ...
+
+    @property
+    def tables(self) -> Sequence[sa.Table]:
+        """Every table of the sandbox, in creation order (what a merchant's reset empties)."""
         ...
 
 
 # ``async`` so FastAPI calls it on the loop: it would hand a plain function to a worker
 # thread, two thread switches per dependency per request.
-async def sandbox_of(request: Request) -> Running:
+async def sandbox_of(request: Request) -> RouteServices:
     """The running sandbox serving this app (a FastAPI dependency)."""
-    sandbox: Running = request.app.state.sandbox
+    sandbox: RouteServices = request.app.state.sandbox
     return sandbox
 
 
-def base_url(request: Request, sandbox: Running) -> str:
+async def caller_of(request: Request) -> Caller:
+    """The authenticated caller, its key record confirmed (a FastAPI dependency).
+
+    Public routes have none. On PostgreSQL the edge may have authenticated the request
+    on a kept key record (`Caller.guess`): it is read again here, before the route does
+    anything, and `workbench.sandbox.keys.StaleKey` sends the request back to be
+    authenticated afresh when it differs.
+    """
+    state = request_state(request.scope)
+    caller = state.caller
+    if caller is None:
+        raise ServiceError("SVC-GW-1003", "X-Api-Key is missing")
+    if caller.guess is not None:
+        caller = state.caller = await caller.confirm_now(request.app.state.sandbox.db)
+    return caller
+
+
+def base_url(request: Request, sandbox: RouteServices) -> str:
     """The address clients reach this sandbox at (the configured one, else the Host's)."""
     return base_url_of(request.scope, sandbox.config.public_base_url)
 
 
 #: The running sandbox (`sandbox_of`).
-SandboxDep = Annotated[Running, Depends(sandbox_of)]
-#: Who signed the request (`context.caller_of`).
+SandboxDep = Annotated[RouteServices, Depends(sandbox_of)]
+#: Who signed the request (`caller_of`).
 CallerDep = Annotated[Caller, Depends(caller_of)]
 #: The ``Idempotency-Key`` header, if sent.
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
@@ -175,7 +212,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 PUBLIC_ERRORS: dict[int | str, dict[str, Any]] = {
     k: v for k, v in ERROR_RESPONSES.items() if k in (400, 404, 405, 409, 500)
 }
-#: The unsigned routes counted per client address (`workbench.sandbox.ratelimit_address`).
+#: The unsigned routes counted per client address (`workbench.sandbox.edge.ratelimit_address`).
 ADDRESS_LIMITED_ERRORS: dict[int | str, dict[str, Any]] = {
     **PUBLIC_ERRORS,
     429: {**_ENVELOPE, "description": "Too many requests from this address (Retry-After)"},
@@ -189,6 +226,40 @@ CHARGE_ERRORS: dict[int | str, dict[str, Any]] = {
 SIGNED: list[dict[str, list[str]]] = [{"ApiKey": [], "Signature": [], "Timestamp": []}]
 
 
+class FirstInLine(BaseRoute):
+    """A place at the head of the app's route table for one route declared in its router.
+
+    FastAPI tries the routes in order, through each included router, and the first
+    comparisons cost the hottest request a good part of its time. This entry answers the
+    route's one method and exact path by handing the request to the route itself; any
+    other request goes on down the table, where the route also stands (its OpenAPI
+    operation, a 405's ``Allow``). Not a second route: it has no endpoint of its own.
+
+    Args:
+        route: the route, as its router declared it.
+    """
+
+    def __init__(self, route: APIRoute) -> None:
+        (self.method,) = route.methods or ("",)
+        self.path = route.path
+        self.route = route
+        self._child = {"endpoint": route.endpoint, "path_params": {}, "route": route}
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        """FULL for the route's method and exact path, else NONE (never PARTIAL)."""
+        if (
+            scope["type"] == "http"
+            and scope["path"] == self.path
+            and scope["method"] == self.method
+        ):
+            return Match.FULL, dict(self._child)
+        return Match.NONE, {}
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The route's own handling."""
+        await self.route.handle(scope, receive, send)
+
+
 def signed(**extra: Any) -> dict[str, Any]:
     """A signed route's decorator keywords: `ERROR_RESPONSES` and `SIGNED`, then ``extra``.
 
@@ -197,7 +268,7 @@ def signed(**extra: Any) -> dict[str, Any]:
     return {"responses": ERROR_RESPONSES, "openapi_extra": {"security": SIGNED}, **extra}
 
 
-def checkout_base(request: Request, sandbox: Running) -> str:
+def checkout_base(request: Request, sandbox: RouteServices) -> str:
     """Where hosted checkout pages live."""
     return (sandbox.config.checkout_base_url or base_url(request, sandbox)).rstrip("/")
 

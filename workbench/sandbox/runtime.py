@@ -17,22 +17,22 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from workbench.sandbox.auth import KEY_TABLES, KeyRecord
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
+from workbench.sandbox.edge.keycache import KeyCache
+from workbench.sandbox.edge.ratelimit import RateLimiter
+from workbench.sandbox.edge.ratelimit_address import address_limiter
+from workbench.sandbox.edge.ratelimit_shared import SharedRateLimiter
+from workbench.sandbox.edge.replay import ReplayPurgeWork
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
-from workbench.sandbox.keycache import KeyCache
+from workbench.sandbox.keys import KEY_TABLES, KeyRecord
 from workbench.sandbox.payments.acs import ensure_acs_secret
 from workbench.sandbox.payments.expiry import AuthorizationExpiryWork
 from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
-from workbench.sandbox.ratelimit import RateLimiter
-from workbench.sandbox.ratelimit_address import address_limiter
-from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds.service import RefundSettlementWork
-from workbench.sandbox.replay import ReplayPurgeWork
 from workbench.sandbox.schema import TABLES
 from workbench.sandbox.sealing import Sealer, new_key
 from workbench.sandbox.sessions.service import SessionExpiryWork
@@ -89,6 +89,8 @@ class SandboxRuntime:
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
+        #: Every table of the sandbox, in creation order (`workbench.sandbox.schema`).
+        self.tables = TABLES
         self._db: Database | None = None
         self._keys: KeyCache[KeyRecord] | None = None
         self._limiter: RateLimiter | SharedRateLimiter | None = None

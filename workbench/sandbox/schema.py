@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from workbench.sandbox.edge.replay import accepted_signatures
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.refunds.tables import refunds
-from workbench.sandbox.replay import accepted_signatures
 from workbench.sandbox.sessions.tables import sessions
 from workbench.sandbox.storage import metadata
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 
 from workbench.sandbox.app import create_app
 from workbench.sandbox.config import SandboxConfig
-from workbench.sandbox.httplimits import HttpLimits
+from workbench.sandbox.edge.httplimits import HttpLimits
 from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = ["SandboxServer", "http_settings"]

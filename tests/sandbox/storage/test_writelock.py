@@ -17,8 +17,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from workbench.sandbox.auth import KeyRecord
-from workbench.sandbox.keycache import KeyCache
+from workbench.sandbox.edge.keycache import KeyCache
+from workbench.sandbox.keys import KeyRecord
 from workbench.sandbox.storage import WriteLock
 
 

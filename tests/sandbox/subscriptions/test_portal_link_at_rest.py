@@ -169,8 +169,9 @@ def _update_card(base: str, public_hash: str) -> httpx2.Response:
 
 
 def test_a_portal_card_update_leaves_no_portal_link_in_the_database_or_the_log(
-    db: str, tmp_path: Path
+    own_db: str, tmp_path: Path
 ) -> None:
+    db = own_db
     command = Command(db, tmp_path)
     command.start()
     try:
@@ -204,16 +205,19 @@ def test_a_portal_card_update_leaves_no_portal_link_in_the_database_or_the_log(
                 assert public_hash.encode() not in file.read_bytes(), file
 
 
-def test_a_portal_return_sealed_under_another_key_gives_no_link_back(db: str) -> None:
-    first = SandboxConfig(db_url=db, run_reconciler_in_background=False, replay_key=new_key())
-    with SandboxServer(first) as server, signed_client(server.base_url) as client:
+def test_a_portal_return_sealed_under_another_key_gives_no_link_back(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    server = sandbox_with(replay_key=new_key())
+    with signed_client(server.base_url) as client:
         created = _post(client, "/v1/subscriptions", sub_body(), str(uuid.uuid4()))
         public_hash = created.json()["publicHash"]
         with httpx2.Client(base_url=server.base_url, timeout=30) as buyer:
             opened = buyer.post(f"/v1/public/subscriptions/{public_hash}/update-card-session")
         checkout = opened.json()["checkoutUrl"].removeprefix(server.base_url)
-    other = SandboxConfig(db_url=db, run_reconciler_in_background=False, replay_key=new_key())
-    with SandboxServer(other) as server, signed_client(server.base_url) as client:
+    server.stop()
+    server = sandbox_with(replay_key=new_key())  # on the same database
+    with signed_client(server.base_url) as client:
         with httpx2.Client(base_url=server.base_url, timeout=30) as buyer:
             done = buyer.post(f"{checkout}/pay", data=NEW_CARD, follow_redirects=False)
             # the card is changed; the page says the session is done, with no link back

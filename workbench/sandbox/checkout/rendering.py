@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from workbench.sandbox.checkout import languages
+from workbench.sandbox.framing import FRAME_ANCESTORS
 
 if TYPE_CHECKING:
     import jinja2
@@ -39,10 +40,6 @@ __all__ = [
     "translate",
     "with_lang",
 ]
-
-#: Pages on this machine may frame the hosted pages (the notebooks show them in an
-#: IFrame from JupyterLab's origin); no other site may.
-FRAME_ANCESTORS = "'self' http://127.0.0.1:* http://localhost:*"
 
 #: Sent with every HTML page of the sandbox: only its own stylesheet and script run (no
 #: inline script, so an injected one would not), no caching of a page that holds a

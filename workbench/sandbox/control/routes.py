@@ -32,7 +32,7 @@ from workbench.sandbox.routing import (
     SIGNED,
     CallerDep,
     IdemKey,
-    Running,
+    RouteServices,
     SandboxDep,
     raw_path,
 )
@@ -50,7 +50,7 @@ def _ok(caller: Caller, payload: Any) -> Response:
 
 async def _once(
     request: Request,
-    sandbox: Running,
+    sandbox: RouteServices,
     caller: Caller,
     key: str | None,
     body: BaseModel | None,
@@ -134,7 +134,7 @@ async def reset(
 
     async def run() -> dict[str, Any]:
         deleted = await sandbox.db.atransact(
-            lambda conn: control.reset_merchant(conn, caller.merchant_id)
+            lambda conn: control.reset_merchant(conn, caller.merchant_id, sandbox.tables)
         )
         await _forget_buckets(sandbox, caller.merchant_id)
         return {"deleted": deleted}
@@ -142,7 +142,7 @@ async def reset(
     return await _once(request, sandbox, caller, idempotency_key, None, run)
 
 
-async def _forget_buckets(sandbox: Running, merchant_id: str) -> None:
+async def _forget_buckets(sandbox: RouteServices, merchant_id: str) -> None:
     """The merchant's rate-limit buckets start full again (a shared limiter's are rows)."""
     await sandbox.db.in_thread(lambda: sandbox.limiter.forget(merchant_id))
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.sql.ddl import sort_tables
 
 from workbench.sandbox import tables
 from workbench.sandbox.cards import TEST_CARDS
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.fixtures import reseed_customers
 from workbench.sandbox.payments import expiry
-from workbench.sandbox.schema import metadata
 
 __all__ = [
     "KEEP_ON_RESET",
@@ -74,12 +75,22 @@ def fixtures_view(conn: sa.Connection, merchant_id: str) -> dict[str, Any]:
     }
 
 
-def reset_merchant(conn: sa.Connection, merchant_id: str) -> dict[str, int]:
+def reset_merchant(
+    conn: sa.Connection, merchant_id: str, schema: Sequence[sa.Table]
+) -> dict[str, int]:
     """Delete the merchant's objects (every table with a ``merchant_id`` column but the
     identity tables), re-create its built-in customers, and reset its clock and switches.
+
+    Args:
+        conn: a write transaction.
+        merchant_id: whose objects.
+        schema: every table of the sandbox (the composition root's
+            `workbench.sandbox.schema.TABLES`), emptied dependents first, in the order
+            ``MetaData.sorted_tables`` gives them reversed (the answer lists them so).
     """
     deleted: dict[str, int] = {}
-    for table in reversed(metadata.sorted_tables):
+    ordered = sort_tables(sorted(schema, key=lambda t: t.name))
+    for table in reversed(ordered):
         if table.name in KEEP_ON_RESET or "merchant_id" not in table.c:
             continue
         result = conn.execute(sa.delete(table).where(table.c.merchant_id == merchant_id))

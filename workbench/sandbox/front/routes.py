@@ -18,7 +18,7 @@ from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
 from workbench.sandbox.checkout.rendering import PAGE_HEADERS
 from workbench.sandbox.control.service import fixtures_view
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
-from workbench.sandbox.routing import Running, SandboxDep, base_url
+from workbench.sandbox.routing import RouteServices, SandboxDep, base_url
 
 if TYPE_CHECKING:
     import jinja2
@@ -58,7 +58,7 @@ def _grouped(number: str) -> str:
     return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
 
 
-def _fixtures(sandbox: Running) -> dict[str, Any]:
+def _fixtures(sandbox: RouteServices) -> dict[str, Any]:
     with sandbox.db.read() as conn:
         view = fixtures_view(conn, DEMO_MERCHANT_ID)
     # The webhook secret stays behind the signed GET /sandbox/fixtures.

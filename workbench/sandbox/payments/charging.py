@@ -1,10 +1,10 @@
-"""`answer_charge`: the card charge's one answer, for its route and for `ChargeShortcut`.
+"""`answer_charge`: the card charge's answer, for its route (`payments.routes.charge_card`).
 
-Both paths validate the same `ChargeRequest` and come here: the charge runs under its
-Idempotency-Key in one write transaction (`Database.atransact`), whose reads are
-announced first (`statements.reading_ahead`: on PostgreSQL they travel together, and a
-batch of charges shares its round trips). A key record the authentication middleware
-only guessed (PostgreSQL, `auth.guessed_key`) is confirmed in the same transaction.
+The charge runs under its Idempotency-Key in one write transaction
+(`Database.atransact`), whose reads are announced first (`statements.reading_ahead`: on
+PostgreSQL they travel together, and a batch of charges shares its round trips). A key
+record the edge only guessed (PostgreSQL: `Caller.guess`) is confirmed first in the same
+transaction (`Caller.confirm`), its read going with the charge's own.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-from workbench.sandbox import auth, idempotency
+from workbench.sandbox import idempotency
 from workbench.sandbox.payments import service
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.replies import Reply
@@ -37,7 +37,6 @@ async def answer_charge(
     base_url: str,
     *,
     path: str = PATH,
-    guess: auth.KeyRecord | None = None,
 ) -> Reply:
     """Charge (or replay the key's first answer); the reply to send.
 
@@ -48,17 +47,16 @@ async def answer_charge(
         key: the request's Idempotency-Key, if any.
         base_url: the address clients reach the sandbox at (for the ACS URL).
         path: the request's path as sent (part of the idempotency record's endpoint).
-        guess: a key record to confirm in the transaction (`auth.confirm_key`).
 
     Raises:
         ServiceError: the charge's refusal, or the key's (`idempotency.idempotent`).
-        auth.StaleKey: ``guess`` is no longer the key's record.
+        StaleKey: the caller's guessed key record is no longer the key's
+            (`workbench.sandbox.keys`).
     """
     digest = service.fingerprint(body)  # here, not under the write lock
 
     def transaction(conn: sa.Connection) -> Reply:
-        if guess is not None:
-            auth.confirm_key(conn, guess)
+        caller.confirm(conn)
         return idempotency.idempotent(
             conn,
             caller,
@@ -70,7 +68,7 @@ async def answer_charge(
         )
 
     reads = (
-        *((auth.key_read(guess.api_key),) if guess is not None else ()),
+        *caller.confirm_reads(),
         *idempotency.claim_reads(caller, METHOD, path, key),
         *service.charge_reads(caller, body),
     )

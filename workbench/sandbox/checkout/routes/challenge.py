@@ -27,7 +27,7 @@ from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     PUBLIC_ERRORS,
     PaymentId,
-    Running,
+    RouteServices,
     SandboxDep,
     base_url,
 )
@@ -88,7 +88,7 @@ def challenge_page(
     )
 
 
-def _no_challenge(request: Request, sandbox: Running) -> Response:
+def _no_challenge(request: Request, sandbox: RouteServices) -> Response:
     return ended_page(request, "no-challenge")
 
 

@@ -41,7 +41,7 @@ from workbench.sandbox.checkout.rendering import (
 )
 from workbench.sandbox.clock import iso
 from workbench.sandbox.errors import ServiceError, request_id_of
-from workbench.sandbox.routing import Running, SandboxDep, base_url
+from workbench.sandbox.routing import RouteServices, SandboxDep, base_url
 from workbench.sandbox.subscriptions.portal_return import open_return
 
 __all__ = ["ended_page", "router"]
@@ -99,7 +99,7 @@ def _answer(request: Request, result: flow.Redirect | flow.Ended) -> Response:
 
 async def _page(
     request: Request,
-    sandbox: Running,
+    sandbox: RouteServices,
     session_id: str,
     *,
     status: int = 200,
@@ -225,7 +225,7 @@ async def threeds_return(session_id: str, request: Request, sandbox: SandboxDep)
 
 async def _refused(
     request: Request,
-    sandbox: Running,
+    sandbox: RouteServices,
     session_id: str,
     exc: ServiceError,
     data: dict[str, str],

@@ -11,7 +11,7 @@ from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     ADDRESS_LIMITED_ERRORS,
     IdemKey,
-    Running,
+    RouteServices,
     SandboxDep,
     base_url,
     checkout_base,
@@ -34,7 +34,7 @@ _BASE = "/v1/public/subscriptions/{hash}"
 
 async def _idempotent(
     request: Request,
-    sandbox: Running,
+    sandbox: RouteServices,
     public_hash: str,
     tail: str,
     key: str | None,

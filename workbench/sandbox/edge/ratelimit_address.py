@@ -8,24 +8,33 @@ connection: a forwarding header is anyone's to write). Past the limit the answer
 
 The buckets live in this process (`RateLimiter`, a one-process SQLite sandbox) or in
 the database's ``address_buckets`` table (`SharedAddressLimiter`), where several workers
-count together, as the per-key buckets do (`workbench.sandbox.ratelimit`).
+count together, as the per-key buckets do (`workbench.sandbox.edge.ratelimit`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.sandbox import tables
+from workbench.sandbox.clock import wall_now
+from workbench.sandbox.edge.ratelimit import Limit, RateLimiter
+from workbench.sandbox.edge.ratelimit_shared import forget_full_buckets, wait_for_token
 from workbench.sandbox.errors import error_response, request_id_of
-from workbench.sandbox.ratelimit import Limit, RateLimiter
-from workbench.sandbox.ratelimit_shared import wait_for_token
 from workbench.sandbox.storage import Database
 
-__all__ = ["LIMITED_ROUTES", "AddressRateLimit", "SharedAddressLimiter", "address_limiter"]
+__all__ = [
+    "LIMITED_ROUTES",
+    "PURGE_INTERVAL",
+    "AddressLimits",
+    "AddressRateLimit",
+    "SharedAddressLimiter",
+    "address_limiter",
+]
 
 #: The unauthenticated routes counted per address (the hosted pages' static files, which
 #: touch no database, are not).
@@ -38,8 +47,18 @@ _B = tables.address_buckets
 _ANY = ""
 
 
+#: Seconds of the wall clock between two purges of the refilled address buckets, per
+#: process (`SharedAddressLimiter`).
+PURGE_INTERVAL = 60.0
+
+
 class SharedAddressLimiter(RateLimiter):
     """`RateLimiter` whose buckets are rows of ``address_buckets``; run it in a thread.
+
+    Every address that ever asked has a row, so a take deletes, at most once every
+    `PURGE_INTERVAL` seconds in each process, the rows that have refilled since their last
+    take (`forget_full_buckets`): nothing a client would notice, and the table holds only
+    the addresses seen within ``burst / rate`` seconds.
 
     Args:
         db: the sandbox's database.
@@ -52,12 +71,17 @@ class SharedAddressLimiter(RateLimiter):
     def __init__(self, db: Database, rate: float, burst: int) -> None:
         super().__init__(rate, burst)
         self.db = db
+        self._next_purge: datetime | None = None
 
     def check(self, merchant_id: str, api_key: str, own: Limit | None = None) -> float | None:
         """Take one token from the bucket of the address ``api_key`` (see `RateLimiter`)."""
         rate, burst = self.limit_for(own)
         if rate <= 0:
             return None
+        now = wall_now()
+        if self._next_purge is None or now >= self._next_purge:
+            self._next_purge = now + timedelta(seconds=PURGE_INTERVAL)
+            forget_full_buckets(self.db, _B, rate, burst)
         address = api_key
         if len(address) > _B.c.address.type.length:  # type: ignore[attr-defined]
             address = "sha256:" + hashlib.sha256(address.encode()).hexdigest()[:48]
@@ -69,9 +93,13 @@ def address_limiter(db: Database, rate: float, burst: int, *, shared: bool) -> R
     return SharedAddressLimiter(db, rate, burst) if shared else RateLimiter(rate, burst)
 
 
-class _LimiterOf(Protocol):
+class AddressLimits(Protocol):
+    """What `AddressRateLimit` uses of the running sandbox, which exists once started."""
+
     @property
-    def address_limiter(self) -> RateLimiter: ...
+    def address_limiter(self) -> RateLimiter:
+        """The per-address limiter."""
+        ...
 
 
 class AddressRateLimit:
@@ -82,7 +110,7 @@ class AddressRateLimit:
         limiter: returns the per-address limiter (the sandbox's, once it has started).
     """
 
-    def __init__(self, app: ASGIApp, limiter: _LimiterOf) -> None:
+    def __init__(self, app: ASGIApp, limiter: AddressLimits) -> None:
         self.app = app
         self.limiter = limiter
 

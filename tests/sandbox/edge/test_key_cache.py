@@ -20,14 +20,16 @@ from workbench.sandbox import (
     DEMO_MERCHANT_ID,
     DEMO_STORE_ID,
     SandboxConfig,
-    auth,
+    keys,
     tables,
 )
 from workbench.sandbox.context import Caller
 from workbench.sandbox.control import service as control
+from workbench.sandbox.edge import switches
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.runtime import SandboxRuntime
+from workbench.sandbox.schema import TABLES
 
 Change = Callable[[sa.Connection], object]
 _K = tables.api_keys
@@ -36,7 +38,7 @@ CHANGES: dict[str, Change] = {
     "fail-next": lambda conn: control.set_fail_next(conn, DEMO_MERCHANT_ID, "500"),
     "latency": lambda conn: control.set_latency(conn, DEMO_MERCHANT_ID, 20),
     "rate limit": lambda conn: control.set_rate_limit(conn, DEMO_MERCHANT_ID, 5.0, 2),
-    "reset": lambda conn: control.reset_merchant(conn, DEMO_MERCHANT_ID),
+    "reset": lambda conn: control.reset_merchant(conn, DEMO_MERCHANT_ID, TABLES),
     "revoked key": lambda conn: conn.execute(
         sa.update(_K).where(_K.c.api_key == DEFAULT_API_KEY).values(revoked=True)
     ),
@@ -55,10 +57,10 @@ def sandbox(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SandboxR
             opened.stop()
 
 
-def _keep(sandbox: SandboxRuntime) -> auth.KeyRecord:
+def _keep(sandbox: SandboxRuntime) -> keys.KeyRecord:
     """The demo key's record, read and kept as a signed request keeps it."""
     stamp = sandbox.keys.stamp()
-    record = auth.look_up(sandbox.db, DEFAULT_API_KEY)
+    record = keys.look_up(sandbox.db, DEFAULT_API_KEY)
     assert record is not None
     sandbox.keys.put(record, stamp)
     assert sandbox.keys.get(DEFAULT_API_KEY) == record
@@ -81,7 +83,7 @@ def test_taking_the_fail_next_switch_empties_the_cache(sandbox: SandboxRuntime) 
     with sandbox.db.write() as conn:
         control.set_fail_next(conn, DEMO_MERCHANT_ID, "500")
     assert _keep(sandbox).fail_next == "500"
-    assert auth.consume_fail_next(sandbox.db, DEMO_MERCHANT_ID, "500") == "500"
+    assert switches.consume_fail_next(sandbox.db, DEMO_MERCHANT_ID, "500") == "500"
     assert sandbox.keys.get(DEFAULT_API_KEY) is None
 
 

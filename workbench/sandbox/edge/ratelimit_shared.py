@@ -8,15 +8,16 @@ transaction on SQLite).
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 
 import sqlalchemy as sa
 
 from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
-from workbench.sandbox.ratelimit import Limit, RateLimiter
+from workbench.sandbox.edge.ratelimit import Limit, RateLimiter
 from workbench.sandbox.storage import Database, take_token
 
-__all__ = ["SharedRateLimiter", "wait_for_token"]
+__all__ = ["SharedRateLimiter", "forget_full_buckets", "wait_for_token"]
 
 _B = tables.rate_buckets
 
@@ -32,6 +33,18 @@ def _bucket_of(api_key: str, rate: float, burst: int) -> str:
     if len(name) > _B.c.api_key.type.length:  # type: ignore[attr-defined]
         name = "sha256:" + hashlib.sha256(name.encode()).hexdigest()
     return name
+
+
+def forget_full_buckets(db: Database, table: sa.Table, rate: float, burst: int) -> int:
+    """Delete the bucket rows of ``table`` that have refilled; the number deleted.
+
+    A bucket last taken from ``burst / rate`` seconds ago or more is full again, and a
+    missing bucket is made full on its next take: deleting it changes no answer. Every
+    row of ``table`` must count under the one limit ``rate``/``burst`` (above 0).
+    """
+    cutoff = wall_now() - timedelta(seconds=burst / rate)
+    with db.write() as conn:
+        return int(conn.execute(sa.delete(table).where(table.c.updated_at <= cutoff)).rowcount)
 
 
 def wait_for_token(

@@ -2,7 +2,7 @@
 
 The spec names ``requestId`` as what a merchant quotes to support, so one response
 must never carry two ids. Walked over real HTTP on SQLite and PostgreSQL: validation,
-authentication, not found, rate limits, the card-charge shortcut, the ACS and portal
+authentication, not found, rate limits, the card charge called straight, the ACS and portal
 JSON, repeats of a recorded decline (Idempotency-Key replay, the ``transactionId``
 fence, a duplicate 3-D Secure callback), then a sweep over every route of the OpenAPI
 document, signed and unsigned, with and without an X-Request-Id sent.
@@ -58,11 +58,11 @@ CASES: dict[str, Send] = {
     "not-found-object": lambda c, a: c.get("/v1/payments/pay_nope"),
     "not-found-route": lambda c, a: c.get("/v1/nothing-here"),
     "method-not-allowed": lambda c, a: c.delete("/v1/payments/card"),
-    "shortcut-decline": lambda c, a: _decline(c)[1],
-    "shortcut-unknown-token": lambda c, a: c.post(
+    "charge-decline": lambda c, a: _decline(c)[1],
+    "charge-unknown-token": lambda c, a: c.post(
         "/v1/payments/card", json=charge_body(token="tok_never_made")
     ),
-    "shortcut-raw-pan": lambda c, a: c.post(
+    "charge-raw-pan": lambda c, a: c.post(
         "/v1/payments/card", json=charge_body(token="4111111111111111")
     ),
     "acs-json-validation": lambda c, a: a.post("/sandbox/acs/pay_nope", json={"code": 1}),

@@ -5,19 +5,28 @@ A merchant's own limit (set by ``POST /sandbox/rate-limit``) is a row of the
 without a row the sandbox's configured default applies. The buckets themselves live
 in this process (`RateLimiter`, for an SQLite sandbox, which is one process) or in the
 database (`SharedRateLimiter`, for PostgreSQL, where several workers count together).
+The middleware `KeyRateLimit` takes a token for each signed request.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-__all__ = ["Limit", "RateLimiter"]
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-#: (requests per second sustained, burst); a rate of 0 turns limiting off.
-Limit = tuple[float, int]
+from workbench.sandbox.context import request_state
+from workbench.sandbox.errors import error_response
+from workbench.sandbox.keys import Limit, StaleKey
+
+if TYPE_CHECKING:
+    from workbench.sandbox.storage import Database
+
+__all__ = ["CONTROL_PREFIX", "KeyLimits", "KeyRateLimit", "Limit", "RateLimiter"]
 
 
 @dataclass(slots=True)
@@ -80,3 +89,63 @@ class RateLimiter:
     def retry_after(seconds: float) -> str:
         """Retry-After header value: whole seconds, at least 1."""
         return str(max(1, math.ceil(seconds)))
+
+
+class KeyLimits(Protocol):
+    """What `KeyRateLimit` uses of the running sandbox, which exists once it has started."""
+
+    @property
+    def db(self) -> Database:
+        """The sandbox database (a shared limiter's buckets are rows)."""
+        ...
+
+    @property
+    def limiter(self) -> RateLimiter:
+        """The per-key rate limiter."""
+        ...
+
+
+#: Where the gates do not apply: the sandbox's own control routes.
+CONTROL_PREFIX = "/sandbox/"
+
+
+class KeyRateLimit:
+    """Take a token for the signed request's key; 429 SVC-GW-1004 with Retry-After when none.
+
+    Counts signed requests outside the ``/sandbox/`` controls, under the merchant's own
+    limit (`KeyRecord.rate_limit`) or the configured default. A caller authenticated on
+    a guessed key record (PostgreSQL) is never refused on it: `StaleKey` sends the
+    request back to be authenticated afresh.
+
+    Args:
+        app: the wrapped application.
+        sandbox: the running sandbox's database and limiter.
+    """
+
+    def __init__(self, app: ASGIApp, sandbox: KeyLimits) -> None:
+        self.app = app
+        self.sandbox = sandbox
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        state = request_state(scope) if scope["type"] == "http" else None
+        record = state.key if state is not None else None
+        if state is None or record is None or str(scope["path"]).startswith(CONTROL_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        limiter = self.sandbox.limiter
+        wait: float | None = None
+        if limiter.limit_for(record.rate_limit)[0] > 0:
+            check = functools.partial(
+                limiter.check, record.merchant_id, record.api_key, record.rate_limit
+            )
+            wait = await self.sandbox.db.in_thread(check) if limiter.shared else check()
+        if wait is not None:
+            if state.caller is not None and state.caller.unconfirmed:
+                raise StaleKey
+            retry = {"Retry-After": limiter.retry_after(wait)}
+            message = "rate limit exceeded for this API key"
+            await error_response("SVC-GW-1004", message, state.request_id, retry)(
+                scope, receive, send
+            )
+            return
+        await self.app(scope, receive, send)

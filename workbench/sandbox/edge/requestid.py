@@ -7,6 +7,7 @@ import uuid
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from workbench.sandbox.context import request_state
 from workbench.sandbox.errors import error_response
 from workbench.spec import is_uuid4
 
@@ -33,7 +34,7 @@ class RequestIdMiddleware:
             return
         given = Headers(scope=scope).get("x-request-id")
         request_id = given if given and is_uuid4(given) else str(uuid.uuid4())
-        scope.setdefault("state", {})["request_id"] = request_id
+        request_state(scope).request_id = request_id
         if given is not None and request_id != given:
             response = error_response(
                 "SVC-GW-4000",

@@ -3,8 +3,8 @@
 JSON itself leaves duplicate names to the reader, and Python's reader keeps the last
 one: ``{"cardToken": "tok_a", "cardToken": "tok_b"}`` would charge ``tok_b`` while a
 log or a proxy that keeps the first shows ``tok_a``. The sandbox refuses such a body
-on every JSON route, naming the key. `AuthMiddleware` applies the rule once per
-request, before any route or the charge shortcut sees the body.
+on every JSON route, naming the key. `DuplicateKeys` applies the rule once per
+request, before any route sees the body.
 """
 
 from __future__ import annotations
@@ -13,9 +13,12 @@ import json
 from typing import Any
 
 from starlette.datastructures import Headers
-from starlette.types import Scope
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["DuplicateKeyError", "is_json", "loads", "refusal"]
+from workbench.sandbox.context import request_state
+from workbench.sandbox.errors import error_response
+
+__all__ = ["DuplicateKeyError", "DuplicateKeys", "is_json", "loads", "refusal"]
 
 
 class DuplicateKeyError(ValueError):
@@ -61,7 +64,7 @@ def is_json(content_type: str | None) -> bool:
 def refusal(scope: Scope, body: bytes) -> tuple[str, str] | None:
     """``(code, message)`` when a JSON body names a key twice, else ``None``.
 
-    The parsed body is kept in ``scope["state"]["json_body"]`` for the charge shortcut.
+    The parsed body is kept in the request state (`RequestState.json`) for the card charge.
     What does not parse at all is left to the route, which says it is not valid JSON.
     """
     if not body or not is_json(Headers(scope=scope).get("content-type")):
@@ -73,7 +76,27 @@ def refusal(scope: Scope, body: bytes) -> tuple[str, str] | None:
         return "SVC-GW-4000", message
     except (ValueError, RecursionError):
         return None
-    state = scope.get("state")
-    if isinstance(state, dict):
-        state["json_body"] = parsed
+    request_state(scope).json = parsed
     return None
+
+
+class DuplicateKeys:
+    """Refuse (400 SVC-GW-4000) a JSON body naming a key twice; keep the parsed body.
+
+    The last layer before the routes, on every route, signed or not.
+
+    Args:
+        app: the wrapped application.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            state = request_state(scope)
+            refused = refusal(scope, state.body)
+            if refused is not None:
+                await error_response(*refused, state.request_id)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

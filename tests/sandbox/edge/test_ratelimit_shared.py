@@ -10,8 +10,8 @@ import pytest
 
 from tests.postgres import database_url
 from workbench.sandbox import SandboxConfig
+from workbench.sandbox.edge.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
-from workbench.sandbox.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.runtime import SandboxRuntime
 
 KEY = "pk_test_wb_demo_0001"
@@ -33,7 +33,7 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[Shared
 def clock(monkeypatch: pytest.MonkeyPatch) -> list[datetime]:
     """The wall clock the limiter reads; a test moves ``clock[0]``."""
     now = [datetime(2026, 11, 23, 12, 0, tzinfo=UTC)]
-    monkeypatch.setattr("workbench.sandbox.ratelimit_shared.wall_now", lambda: now[0])
+    monkeypatch.setattr("workbench.sandbox.edge.ratelimit_shared.wall_now", lambda: now[0])
     return now
 
 

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx2
 import pytest
+import sqlalchemy as sa
 
 from tests.postgres import database_url
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
-from workbench.sandbox import SandboxConfig, SandboxServer
-from workbench.sandbox.ratelimit_address import SharedAddressLimiter
+from workbench.sandbox import SandboxConfig, SandboxServer, tables
+from workbench.sandbox.edge.ratelimit_address import PURGE_INTERVAL, SharedAddressLimiter
 from workbench.sandbox.runtime import SandboxRuntime
 
 BURST = 3
@@ -72,9 +73,39 @@ def test_address_buckets_are_counted_in_the_database(
     pair: list[SharedAddressLimiter], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     now = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
-    monkeypatch.setattr("workbench.sandbox.ratelimit_shared.wall_now", lambda: now)
+    monkeypatch.setattr("workbench.sandbox.edge.ratelimit_shared.wall_now", lambda: now)
     a, b = pair
     answers = [limiter.check("", "203.0.113.7") for limiter in (a, b, a, b)]
     assert answers[:3] == [None, None, None]
     assert answers[3] == pytest.approx(1.0)
     assert a.check("", "203.0.113.8") is None  # another address, its own bucket
+
+
+def _addresses(limiter: SharedAddressLimiter) -> set[str]:
+    with limiter.db.read() as conn:
+        return set(conn.scalars(sa.select(tables.address_buckets.c.address)))
+
+
+def test_buckets_that_have_refilled_are_purged(
+    pair: list[SharedAddressLimiter], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: every address that ever asked kept a row for ever. A full bucket is the
+    same as none, so the rows idle for ``burst / rate`` seconds (3 here) go, at most
+    once a `PURGE_INTERVAL`: the rows left are the addresses seen since."""
+    clock = [datetime(2026, 11, 26, 12, 0, tzinfo=UTC)]
+    for module in ("ratelimit_shared", "ratelimit_address"):
+        monkeypatch.setattr(f"workbench.sandbox.edge.{module}.wall_now", lambda: clock[0])
+    a, b = pair
+    for i in range(5):
+        assert a.check("", f"203.0.113.{i}") is None
+    assert len(_addresses(a)) == 5
+    clock[0] += timedelta(seconds=PURGE_INTERVAL - 0.5)
+    assert a.check("", "198.51.100.1") is None  # not yet time to purge: nothing goes
+    for _ in range(3):
+        a.check("", "198.51.100.2")  # emptied: refilled only after 3 s
+    assert len(_addresses(a)) == 7
+    clock[0] += timedelta(seconds=1)
+    assert a.check("", "198.51.100.3") is None  # this take purges
+    assert _addresses(a) == {"198.51.100.1", "198.51.100.2", "198.51.100.3"}
+    # Its bucket was kept: one token refilled in the second since, not a full new one.
+    assert [b.check("", "198.51.100.2") is None for _ in range(2)] == [True, False]

@@ -15,7 +15,7 @@ import re
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from workbench.sandbox.checkout.rendering import FRAME_ANCESTORS
+from workbench.sandbox.framing import FRAME_ANCESTORS
 
 __all__ = ["DOCS_PREFIX", "DocsHeaders", "docs_policy"]
 

@@ -1,7 +1,7 @@
 """Issue 15 rule 7: a JSON body with a key twice is refused, naming the key.
 
 Before, the last one silently won, so ``"cardToken"`` twice charged whichever came
-last. Now every JSON route (the card charge and its shortcut, sessions, tokens,
+last. Now every JSON route (the card charge, called straight or not, sessions, tokens,
 payment actions, subscriptions, the buyer portal, the ACS JSON and the ``/sandbox``
 control routes) answers 400 ``SVC-GW-4000`` naming the key, and nothing is written.
 Over real HTTP on SQLite and PostgreSQL.
@@ -18,7 +18,7 @@ import pytest
 from tests.sandbox.bodies import charge_body, txn
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import OTHER_API_KEY, OTHER_SECRET_KEY, SandboxServer
-from workbench.sandbox.jsonbody import DuplicateKeyError, loads
+from workbench.sandbox.edge.jsonbody import DuplicateKeyError, loads
 
 CHARGE = "/v1/payments/card"
 

@@ -1,0 +1,98 @@
+"""`MerchantSwitches`: a merchant's pending fail-next switch and its simulated latency.
+
+Set through the ``/sandbox/`` controls and kept on the merchant's row, read with its
+key (`KeyRecord.fail_next`, `KeyRecord.latency_ms`). A pending fail-next is taken once,
+by whichever request (on whichever worker) takes it first (`consume_fail_next`), and
+answers for it: ``429`` SVC-GW-1004, ``timeout[:seconds]`` SVC-GW-5030 after the wait,
+anything else SVC-GW-5000. Then the merchant's latency and the configured one are slept.
+The ``/sandbox/`` controls themselves are never delayed or failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Protocol
+
+import anyio.to_thread
+import sqlalchemy as sa
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from workbench.sandbox import tables
+from workbench.sandbox.context import request_state
+from workbench.sandbox.edge.ratelimit import CONTROL_PREFIX
+from workbench.sandbox.errors import error_response
+from workbench.sandbox.keys import StaleKey
+
+if TYPE_CHECKING:
+    from workbench.sandbox.storage import Database
+
+__all__ = ["MerchantSwitches", "SwitchStore", "consume_fail_next"]
+
+
+def consume_fail_next(db: Database, merchant_id: str, mode: str) -> str | None:
+    """Take the merchant's pending fail-next switch, once; ``None`` if another took it.
+
+    Blocking: run it in a thread.
+    """
+    m = tables.merchants
+    with db.write() as conn:
+        done = conn.execute(
+            sa.update(m).where(m.c.id == merchant_id, m.c.fail_next == mode).values(fail_next=None)
+        )
+    return mode if done.rowcount == 1 else None
+
+
+class SwitchStore(Protocol):
+    """What `MerchantSwitches` uses of the running sandbox: its database, once started."""
+
+    @property
+    def db(self) -> Database:
+        """The sandbox database."""
+        ...
+
+
+async def _failure(mode: str) -> tuple[str, str, dict[str, str]]:
+    if mode == "429":
+        return "SVC-GW-1004", "rate limited (sandbox fail-next)", {"Retry-After": "1"}
+    if mode.startswith("timeout"):
+        seconds = float(mode.partition(":")[2] or "10")
+        await asyncio.sleep(seconds)
+        return "SVC-GW-5030", "timed out (sandbox fail-next)", {}
+    return "SVC-GW-5000", "internal error (sandbox fail-next)", {}
+
+
+class MerchantSwitches:
+    """Answer a pending fail-next, then sleep the simulated latency, for signed requests.
+
+    Args:
+        app: the wrapped application.
+        sandbox: the running sandbox's database.
+        latency_ms: simulated latency added to every such request, besides the merchant's.
+    """
+
+    def __init__(self, app: ASGIApp, sandbox: SwitchStore, *, latency_ms: int = 0) -> None:
+        self.app = app
+        self.sandbox = sandbox
+        self.latency_ms = latency_ms
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        state = request_state(scope) if scope["type"] == "http" else None
+        record = state.key if state is not None else None
+        if state is None or record is None or str(scope["path"]).startswith(CONTROL_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        if record.fail_next is not None:
+            db = self.sandbox.db
+            mode = await anyio.to_thread.run_sync(
+                consume_fail_next, db, record.merchant_id, record.fail_next
+            )
+            if mode is not None:
+                if state.caller is not None and state.caller.unconfirmed:
+                    raise StaleKey
+                code, message, extra = await _failure(mode)
+                await error_response(code, message, state.request_id, extra)(scope, receive, send)
+                return
+        delay = record.latency_ms + self.latency_ms
+        if delay > 0:
+            await asyncio.sleep(delay / 1000)
+        await self.app(scope, receive, send)

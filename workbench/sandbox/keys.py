@@ -1,0 +1,111 @@
+"""An API key and its merchant's switches, as the database has them: `KeyRecord`.
+
+Who may call, with which secret, under which rate limit, with which fail-next switch
+or latency pending: one row of ``api_keys`` joined to its merchant, read in one
+statement (`look_up`). On PostgreSQL a record kept between requests is only a guess
+(another worker may have changed the row): whoever acts on it reads the row again,
+inside its own transaction (`confirm_key`) or just before it acts (`look_up`), and
+gives up with `StaleKey` when the row differs, to be authenticated afresh.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import sqlalchemy as sa
+
+from workbench.sandbox import tables
+from workbench.sandbox.storage import AnyRow, statements
+
+if TYPE_CHECKING:
+    from workbench.sandbox.storage import Database
+
+__all__ = ["KEY_TABLES", "KeyRecord", "Limit", "StaleKey", "confirm_key", "key_read", "look_up"]
+
+#: A rate limit: (requests per second sustained, burst); a rate of 0 turns limiting off.
+Limit = tuple[float, int]
+
+#: The tables a `KeyRecord` is read from: a change to any of them empties the key cache.
+KEY_TABLES = (tables.api_keys, tables.merchants, tables.rate_limits)
+# A key and its merchant's switches, in one statement built once (read on every signed
+# request on PostgreSQL).
+_K, _M, _L = KEY_TABLES
+_KEY_LOOKUP = (
+    sa.select(
+        _K.c.api_key,
+        _K.c.secret_key,
+        _K.c.merchant_id,
+        _K.c.store_id,
+        _K.c.revoked,
+        _M.c.fail_next,
+        _M.c.latency_ms,
+        _L.c.per_second,
+        _L.c.burst,
+    )
+    .join(_M, _M.c.id == _K.c.merchant_id)
+    .outerjoin(_L, _L.c.merchant_id == _K.c.merchant_id)
+    .where(_K.c.api_key == sa.bindparam("f_api_key"))
+)
+
+
+class KeyRecord:
+    """An API key row and its merchant's control switches."""
+
+    __slots__ = (
+        "api_key",
+        "fail_next",
+        "latency_ms",
+        "merchant_id",
+        "rate_limit",
+        "revoked",
+        "secret_key",
+        "store_id",
+    )
+
+    def __init__(self, row: AnyRow) -> None:
+        self.api_key = str(row.api_key)
+        self.secret_key = str(row.secret_key)
+        self.merchant_id = str(row.merchant_id)
+        self.store_id = str(row.store_id)
+        self.revoked = bool(row.revoked)
+        self.fail_next = row.fail_next if row.fail_next is None else str(row.fail_next)
+        self.latency_ms = int(str(row.latency_ms))
+        self.rate_limit: Limit | None = (
+            None if row.per_second is None else (float(row.per_second), int(row.burst))
+        )
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeyRecord) and self._values() == other._values()
+
+    def __repr__(self) -> str:
+        return f"KeyRecord(merchant_id={self.merchant_id!r}, revoked={self.revoked})"
+
+
+class StaleKey(Exception):
+    """A guessed key record differs from the database's row: authenticate again."""
+
+
+def look_up(db: Database, api_key: str) -> KeyRecord | None:
+    """The key's record as the database has it now (blocking: run it in a thread)."""
+    with db.read() as conn:
+        row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
+    return None if row is None else KeyRecord(row)
+
+
+def key_read(api_key: str) -> tuple[statements.Statement, dict[str, str]]:
+    """`confirm_key`'s read, for `statements.reading_ahead`."""
+    return _KEY_LOOKUP, {"f_api_key": api_key}
+
+
+def confirm_key(conn: sa.Connection, record: KeyRecord) -> None:
+    """Read the key's row in the caller's transaction; `StaleKey` unless it is ``record``.
+
+    Call it before the transaction reads or writes anything else, and let `StaleKey`
+    roll the transaction back.
+    """
+    row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": record.api_key})
+    if row is None or KeyRecord(row) != record:
+        raise StaleKey
