@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import platformdirs
@@ -14,6 +16,7 @@ from tests.ports import free_port
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 
 
 @pytest.fixture
@@ -128,3 +131,40 @@ def test_building_the_app_loads_nothing_that_only_later_requests_need() -> None:
     # The envelope's validator is built with its first use (the document, say), not 250
     # times over for the error statuses of every route.
     assert out.split("\n")[:2] == ["[]", "False"]
+
+
+def test_a_route_builds_its_validators_with_its_first_request(data_dir: Path) -> None:
+    app = create_app()
+    routes = [route for route in app.routes if isinstance(route, LazyAPIRoute)]
+    assert len(routes) > 40
+    assert not any(route.built for route in routes)
+
+    with (
+        SandboxServer(app.state.sandbox.config, app=app) as server,
+        signed_client(server.base_url) as client,
+    ):
+        assert client.get("/sandbox/fixtures").status_code == 200
+
+    assert [route.path for route in routes if route.built] == ["/sandbox/fixtures"]
+    assert app.openapi()["paths"]
+    assert all(route.built for route in routes)
+
+
+def test_a_route_read_by_several_threads_at_once_is_built_once() -> None:
+    [route] = [
+        route
+        for route in create_app().routes
+        if isinstance(route, LazyAPIRoute) and route.path == "/v1/payments/{id}/capture"
+    ]
+    start = threading.Barrier(8)
+
+    def dependant() -> object:
+        start.wait()
+        return route.dependant
+
+    with ThreadPoolExecutor(8) as pool:
+        seen = list(pool.map(lambda _: dependant(), range(8)))
+
+    assert route.built
+    assert all(one is seen[0] for one in seen)
+    assert seen[0] is not None

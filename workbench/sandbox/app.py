@@ -21,6 +21,7 @@ from workbench.sandbox.docs_headers import DocsHeaders
 from workbench.sandbox.errors import install_error_handlers
 from workbench.sandbox.front import router as front_router
 from workbench.sandbox.hosts import HostGuard, allowed_hosts
+from workbench.sandbox.lazy_routes import add_routes
 from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
 from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.openapi import openapi_document
@@ -111,19 +112,22 @@ def create_app(
     app.router.redirect_slashes = False
     app.state.sandbox = sandbox
     install_error_handlers(app)
-    for router in (
-        front_router,
-        sessions_router,
-        payments_router,
-        refunds_router,
-        control_router,
-        acs_router,
-        subscriptions_router,
-        portal_router,
-        checkout_router,
-        merchant_return_router,
-        *routers,
-    ):
+    add_routes(
+        app,
+        (
+            front_router,
+            sessions_router,
+            payments_router,
+            refunds_router,
+            control_router,
+            acs_router,
+            subscriptions_router,
+            portal_router,
+            checkout_router,
+            merchant_return_router,
+        ),
+    )
+    for router in routers:
         app.include_router(router)
 
     @app.get("/healthz", include_in_schema=False)

@@ -13,6 +13,7 @@ from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments import threeds
 from workbench.sandbox.payments.charging import answer_charge
@@ -46,7 +47,7 @@ from workbench.sandbox.routing import (
 
 __all__ = ["router"]
 
-router = APIRouter(redirect_slashes=False)
+router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False)
 
 
 @router.post(
