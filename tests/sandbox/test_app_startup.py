@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import platformdirs
 import pytest
 import sqlalchemy as sa
+from starlette.responses import Response
 
 from tests.ports import free_port
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
+from workbench.sandbox.lazy_routes import LazyAPIRoute
+from workbench.sandbox.routing import ERROR_RESPONSES, SandboxDep
 
 
 @pytest.fixture
@@ -109,8 +114,8 @@ def test_the_openapi_document_is_made_when_first_asked_for(data_dir: Path) -> No
 
 
 #: What serving the API never needs at startup: the hosted pages' templates and QR codes,
-#: the webhook sender's HTTP client, the PostgreSQL dialect on SQLite.
-NOT_AT_START = ("jinja2", "segno", "httpx", "httpx2", "sqlalchemy.dialects.postgresql")
+#: the webhook sender's HTTP client, the PostgreSQL dialect on SQLite, h11 (httptools serves).
+NOT_AT_START = ("jinja2", "segno", "httpx", "httpx2", "sqlalchemy.dialects.postgresql", "h11")
 
 
 def test_building_the_app_loads_nothing_that_only_later_requests_need() -> None:
@@ -128,3 +133,61 @@ def test_building_the_app_loads_nothing_that_only_later_requests_need() -> None:
     # The envelope's validator is built with its first use (the document, say), not 250
     # times over for the error statuses of every route.
     assert out.split("\n")[:2] == ["[]", "False"]
+
+
+#: Routers are module-level: a process of its own, where no other app built their routes.
+_FIRST_REQUEST = """
+import sys
+from fastapi.testclient import TestClient
+from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.sandbox import SandboxConfig, create_app
+from workbench.sandbox.lazy_routes import LazyAPIRoute
+from workbench.signing import sign_request
+config = SandboxConfig(db_url=sys.argv[1], run_reconciler_in_background=False)
+app = create_app(config)
+routes = [route for route in app.routes if isinstance(route, LazyAPIRoute)]
+print(len(routes), sum(route.built for route in routes))
+headers = sign_request(
+    api_key=DEFAULT_API_KEY, secret_key=DEFAULT_SECRET_KEY, method="GET", url="/sandbox/fixtures"
+).as_dict()
+with TestClient(app, base_url="http://127.0.0.1") as client:
+    print(client.get("/sandbox/fixtures", headers=headers).status_code)
+print(",".join(route.path for route in routes if route.built))
+print(bool(app.openapi()["paths"]), all(route.built for route in routes))
+"""
+
+
+def test_a_route_builds_its_validators_with_its_first_request(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sandbox.db'}"
+    result = subprocess.run(
+        [sys.executable, "-c", _FIRST_REQUEST, url],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    declared, built_at_start = map(int, result.stdout.split("\n")[0].split())
+    assert declared > 40
+    assert built_at_start == 0
+    # The request built its own route only; the document built every one.
+    assert result.stdout.split("\n")[1:4] == ["200", "/sandbox/fixtures", "True True"]
+
+
+def _charge(payment_id: str, sandbox: SandboxDep) -> Response:
+    """A route of the sandbox's kind: a path parameter, a dependency, error statuses."""
+    return Response(payment_id)
+
+
+def test_a_route_read_by_several_threads_at_once_is_built_once() -> None:
+    route = LazyAPIRoute(
+        "/v1/payments/{payment_id}", _charge, methods=["GET"], responses=ERROR_RESPONSES
+    )
+    start = threading.Barrier(8)
+
+    def dependant() -> object:
+        start.wait()
+        return route.dependant
+
+    with ThreadPoolExecutor(8) as pool:
+        seen = list(pool.map(lambda _: dependant(), range(8)))
+
+    assert route.built
+    assert all(one is seen[0] for one in seen)
+    assert [param.name for param in route.dependant.path_params] == ["payment_id"]

@@ -31,6 +31,7 @@ from workbench.sandbox.edge import (
 )
 from workbench.sandbox.edge.handlers import install_error_handlers
 from workbench.sandbox.front import router as front_router
+from workbench.sandbox.lazy_routes import add_routes
 from workbench.sandbox.merchant_return import PUBLIC_ROUTES as RETURN_PAGE_ROUTES
 from workbench.sandbox.merchant_return import router as merchant_return_router
 from workbench.sandbox.openapi import openapi_document
@@ -117,19 +118,22 @@ def create_app(
     app.router.redirect_slashes = False
     app.state.sandbox = sandbox
     install_error_handlers(app)
-    for router in (
-        front_router,
-        sessions_router,
-        payments_router,
-        refunds_router,
-        control_router,
-        acs_router,
-        subscriptions_router,
-        portal_router,
-        checkout_router,
-        merchant_return_router,
-        *routers,
-    ):
+    add_routes(
+        app,
+        (
+            front_router,
+            sessions_router,
+            payments_router,
+            refunds_router,
+            control_router,
+            acs_router,
+            subscriptions_router,
+            portal_router,
+            checkout_router,
+            merchant_return_router,
+        ),
+    )
+    for router in routers:
         app.include_router(router)
 
     # The card charge, the hottest request, is found at the first comparison.

@@ -21,6 +21,7 @@ from starlette.responses import HTMLResponse
 
 from workbench.sandbox.checkout.messages import DECLINES, N_
 from workbench.sandbox.checkout.rendering import page_language, render, translate
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 
 __all__ = ["PUBLIC_ROUTES", "RETURN_PATH", "router"]
 
@@ -29,7 +30,7 @@ RETURN_PATH = "/demo/merchant/return"
 #: The routes of this module that take no signature (for the auth middleware).
 PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (("GET", rf"^{re.escape(RETURN_PATH)}$"),)
 
-router = APIRouter(tags=["demo"], include_in_schema=False)
+router = APIRouter(route_class=LazyAPIRoute, tags=["demo"], include_in_schema=False)
 
 #: What each query field may hold; anything else is reported as not valid.
 _FIELDS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (

@@ -24,6 +24,7 @@ from workbench.sandbox.control.models import (
 )
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint, run_claimed
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import expiry
 from workbench.sandbox.refunds import service as refunds
 from workbench.sandbox.replies import Reply
@@ -40,7 +41,9 @@ from workbench.sandbox.targets import webhook_target
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/sandbox", redirect_slashes=False, responses=ERROR_RESPONSES)
+router = APIRouter(
+    route_class=LazyAPIRoute, prefix="/sandbox", redirect_slashes=False, responses=ERROR_RESPONSES
+)
 _EXTRA: dict[str, Any] = {"openapi_extra": {"security": SIGNED}}
 
 

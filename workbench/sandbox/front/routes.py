@@ -18,6 +18,7 @@ from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
 from workbench.sandbox.checkout.rendering import PAGE_HEADERS
 from workbench.sandbox.control.service import fixtures_view
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.routing import RouteServices, SandboxDep, base_url
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ __all__ = ["GUIDE_URL", "router"]
 #: Where ``make docs-serve`` serves the guide.
 GUIDE_URL = "http://127.0.0.1:8000/"
 
-router = APIRouter(redirect_slashes=False, include_in_schema=False)
+router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False, include_in_schema=False)
 
 
 @cache

@@ -18,6 +18,7 @@ from workbench.sandbox.clock import business_now
 from workbench.sandbox.context import Caller, request_state
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments import threeds
 from workbench.sandbox.payments.charging import answer_charge
@@ -53,7 +54,7 @@ from workbench.spec import is_uuid4
 
 __all__ = ["CardChargeRoute", "card_charge_route", "router"]
 
-router = APIRouter(redirect_slashes=False)
+router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False)
 
 
 async def charge_card(

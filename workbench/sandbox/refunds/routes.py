@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from workbench.sandbox.idempotency import fingerprint
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.refunds import service as refunds
 from workbench.sandbox.refunds.models import RefundRequest, RefundResponse
 from workbench.sandbox.routing import (
@@ -18,7 +19,7 @@ from workbench.sandbox.routing import (
 
 __all__ = ["router"]
 
-router = APIRouter(redirect_slashes=False)
+router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False)
 
 
 @router.post(

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from workbench.sandbox.idempotency import fingerprint
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.routing import (
     ERROR_RESPONSES,
     PostDep,
@@ -19,7 +20,7 @@ from workbench.sandbox.targets import webhook_target
 
 __all__ = ["router"]
 
-router = APIRouter(redirect_slashes=False)
+router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False)
 
 
 @router.post(

@@ -20,6 +20,7 @@ from workbench.sandbox.checkout.forms import FormError, parse_body
 from workbench.sandbox.checkout.rendering import here, page_language, render, with_lang
 from workbench.sandbox.checkout.routes.pages import ended_page
 from workbench.sandbox.errors import ServiceError, request_id_of
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import acs
 from workbench.sandbox.payments.models import ChallengeRequest, ChallengeResponse
 from workbench.sandbox.payments.tables import payments
@@ -34,7 +35,7 @@ from workbench.sandbox.routing import (
 
 __all__ = ["router"]
 
-router = APIRouter(redirect_slashes=False)
+router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False)
 
 
 @router.get(

@@ -41,12 +41,18 @@ from workbench.sandbox.checkout.rendering import (
 )
 from workbench.sandbox.clock import iso
 from workbench.sandbox.errors import ServiceError, request_id_of
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.routing import RouteServices, SandboxDep, base_url
 from workbench.sandbox.subscriptions.portal_return import open_return
 
 __all__ = ["ended_page", "router"]
 
-router = APIRouter(tags=["hosted-checkout"], redirect_slashes=False, include_in_schema=False)
+router = APIRouter(
+    route_class=LazyAPIRoute,
+    tags=["hosted-checkout"],
+    redirect_slashes=False,
+    include_in_schema=False,
+)
 
 _SESSION_ID = re.compile(r"^[0-9a-fA-F-]{36}$")
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from workbench.sandbox.idempotency import fingerprint
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     CallerDep,
@@ -34,7 +35,7 @@ from workbench.spec import limits
 
 __all__ = ["router"]
 
-router = APIRouter(redirect_slashes=False)
+router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False)
 
 Status = Literal["trialing", "active", "past_due", "paused", "charging", "cancelled", "expired"]
 _ID = Annotated[str, Query(min_length=1, max_length=64)]

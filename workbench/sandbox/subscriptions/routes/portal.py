@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
+from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     ADDRESS_LIMITED_ERRORS,
@@ -27,7 +28,7 @@ from workbench.sandbox.subscriptions.models import (
 
 __all__ = ["router"]
 
-router = APIRouter(redirect_slashes=False)
+router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False)
 
 _BASE = "/v1/public/subscriptions/{hash}"
 
