@@ -1,10 +1,11 @@
 """`answer_charge`: the card charge's one answer, for its route and for `ChargeShortcut`.
 
 Both paths validate the same `ChargeRequest` and come here: the charge runs under its
-Idempotency-Key in one write transaction (`Database.atransact`), whose reads are
-announced first (`statements.reading_ahead`: on PostgreSQL they travel together, and a
-batch of charges shares its round trips). A key record the authentication middleware
-only guessed (PostgreSQL, `auth.guessed_key`) is confirmed in the same transaction.
+Idempotency-Key in one write transaction (`Database.atransact`) with a `ReadPlan` of
+its reads, declared here in the order the transaction makes them and run through the
+plan (on PostgreSQL they travel together, and a batch of charges shares its round
+trips). A key record the authentication middleware only guessed (PostgreSQL,
+`auth.guessed_key`) is confirmed in the same transaction.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from workbench.sandbox import auth, idempotency
 from workbench.sandbox.payments import service
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.storage import statements
+from workbench.sandbox.storage import ReadPlan
 
 if TYPE_CHECKING:
     from workbench.sandbox.context import Caller
@@ -55,6 +56,13 @@ async def answer_charge(
         auth.StaleKey: ``guess`` is no longer the key's record.
     """
     digest = service.fingerprint(body)  # here, not under the write lock
+    plan = ReadPlan()
+    if guess is not None:
+        statement, params = auth.key_read(guess.api_key)
+        assert isinstance(statement, sa.Select)
+        plan.read(statement, params)  # run by `auth.confirm_key`, matched on what it reads
+    claim = idempotency.claim_read(plan, caller, METHOD, path, key)
+    reads = service.ChargeReads(plan, caller, body)
 
     def transaction(conn: sa.Connection) -> Reply:
         if guess is not None:
@@ -65,14 +73,9 @@ async def answer_charge(
             METHOD,
             path,
             key,
-            lambda conn: service.charge(conn, caller, body, base_url, digest),
+            lambda conn: service.charge(conn, caller, body, base_url, digest, reads),
             digest=digest,
+            claim=claim,
         )
 
-    reads = (
-        *((auth.key_read(guess.api_key),) if guess is not None else ()),
-        *idempotency.claim_reads(caller, METHOD, path, key),
-        *service.charge_reads(caller, body),
-    )
-    with statements.reading_ahead(*reads):
-        return await db.atransact(transaction)
+    return await db.atransact(transaction, plan=plan)
