@@ -23,7 +23,7 @@ import sqlalchemy as sa
 
 from workbench.sandbox import tables
 from workbench.sandbox.errors import ServiceError
-from workbench.sandbox.storage import AnyRow, statements
+from workbench.sandbox.storage import AnyRow
 from workbench.spec.cards import is_card_number, looks_like_card_number
 
 __all__ = [
@@ -209,10 +209,7 @@ def find_token(conn: sa.Connection, merchant_id: str, token: str) -> CardRecord 
     builtin = _BY_TOKEN.get(token)
     if builtin is not None:
         return builtin
-    row: AnyRow | None = statements.fetch_one(
-        conn, _FIND_TOKEN, {"f_token": token, "f_merchant": merchant_id}
-    )
-    return row
+    return conn.execute(_FIND_TOKEN, {"f_token": token, "f_merchant": merchant_id}).first()
 
 
 def brand_of(number: str) -> str:

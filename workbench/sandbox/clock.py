@@ -12,7 +12,6 @@ from datetime import UTC, datetime, timedelta
 import sqlalchemy as sa
 
 from workbench.sandbox import tables
-from workbench.sandbox.storage import statements
 
 __all__ = ["business_now", "business_time", "iso", "set_business_time", "wall_now"]
 
@@ -38,7 +37,7 @@ _OFFSET = sa.select(tables.merchants.c.clock_offset_us).where(
 
 def business_now(conn: sa.Connection, merchant_id: str) -> datetime:
     """The merchant's business time: the wall clock plus its stored offset."""
-    offset = statements.scalar(conn, _OFFSET, {"f_merchant": merchant_id})
+    offset = conn.execute(_OFFSET, {"f_merchant": merchant_id}).scalar()
     if offset is None:
         raise LookupError(f"no merchant {merchant_id!r}")
     return business_time(int(offset))

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.types import Scope
 
-from workbench.sandbox.keys import KeyRecord, StaleKey, confirm_key, key_read, look_up
+from workbench.sandbox.keys import KeyRecord, StaleKey, confirm_key, look_up, plan_key_read
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
-    from workbench.sandbox.storage import Database, statements
+    from workbench.sandbox.storage import Database, PlannedRead, ReadPlan
 
 __all__ = [
     "STATE_KEY",
@@ -80,18 +80,22 @@ class Caller:
         """Whether the caller's key record is a guess nobody has confirmed yet."""
         return self.guess is not None and not self.guess.confirmed
 
-    def confirm_reads(self) -> tuple[tuple[statements.Statement, dict[str, str]], ...]:
-        """The read `confirm` makes, for `statements.reading_ahead` (none without a guess)."""
-        return () if self.guess is None else (key_read(self.api_key),)
+    def plan_confirm(self, plan: ReadPlan) -> PlannedRead | None:
+        """Declare `confirm`'s read on the transaction's plan (none without a guess)."""
+        return None if self.guess is None else plan_key_read(plan, self.api_key)
 
-    def confirm(self, conn: sa.Connection) -> None:
+    def confirm(self, conn: sa.Connection, read: PlannedRead | None = None) -> None:
         """Confirm the guess inside the caller's transaction, before it does anything else.
+
+        Args:
+            conn: the caller's transaction.
+            read: the read `plan_confirm` declared on that transaction's plan, if any.
 
         Raises:
             StaleKey: the key's row is no longer the guess (let it roll back).
         """
         if self.guess is not None:
-            confirm_key(conn, self.guess.record)
+            confirm_key(conn, self.guess.record, read)
             self.guess.confirmed = True
 
     async def confirm_now(self, db: Database) -> Caller:

@@ -38,7 +38,7 @@ from workbench.sandbox import tables
 from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import dumps
-from workbench.sandbox.storage import statements
+from workbench.sandbox.storage import insert_later
 from workbench.sandbox.targets import TargetRefused, resolve_target
 from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
@@ -93,7 +93,7 @@ def emit(
     ``look_up_webhook`` is false (the caller read it already and there is none).
     """
     if target_url is None and look_up_webhook:
-        target_url = statements.scalar(conn, _WEBHOOK_URL, {"f_store": store_id})
+        target_url = conn.execute(_WEBHOOK_URL, {"f_store": store_id}).scalar()
     event_id = new_id(IdPrefix.EVENT)
     payload = {
         "id": event_id,
@@ -102,7 +102,7 @@ def emit(
         "merchantId": merchant_id,
         "data": data,
     }
-    statements.defer(
+    insert_later(
         conn,
         _INSERT,
         {

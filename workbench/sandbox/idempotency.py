@@ -51,7 +51,7 @@ from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.sealing import Sealer, is_sealed
-from workbench.sandbox.storage import AnyRow, statements
+from workbench.sandbox.storage import AnyRow, PlannedRead, ReadPlan, insert_later
 from workbench.spec import is_uuid4, limits
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ __all__ = [
     "IdempotencyPurgeWork",
     "Refresh",
     "Work",
-    "claim_reads",
+    "claim_read",
     "fingerprint",
     "idempotent",
     "run_claimed",
@@ -113,19 +113,22 @@ def fingerprint(model: BaseModel | None) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def _find_params(caller: Caller, endpoint: str, key: str) -> dict[str, str]:
+    return {"f_api_key": caller.api_key, "f_endpoint": endpoint, "f_key": key}
+
+
 def _find(conn: sa.Connection, caller: Caller, endpoint: str, key: str) -> AnyRow | None:
-    params = {"f_api_key": caller.api_key, "f_endpoint": endpoint, "f_key": key}
-    row: AnyRow | None = statements.fetch_one(conn, _FIND, params)
-    return row
+    return conn.execute(_FIND, _find_params(caller, endpoint, key)).first()
 
 
-def claim_reads(
-    caller: Caller, method: str, path: str, key: str | None
-) -> tuple[tuple[statements.Statement, dict[str, str]], ...]:
-    """The read `idempotent` starts with, for `statements.reading_ahead` (none without a key)."""
+def claim_read(
+    plan: ReadPlan, caller: Caller, method: str, path: str, key: str | None
+) -> PlannedRead | None:
+    """Declare on ``plan`` the read `idempotent` starts with (none without a valid key);
+    pass it to `idempotent` as ``claim``."""
     if key is None or not is_uuid4(key):
-        return ()
-    return ((_FIND, {"f_api_key": caller.api_key, "f_endpoint": f"{method} {path}", "f_key": key}),)
+        return None
+    return plan.read(_FIND, _find_params(caller, f"{method} {path}", key))
 
 
 def _context(api_key: str, endpoint: str, key: str) -> bytes:
@@ -165,13 +168,15 @@ def _claim(
     digest: str,
     refresh: Refresh | None,
     sealer: Sealer | None = None,
+    claim: PlannedRead | None = None,
 ) -> Reply | tuple[str, None] | tuple[None, int | None]:
     """A `Reply` to send, ``(code, None)`` on conflict, or ``(None, id)`` to run the work:
-    the id of a stale record taken over, ``None`` for a key seen for the first time."""
+    the id of a stale record taken over, ``None`` for a key seen for the first time.
+    ``claim``: the record's read, when the caller planned it (`claim_read`)."""
     now = wall_now()
-    row = _find(conn, caller, endpoint, key)
+    row = claim.first(conn) if claim is not None else _find(conn, caller, endpoint, key)
     if row is not None and row.expires_at <= now:
-        statements.execute(conn, _DELETE, {"f_id": row.id})
+        conn.execute(_DELETE, {"f_id": row.id})
         row = None
     if row is None:
         # The record is written with the answer, in this transaction: a concurrent
@@ -214,8 +219,7 @@ def _store(
     context: bytes,
 ) -> None:
     kind, ident = reply.provisional or (None, None)
-    statements.execute(
-        conn,
+    conn.execute(
         _STORE,
         {
             "f_id": record_id,
@@ -241,7 +245,7 @@ def _record(
 ) -> None:
     now = wall_now()
     kind, ident = reply.provisional or (None, None)
-    statements.defer(  # with the COMMIT on PostgreSQL; a duplicate key still raises there
+    insert_later(  # with the COMMIT on PostgreSQL; a duplicate key still raises there
         conn,
         _INSERT,
         {
@@ -274,17 +278,19 @@ def idempotent(
     digest: str,
     refresh: Refresh | None = None,
     sealer: Sealer | None = None,
+    claim: PlannedRead | None = None,
 ) -> Reply:
     """`run_idempotent`'s transaction: claim the key, run ``work``, store its answer.
 
     For a caller that runs it in a transaction of its own, with work of its own before
     it (`workbench.sandbox.payments.charging`, which confirms its caller first); its
-    arguments are `run_idempotent`'s.
+    arguments are `run_idempotent`'s, and ``claim`` the key's read declared on the
+    transaction's plan (`claim_read`).
     """
     if key is None:
         return work(conn)
     endpoint = _endpoint(method, path, key)
-    record_id = _claim_or_raise(conn, caller, endpoint, key, digest, refresh, sealer)
+    record_id = _claim_or_raise(conn, caller, endpoint, key, digest, refresh, sealer, claim)
     if isinstance(record_id, Reply):
         return record_id
     reply = work(conn)
@@ -314,9 +320,10 @@ def _claim_or_raise(
     digest: str,
     refresh: Refresh | None = None,
     sealer: Sealer | None = None,
+    claim: PlannedRead | None = None,
 ) -> Reply | int | None:
     """`_claim`, with its conflicts raised: a `Reply` to send, or the work may run."""
-    claimed = _claim(conn, caller, endpoint, key, digest, refresh, sealer)
+    claimed = _claim(conn, caller, endpoint, key, digest, refresh, sealer, claim)
     if isinstance(claimed, Reply):
         return claimed
     code, record_id = claimed
@@ -411,7 +418,7 @@ async def run_claimed(
     try:
         reply = await action()
     except ServiceError:
-        await db.atransact(lambda conn: statements.execute(conn, _DELETE, {"f_id": claimed}))
+        await db.atransact(lambda conn: conn.execute(_DELETE, {"f_id": claimed}))
         raise
     context = _context(caller.api_key, endpoint, key)
     await db.atransact(lambda conn: _store(conn, claimed, reply, caller.request_id, None, context))

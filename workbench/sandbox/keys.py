@@ -18,9 +18,17 @@ from workbench.sandbox import tables
 from workbench.sandbox.storage import AnyRow, statements
 
 if TYPE_CHECKING:
-    from workbench.sandbox.storage import Database
+    from workbench.sandbox.storage import Database, PlannedRead, ReadPlan
 
-__all__ = ["KEY_TABLES", "KeyRecord", "Limit", "StaleKey", "confirm_key", "key_read", "look_up"]
+__all__ = [
+    "KEY_TABLES",
+    "KeyRecord",
+    "Limit",
+    "StaleKey",
+    "confirm_key",
+    "look_up",
+    "plan_key_read",
+]
 
 #: A rate limit: (requests per second sustained, burst); a rate of 0 turns limiting off.
 Limit = tuple[float, int]
@@ -95,17 +103,21 @@ def look_up(db: Database, api_key: str) -> KeyRecord | None:
     return None if row is None else KeyRecord(row)
 
 
-def key_read(api_key: str) -> tuple[statements.Statement, dict[str, str]]:
-    """`confirm_key`'s read, for `statements.reading_ahead`."""
-    return _KEY_LOOKUP, {"f_api_key": api_key}
+def plan_key_read(plan: ReadPlan, api_key: str) -> PlannedRead:
+    """Declare `confirm_key`'s read of ``api_key`` on a transaction's plan."""
+    return plan.read(_KEY_LOOKUP, {"f_api_key": api_key})
 
 
-def confirm_key(conn: sa.Connection, record: KeyRecord) -> None:
+def confirm_key(conn: sa.Connection, record: KeyRecord, read: PlannedRead | None = None) -> None:
     """Read the key's row in the caller's transaction; `StaleKey` unless it is ``record``.
 
     Call it before the transaction reads or writes anything else, and let `StaleKey`
-    roll the transaction back.
+    roll the transaction back. ``read``: the read as declared on the transaction's plan
+    (`plan_key_read`), if it has one.
     """
-    row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": record.api_key})
+    if read is not None:
+        row = read.first(conn)
+    else:
+        row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": record.api_key})
     if row is None or KeyRecord(row) != record:
         raise StaleKey

@@ -1,10 +1,11 @@
 """`answer_charge`: the card charge's answer, for its route (`payments.routes.charge_card`).
 
 The charge runs under its Idempotency-Key in one write transaction
-(`Database.atransact`), whose reads are announced first (`statements.reading_ahead`: on
-PostgreSQL they travel together, and a batch of charges shares its round trips). A key
-record the edge only guessed (PostgreSQL: `Caller.guess`) is confirmed first in the same
-transaction (`Caller.confirm`), its read going with the charge's own.
+(`Database.atransact`) with a `ReadPlan` of its reads, declared here in the order the
+transaction makes them and run through the plan (on PostgreSQL they travel together,
+and a batch of charges shares its round trips). A key record the edge only guessed
+(PostgreSQL: `Caller.guess`) is confirmed first in the same transaction
+(`Caller.confirm`), its read the plan's first.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from workbench.sandbox import idempotency
 from workbench.sandbox.payments import service
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.replies import Reply
-from workbench.sandbox.storage import statements
+from workbench.sandbox.storage import ReadPlan
 
 if TYPE_CHECKING:
     from workbench.sandbox.context import Caller
@@ -54,23 +55,22 @@ async def answer_charge(
             (`workbench.sandbox.keys`).
     """
     digest = service.fingerprint(body)  # here, not under the write lock
+    plan = ReadPlan()
+    confirm = caller.plan_confirm(plan)
+    claim = idempotency.claim_read(plan, caller, METHOD, path, key)
+    reads = service.ChargeReads(plan, caller, body)
 
     def transaction(conn: sa.Connection) -> Reply:
-        caller.confirm(conn)
+        caller.confirm(conn, confirm)
         return idempotency.idempotent(
             conn,
             caller,
             METHOD,
             path,
             key,
-            lambda conn: service.charge(conn, caller, body, base_url, digest),
+            lambda conn: service.charge(conn, caller, body, base_url, digest, reads),
             digest=digest,
+            claim=claim,
         )
 
-    reads = (
-        *caller.confirm_reads(),
-        *idempotency.claim_reads(caller, METHOD, path, key),
-        *service.charge_reads(caller, body),
-    )
-    with statements.reading_ahead(*reads):
-        return await db.atransact(transaction)
+    return await db.atransact(transaction, plan=plan)

@@ -15,7 +15,7 @@ __all__ = ["emit"]
 
 def emit(
     conn: sa.Connection,
-    row: AnyRow | dict[str, Any],
+    row: AnyRow,
     type: str,
     now: datetime,
     *,
@@ -25,22 +25,21 @@ def emit(
 ) -> None:
     """Record a payment event for the session's callback, else the store's webhook
     (``store_webhook`` when the caller has read it already, looked up otherwise)."""
-    r = row if isinstance(row, dict) else row._asdict()
     data = {
-        "paymentId": r["id"],
-        "transactionId": r["transaction_id"],
-        "status": r["status"],
-        "amount": r["amount"],
-        "currency": r["currency"],
+        "paymentId": row.id,
+        "transactionId": row.transaction_id,
+        "status": row.status,
+        "amount": row.amount,
+        "currency": row.currency,
         **extra,
     }
     events.emit(
         conn,
-        merchant_id=r["merchant_id"],
-        store_id=r["store_id"],
+        merchant_id=row.merchant_id,
+        store_id=row.store_id,
         type=type,
         data=data,
         now=now,
-        target_url=r["callback_url"] or store_webhook,
+        target_url=row.callback_url or store_webhook,
         look_up_webhook=not store_webhook_read,
     )

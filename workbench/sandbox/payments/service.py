@@ -34,15 +34,15 @@ from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.sessions.tables import sessions
-from workbench.sandbox.storage import AnyRow, statements
+from workbench.sandbox.storage import AnyRow, PlannedRead, ReadPlan, insert_later, row_like
 from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix, looks_like_card_number
 
 __all__ = [
     "FAILED_3DS",
+    "ChargeReads",
     "capture",
     "charge",
-    "charge_reads",
     "commission_for",
     "emit",
     "fence_answer",
@@ -146,26 +146,25 @@ def load(conn: sa.Connection, merchant_id: str, payment_id: str) -> Row:
     return row
 
 
-def _charge_body(row: Row | dict[str, Any], acs_url: str | None = None) -> dict[str, Any]:
-    r = row if isinstance(row, dict) else row._asdict()
+def _charge_body(row: Row, acs_url: str | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "paymentId": r["id"],
-        "status": r["status"],
-        "amount": r["amount"],
-        "currency": r["currency"],
-        "commission": r["commission"],
-        "netAmount": r["net_amount"],
-        "cardMask": r["card_mask"],
-        "cardBrand": r["card_brand"],
-        "cardType": r["card_type"],
-        "installmentCount": r["installment_count"],
-        "threeDSecure": r["three_d_secure"],
-        "authCode": r["auth_code"],
-        "createdAt": iso(r["created_at"]),
-        "completedAt": iso(r["completed_at"]),
+        "paymentId": row.id,
+        "status": row.status,
+        "amount": row.amount,
+        "currency": row.currency,
+        "commission": row.commission,
+        "netAmount": row.net_amount,
+        "cardMask": row.card_mask,
+        "cardBrand": row.card_brand,
+        "cardType": row.card_type,
+        "installmentCount": row.installment_count,
+        "threeDSecure": row.three_d_secure,
+        "authCode": row.auth_code,
+        "createdAt": iso(row.created_at),
+        "completedAt": iso(row.completed_at),
     }
-    if r["status"] == "pending_3ds":
-        body["correlationId"] = r["correlation_id"]
+    if row.status == "pending_3ds":
+        body["correlationId"] = row.correlation_id
         body["acsUrl"] = acs_url
     return body
 
@@ -214,35 +213,33 @@ def _check_token(token: str) -> None:
 
 def _customer_exists(conn: sa.Connection, merchant_id: str, customer_id: str) -> bool:
     params = {"f_customer": customer_id, "f_merchant": merchant_id}
-    return statements.fetch_one(conn, _CUSTOMER, params) is not None
+    return conn.execute(_CUSTOMER, params).first() is not None
 
 
 def _session_callback(conn: sa.Connection, merchant_id: str, transaction_id: str) -> Row | None:
     params = {"f_merchant": merchant_id, "f_transaction": transaction_id}
-    row: Row | None = statements.fetch_one(conn, _SESSION_CALLBACK, params)
-    return row
+    return conn.execute(_SESSION_CALLBACK, params).first()
 
 
-def save_card(conn: sa.Connection, row: Row | dict[str, Any]) -> None:
+def save_card(conn: sa.Connection, row: Row) -> None:
     """Attach the card to the customer if asked and the customer is the session's."""
-    r = row if isinstance(row, dict) else row._asdict()
-    if not r["save_card"] or not r["customer_id"]:
+    if not row.save_card or not row.customer_id:
         return
-    session = _session_callback(conn, r["merchant_id"], r["transaction_id"])
-    if session is None or session.customer_id != r["customer_id"]:
+    session = _session_callback(conn, row.merchant_id, row.transaction_id)
+    if session is None or session.customer_id != row.customer_id:
         return
     saved = tables.saved_cards
     exists = conn.execute(
         sa.select(saved.c.id).where(
-            saved.c.customer_id == r["customer_id"], saved.c.token == r["card_token"]
+            saved.c.customer_id == row.customer_id, saved.c.token == row.card_token
         )
     ).first()
     if exists is None:
         conn.execute(
             sa.insert(saved).values(
-                merchant_id=r["merchant_id"],
-                customer_id=r["customer_id"],
-                token=r["card_token"],
+                merchant_id=row.merchant_id,
+                customer_id=row.customer_id,
+                token=row.card_token,
                 is_default=False,
             )
         )
@@ -301,25 +298,30 @@ def _check_session_open(session: Row, now: datetime) -> None:
     )
 
 
-def charge_reads(
-    caller: Caller, req: ChargeRequest
-) -> tuple[tuple[statements.Statement, dict[str, str]], ...]:
-    """The reads `charge` makes for a new payment, in its order, for `statements.reading_ahead`.
+class ChargeReads:
+    """The reads `charge` makes for a new payment, declared on ``plan`` in its order.
 
-    On PostgreSQL they then go to the server with the transaction's first statement.
+    Declared on the plan the charge's transaction runs with (`Database.atransact`), they
+    go to a PostgreSQL server with the transaction's first statement.
     """
-    return (
-        (_CHARGE_CONTEXT, _context_params(caller, req)),
-        (_BY_TRANSACTION, {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}),
-    )
 
+    __slots__ = ("context", "existing")
 
-def _context_params(caller: Caller, req: ChargeRequest) -> dict[str, str]:
-    return {
-        "f_merchant": caller.merchant_id,
-        "f_store": caller.store_id,
-        "f_transaction": req.transactionId,
-    }
+    def __init__(self, plan: ReadPlan, caller: Caller, req: ChargeRequest) -> None:
+        #: The session's terms, the merchant's clock offset, the store's webhook.
+        self.context: PlannedRead = plan.read(
+            _CHARGE_CONTEXT,
+            {
+                "f_merchant": caller.merchant_id,
+                "f_store": caller.store_id,
+                "f_transaction": req.transactionId,
+            },
+        )
+        #: The payment already made under the charge's ``transactionId`` (the fence).
+        self.existing: PlannedRead = plan.read(
+            _BY_TRANSACTION,
+            {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId},
+        )
 
 
 def fence_answer(row: Row, base_url: str, request_id: str) -> Reply:
@@ -343,15 +345,18 @@ def charge(
     req: ChargeRequest,
     base_url: str,
     digest: str | None = None,
+    reads: ChargeReads | None = None,
 ) -> Reply:
     """POST /v1/payments/card: 201 with the new payment, or the fence's answer.
 
     ``digest`` is ``fingerprint(req)`` when the caller computed it before the
-    transaction (it needs no lock); computed here otherwise.
+    transaction (it needs no lock); computed here otherwise. ``reads``: this charge's
+    reads, declared on the plan its transaction runs with; declared here otherwise.
     """
     _check_token(req.cardToken)
     digest = digest or fingerprint(req)
-    context = statements.fetch_one(conn, _CHARGE_CONTEXT, _context_params(caller, req))
+    reads = reads or ChargeReads(ReadPlan(), caller, req)
+    context = reads.context.first(conn)
     if context is None:
         raise LookupError(f"no merchant {caller.merchant_id!r}")
     # The session's terms first: a charge that does not match its session gets the
@@ -359,8 +364,7 @@ def charge(
     session = context if context.mode is not None else None
     if session is not None:
         _check_session_terms(session, req)
-    params = {"f_merchant": caller.merchant_id, "f_transaction": req.transactionId}
-    existing = statements.fetch_one(conn, _BY_TRANSACTION, params)
+    existing = reads.existing.first(conn)
     if existing is not None and existing.fingerprint == digest:
         return fence_answer(existing, base_url, caller.request_id)
     now = business_time(int(context.clock_offset_us))
@@ -383,7 +387,7 @@ def charge(
             "SVC-VAL-4001", "installmentCount: debit cards take a single installment"
         )
     payment_id = new_id(IdPrefix.PAYMENT)
-    row: dict[str, Any] = {
+    values: dict[str, Any] = {
         "id": payment_id,
         "merchant_id": caller.merchant_id,
         "store_id": caller.store_id,
@@ -415,32 +419,33 @@ def charge(
     acs_url = None
     if card.behaviour in _DECLINES:
         code, message = _DECLINES[card.behaviour]
-        row.update(status="declined", decline_code=code)
+        values.update(status="declined", decline_code=code)
         reply = error_reply(code, message, caller.request_id)
         event = "payment.declined"
     elif card.behaviour in ("3ds_challenge", "3ds_fail") and req.threeDSecure:
-        row.update(status="pending_3ds", correlation_id=new_uuid())
-        acs_url = acs.challenge_url(base_url, payment_id, row["correlation_id"])
-        reply = Reply.json(201, _charge_body(row, acs_url))
+        values.update(status="pending_3ds", correlation_id=new_uuid())
+        acs_url = acs.challenge_url(base_url, payment_id, values["correlation_id"])
+        reply = Reply.json(201, _charge_body(row_like(_P, values), acs_url))
         event = "payment.3ds_pending"
     else:
         status = "captured" if req.capture else "authorized"
         commission, net = settled_money(status, req.amount, req.installmentCount)
-        row.update(
+        values.update(
             status=status,
             commission=commission,
             net_amount=net,
             auth_code=f"{secrets.randbelow(10**6):06d}",
             completed_at=now,
         )
-        reply = Reply.json(201, _charge_body(row))
+        reply = Reply.json(201, _charge_body(row_like(_P, values)))
         event = f"payment.{status}"
-    require(PAYMENT, None, "charge", to=row["status"])
-    row.update(response_status=reply.status, response_body=reply.body)
-    statements.defer(conn, _INSERT, row)  # the fence's duplicate still raises, at COMMIT
-    if row["status"] == "captured":
-        save_card(conn, row)
-    emit(conn, row, event, now, store_webhook=context.store_webhook, store_webhook_read=True)
+    require(PAYMENT, None, "charge", to=values["status"])
+    values.update(response_status=reply.status, response_body=reply.body)
+    # The fence's duplicate still raises, at the COMMIT on PostgreSQL.
+    payment = insert_later(conn, _INSERT, values)
+    if payment.status == "captured":
+        save_card(conn, payment)
+    emit(conn, payment, event, now, store_webhook=context.store_webhook, store_webhook_read=True)
     return reply
 
 
@@ -469,7 +474,7 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
         return existing
     now = business_now(conn, session.merchant_id)
     commission, net = settled_money("captured", int(session.amount), 1)
-    row: dict[str, Any] = {
+    values: dict[str, Any] = {
         "id": new_id(IdPrefix.PAYMENT),
         "merchant_id": session.merchant_id,
         "store_id": session.store_id,
@@ -495,12 +500,12 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
         "created_at": now,
         "completed_at": now,
     }
-    require(PAYMENT, None, "charge", to=row["status"])
-    reply = Reply.json(201, _charge_body(row))
-    row.update(response_status=reply.status, response_body=reply.body)
-    conn.execute(sa.insert(_P).values(**row))
-    emit(conn, row, "payment.captured", now, method="tr_qr")
-    return conn.execute(sa.select(_P).where(_P.c.id == row["id"])).one()
+    require(PAYMENT, None, "charge", to=values["status"])
+    reply = Reply.json(201, _charge_body(row_like(_P, values)))
+    values.update(response_status=reply.status, response_body=reply.body)
+    payment = insert_later(conn, _INSERT, values)
+    emit(conn, payment, "payment.captured", now, method="tr_qr")
+    return payment
 
 
 def _capture_body(row: Row) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from workbench.sandbox.payments.models import ThreeDSCallbackRequest
 from workbench.sandbox.payments.service import FAILED_3DS, emit, load, save_card, settled_money
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
+from workbench.sandbox.storage import row_like
 from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT
 
@@ -69,7 +70,6 @@ def threeds_callback(
             "auth_code": f"{secrets.randbelow(10**6):06d}",
             "completed_at": now,
         }
-        merged = {**row._asdict(), **values}
         reply = Reply.json(
             200,
             {
@@ -86,12 +86,12 @@ def threeds_callback(
         event = f"payment.{status}"
     else:
         values = {"status": "failed", "decline_code": "SVC-PAY-3003"}
-        merged = {**row._asdict(), **values}
         reply = error_reply("SVC-PAY-3003", FAILED_3DS, caller.request_id)
         event = "payment.failed"
     values.update(threeds_status=reply.status, threeds_body=reply.body)
     conn.execute(sa.update(payments).where(payments.c.id == payment_id).values(**values))
-    if merged["status"] == "captured":
+    merged = row_like(payments, {**row._asdict(), **values})
+    if merged.status == "captured":
         save_card(conn, merged)
     emit(conn, merged, event, now)
     return reply
@@ -138,7 +138,7 @@ class ThreeDSExpiryWork:
                 )
                 emit(
                     conn,
-                    {**row._asdict(), "status": "failed"},
+                    row_like(payments, {**row._asdict(), "status": "failed"}),
                     "payment.failed",
                     now,
                     reason="3-D Secure challenge timed out",

@@ -5,8 +5,13 @@ tables a database holds are given to `migrations` by the composition root).
 
 - `database`: the engine (SQLite in WAL mode, or PostgreSQL) and `Database`, whose
   ``read``/``write``/``transact`` serve threads and ``aread``/``atransact`` async code;
-- `statements`: hot-path statements run on the DB-API cursor, PostgreSQL's pipelined
-  and unlocked transactions, and batches of them (``together``);
+- `plans`: `ReadPlan`, the reads a write transaction will make, declared once: the
+  plan announces them (on PostgreSQL they travel with the transaction's first
+  statement) and runs them, in order;
+- `deferred`: `insert_later`, an INSERT sent as late as allowed, handing back its row;
+- `statements`: what the two above run on, behind them: statements run on the DB-API
+  cursor, PostgreSQL's pipelined and unlocked transactions, and batches of them
+  (``together``). Features write plain SQLAlchemy (``conn.execute``) and never import it;
 - `groups`: `TransactionGroup`, one SQLite transaction shared by several writes;
 - `loopwrites` (SQLite) and `loopbatches` (PostgreSQL): an event loop's writes
   grouped per loop turn, or batched;
@@ -27,11 +32,13 @@ from workbench.sandbox.storage.database import (
     is_memory_url,
     pool_settings,
 )
+from workbench.sandbox.storage.deferred import insert_later, row_like
 from workbench.sandbox.storage.groups import TransactionGroup
 from workbench.sandbox.storage.inserts import insert_if_absent
 from workbench.sandbox.storage.loopbatches import LoopBatches
 from workbench.sandbox.storage.loopwrites import LoopWrites
 from workbench.sandbox.storage.migrations import SchemaVersionError
+from workbench.sandbox.storage.plans import PlannedRead, ReadOutOfPlan, ReadPlan
 from workbench.sandbox.storage.registry import meta, metadata
 from workbench.sandbox.storage.types import AnyRow, UTCDateTime
 from workbench.sandbox.storage.writelock import WriteLock
@@ -42,14 +49,19 @@ __all__ = [
     "Database",
     "LoopBatches",
     "LoopWrites",
+    "PlannedRead",
+    "ReadOutOfPlan",
+    "ReadPlan",
     "SchemaVersionError",
     "TransactionGroup",
     "UTCDateTime",
     "WriteLock",
     "insert_if_absent",
+    "insert_later",
     "is_memory_url",
     "meta",
     "metadata",
     "pool_settings",
+    "row_like",
     "take_token",
 ]

@@ -39,6 +39,7 @@ from workbench.sandbox.storage import statements
 from workbench.sandbox.storage.groups import TransactionGroup
 from workbench.sandbox.storage.loopbatches import LoopBatches
 from workbench.sandbox.storage.loopwrites import LoopWrites
+from workbench.sandbox.storage.plans import ReadPlan
 from workbench.sandbox.storage.registry import meta
 from workbench.sandbox.storage.writelock import WriteLock
 
@@ -306,14 +307,19 @@ class Database:
         finally:
             self.lock.release()
 
-    async def atransact(self, work: Callable[[sa.Connection], T]) -> T:
+    async def atransact(
+        self, work: Callable[[sa.Connection], T], *, plan: ReadPlan | None = None
+    ) -> T:
         """`transact` from async code: ``work`` in a write transaction; its result.
 
         On SQLite as `run` runs it. On PostgreSQL with the other transactions this loop
-        asks for meanwhile (`LoopBatches`): those whose reads were announced
-        (`statements.reading_ahead`) share two round trips and one commit; others run one
-        by one, as `transact` runs them, on the database's threads.
+        asks for meanwhile (`LoopBatches`): those with a ``plan`` of their reads share
+        two round trips and one commit; others run one by one, as `transact` runs them,
+        on the database's threads.
         """
+        if plan is not None:
+            with plan.announced():
+                return await self.atransact(plan.bind(work))
         if self._threads is None:
             return await self.run(lambda: self.transact(work))
         loop = asyncio.get_running_loop()
@@ -355,7 +361,7 @@ class Database:
         On PostgreSQL the database's own threads, as many as its pool keeps
         connections, handed the work through `asyncio`'s executor, which costs a charge
         a fraction of what anyio's thread pool does; anyio's elsewhere. Either way the
-        work sees the caller's context variables (`statements.reading_ahead`).
+        work sees the caller's context variables (a `ReadPlan` announced).
         """
         if self._threads is None:
             return await anyio.to_thread.run_sync(work)
@@ -425,16 +431,26 @@ class Database:
                 finally:
                     statements.close_transaction(conn)
 
-    def transact(self, work: Callable[[sa.Connection], T], *, attempts: int = 4) -> T:
+    def transact(
+        self,
+        work: Callable[[sa.Connection], T],
+        *,
+        plan: ReadPlan | None = None,
+        attempts: int = 4,
+    ) -> T:
         """Run ``work`` in a write transaction, retrying when a concurrent insert wins a race.
 
         A unique-constraint violation means another request created the same object
         first; running ``work`` again lets it find that object and answer accordingly.
 
-        On PostgreSQL, work whose reads were announced (`statements.reading_ahead`) is
-        tried unlocked first (two statements, see `statements`), and run again locked when
-        that attempt needs locks or loses an insert race.
+        ``plan``: the reads ``work`` makes, announced (`ReadPlan`). On PostgreSQL, work
+        whose reads were announced is tried unlocked first (two statements, see
+        `statements`), and run again locked when that attempt needs locks or loses an
+        insert race.
         """
+        if plan is not None:
+            with plan.announced():
+                return self.transact(plan.bind(work), attempts=attempts)
         if not self.is_sqlite and statements.announced():
             try:
                 with self.write(unlocked=True) as conn:

@@ -1,0 +1,69 @@
+"""`insert_later`: an INSERT nothing reads back, sent as late as allowed; the row it makes.
+
+On PostgreSQL, inside a write transaction, the INSERT waits to travel with the next
+statement or with the ``COMMIT`` (a constraint it breaks is raised from there, before
+anything is committed; see `statements`); elsewhere it runs at once. Either way the
+caller gets the row at once, as a read of it would show it (`row_like`), so the rest
+of the transaction handles one kind of row whether it read it or made it.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import sqlalchemy as sa
+
+from workbench.sandbox.storage import statements
+from workbench.sandbox.storage.types import AnyRow
+
+__all__ = ["insert_later", "row_like"]
+
+_shapes: dict[sa.Table, tuple[Any, tuple[tuple[str, Any], ...]]] = {}
+_shapes_lock = threading.Lock()
+
+
+def _shape(table: sa.Table) -> tuple[Any, tuple[tuple[str, Any], ...]]:
+    """The named tuple type of ``table``'s rows and each column's key and plain default."""
+    shape = _shapes.get(table)
+    if shape is None:
+        columns = list(table.columns)
+        record = collections.namedtuple("Record", [c.key for c in columns], rename=True)  # type: ignore[misc]
+        defaults = tuple(
+            (
+                c.key,
+                c.default.arg if c.default is not None and c.default.is_scalar else None,  # type: ignore[attr-defined]
+            )
+            for c in columns
+        )
+        with _shapes_lock:
+            shape = _shapes.setdefault(table, (record, defaults))
+    return shape
+
+
+def row_like(table: sa.Table, values: Mapping[str, Any]) -> AnyRow:
+    """The row ``values`` make in ``table``, with the attributes a read of it has.
+
+    A column not in ``values`` holds its plain default (``default=0``), else ``None``:
+    what the database fills in itself (an autoincrement key) is not known here.
+    """
+    record, defaults = _shape(table)
+    get = values.get
+    row: AnyRow = record._make([get(key, default) for key, default in defaults])
+    return row
+
+
+def insert_later(conn: sa.Connection, statement: sa.Insert, values: Mapping[str, Any]) -> AnyRow:
+    """Insert a row of ``values`` with ``statement`` (an ``INSERT`` of one table, built
+    without ``.values()``), as late as allowed (see the module doc); the row, at once.
+
+    Raises:
+        sqlalchemy.exc.IntegrityError: the row breaks a constraint: here, or on
+            PostgreSQL from the next statement or the commit.
+    """
+    statements.defer(conn, statement, values)
+    table = statement.table
+    assert isinstance(table, sa.Table)
+    return row_like(table, values)
