@@ -26,13 +26,18 @@ from workbench.sandbox.keys import Limit, StaleKey
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
 
-__all__ = ["CONTROL_PREFIX", "KeyLimits", "KeyRateLimit", "Limit", "RateLimiter"]
+__all__ = ["CONTROL_PREFIX", "SWEEP_INTERVAL", "KeyLimits", "KeyRateLimit", "Limit", "RateLimiter"]
 
 
 @dataclass(slots=True)
 class _Bucket:
     tokens: float
     updated: float
+    full_at: float = 0.0  # when it will have refilled: from then on, as good as absent
+
+
+#: Seconds between two sweeps of the refilled buckets kept in a process.
+SWEEP_INTERVAL = 60.0
 
 
 class RateLimiter:
@@ -51,6 +56,7 @@ class RateLimiter:
         self.burst = burst
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._lock = threading.Lock()
+        self._next_sweep = 0.0
 
     def limit_for(self, own: Limit | None) -> Limit:
         """The merchant's own limit, or the configured default."""
@@ -70,6 +76,8 @@ class RateLimiter:
         now = time.monotonic()
         key = (merchant_id, api_key)
         with self._lock:
+            if now >= self._next_sweep:
+                self._sweep(now)
             bucket = self._buckets.get(key)
             if bucket is None:
                 bucket = self._buckets[key] = _Bucket(float(burst), now)
@@ -77,8 +85,21 @@ class RateLimiter:
             bucket.updated = now
             if bucket.tokens >= 1:
                 bucket.tokens -= 1
-                return None
-            return max((1 - bucket.tokens) / rate, 0.001)
+                wait = None
+            else:
+                wait = max((1 - bucket.tokens) / rate, 0.001)
+            bucket.full_at = now + (burst - bucket.tokens) / rate
+            return wait
+
+    def _sweep(self, now: float) -> None:
+        # A refilled bucket answers as a missing one would: forget it, so that one bucket
+        # per client address ever seen does not stay in memory (hold the lock).
+        self._next_sweep = now + SWEEP_INTERVAL
+        self._buckets = {k: b for k, b in self._buckets.items() if b.full_at > now}
+
+    def __len__(self) -> int:
+        """How many buckets the process keeps (those not refilled at the last sweep)."""
+        return len(self._buckets)
 
     def forget(self, merchant_id: str) -> None:
         """Drop the merchant's buckets (its limit changed): they start full again."""
