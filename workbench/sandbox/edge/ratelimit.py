@@ -19,14 +19,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.sandbox.context import request_state
-from workbench.sandbox.errors import error_response
-from workbench.sandbox.keys import Limit, StaleKey
+from workbench.sandbox.edge.gates import gated, refuse
+from workbench.sandbox.keys import Limit
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
 
-__all__ = ["CONTROL_PREFIX", "SWEEP_INTERVAL", "KeyLimits", "KeyRateLimit", "Limit", "RateLimiter"]
+__all__ = ["SWEEP_INTERVAL", "KeyLimits", "KeyRateLimit", "Limit", "RateLimiter"]
 
 
 @dataclass(slots=True)
@@ -126,10 +125,6 @@ class KeyLimits(Protocol):
         ...
 
 
-#: Where the gates do not apply: the sandbox's own control routes.
-CONTROL_PREFIX = "/sandbox/"
-
-
 class KeyRateLimit:
     """Take a token for the signed request's key; 429 SVC-GW-1004 with Retry-After when none.
 
@@ -148,11 +143,11 @@ class KeyRateLimit:
         self.sandbox = sandbox
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        state = request_state(scope) if scope["type"] == "http" else None
-        record = state.key if state is not None else None
-        if state is None or record is None or str(scope["path"]).startswith(CONTROL_PREFIX):
+        found = gated(scope)
+        if found is None:
             await self.app(scope, receive, send)
             return
+        state, record = found
         limiter = self.sandbox.limiter
         wait: float | None = None
         if limiter.limit_for(record.rate_limit)[0] > 0:
@@ -161,12 +156,8 @@ class KeyRateLimit:
             )
             wait = await self.sandbox.db.in_thread(check) if limiter.shared else check()
         if wait is not None:
-            if state.caller is not None and state.caller.unconfirmed:
-                raise StaleKey
             retry = {"Retry-After": limiter.retry_after(wait)}
             message = "rate limit exceeded for this API key"
-            await error_response("SVC-GW-1004", message, state.request_id, retry)(
-                scope, receive, send
-            )
+            await refuse(state, "SVC-GW-1004", message, retry, scope, receive, send)
             return
         await self.app(scope, receive, send)

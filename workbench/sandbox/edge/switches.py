@@ -18,10 +18,7 @@ import sqlalchemy as sa
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.sandbox import tables
-from workbench.sandbox.context import request_state
-from workbench.sandbox.edge.ratelimit import CONTROL_PREFIX
-from workbench.sandbox.errors import error_response
-from workbench.sandbox.keys import StaleKey
+from workbench.sandbox.edge.gates import gated, refuse
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
@@ -76,21 +73,19 @@ class MerchantSwitches:
         self.latency_ms = latency_ms
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        state = request_state(scope) if scope["type"] == "http" else None
-        record = state.key if state is not None else None
-        if state is None or record is None or str(scope["path"]).startswith(CONTROL_PREFIX):
+        found = gated(scope)
+        if found is None:
             await self.app(scope, receive, send)
             return
+        state, record = found
         if record.fail_next is not None:
             db = self.sandbox.db
             mode = await anyio.to_thread.run_sync(
                 consume_fail_next, db, record.merchant_id, record.fail_next
             )
             if mode is not None:
-                if state.caller is not None and state.caller.unconfirmed:
-                    raise StaleKey
                 code, message, extra = await _failure(mode)
-                await error_response(code, message, state.request_id, extra)(scope, receive, send)
+                await refuse(state, code, message, extra, scope, receive, send)
                 return
         delay = record.latency_ms + self.latency_ms
         if delay > 0:
