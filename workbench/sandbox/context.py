@@ -84,17 +84,18 @@ class Caller:
         """Declare `confirm`'s read on the transaction's plan (none without a guess)."""
         return None if self.guess is None else plan_key_read(plan, self.api_key)
 
-    def confirm(self, conn: sa.Connection, read: PlannedRead | None = None) -> None:
+    def confirm(self, conn: sa.Connection, read: PlannedRead | None) -> None:
         """Confirm the guess inside the caller's transaction, before it does anything else.
 
         Args:
             conn: the caller's transaction.
-            read: the read `plan_confirm` declared on that transaction's plan, if any.
+            read: what `plan_confirm` returned for that transaction's plan (``None``:
+                there is no guess to confirm).
 
         Raises:
             StaleKey: the key's row is no longer the guess (let it roll back).
         """
-        if self.guess is not None:
+        if read is not None and self.guess is not None:
             confirm_key(conn, self.guess.record, read)
             self.guess.confirmed = True
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 
 from workbench.sandbox import tables
-from workbench.sandbox.storage import AnyRow, statements
+from workbench.sandbox.storage import AnyRow
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database, PlannedRead, ReadPlan
@@ -99,7 +99,7 @@ class StaleKey(Exception):
 def look_up(db: Database, api_key: str) -> KeyRecord | None:
     """The key's record as the database has it now (blocking: run it in a thread)."""
     with db.read() as conn:
-        row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": api_key})
+        row = conn.execute(_KEY_LOOKUP, {"f_api_key": api_key}).first()
     return None if row is None else KeyRecord(row)
 
 
@@ -108,16 +108,13 @@ def plan_key_read(plan: ReadPlan, api_key: str) -> PlannedRead:
     return plan.read(_KEY_LOOKUP, {"f_api_key": api_key})
 
 
-def confirm_key(conn: sa.Connection, record: KeyRecord, read: PlannedRead | None = None) -> None:
+def confirm_key(conn: sa.Connection, record: KeyRecord, read: PlannedRead) -> None:
     """Read the key's row in the caller's transaction; `StaleKey` unless it is ``record``.
 
-    Call it before the transaction reads or writes anything else, and let `StaleKey`
-    roll the transaction back. ``read``: the read as declared on the transaction's plan
-    (`plan_key_read`), if it has one.
+    ``read`` is the read declared on the transaction's plan (`plan_key_read`): run it
+    before the transaction reads or writes anything else, and let `StaleKey` roll the
+    transaction back.
     """
-    if read is not None:
-        row = read.first(conn)
-    else:
-        row = statements.fetch_one(conn, _KEY_LOOKUP, {"f_api_key": record.api_key})
+    row = read.first(conn)
     if row is None or KeyRecord(row) != record:
         raise StaleKey

@@ -14,7 +14,7 @@ A PostgreSQL sandbox may run workers on other machines, which no stamp reaches, 
 its rows may be changed by anyone: there a kept record is only a guess
 (`KeyCache.confirm`). A request may act on one only if it reads the key's row again
 inside its own transaction and gives up, to be authenticated afresh, when the row
-differs (`workbench.sandbox.edge.signature.confirm_key`), or if it reads the row before it
+differs (`workbench.sandbox.keys.confirm_key`), or if it reads the row before it
 refuses anything; every other request reads the database.
 """
 
