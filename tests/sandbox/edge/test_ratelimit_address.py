@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx2
 import pytest
@@ -57,16 +56,10 @@ def test_unsigned_routes_answer_429_past_the_address_limit(limited: SandboxServe
         assert client.get("/v1/payments/pay_missing").status_code == 404
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[SharedAddressLimiter]]:
+@pytest.fixture
+def pair(two_runtimes: list[SandboxRuntime]) -> list[SharedAddressLimiter]:
     """Two limiters on one database, each with its own engine, as two workers have."""
-    with database_url(request.param, tmp_path) as url:
-        sandboxes = [SandboxRuntime(SandboxConfig(db_url=url)).open() for _ in range(2)]
-        try:
-            yield [SharedAddressLimiter(s.db, rate=1.0, burst=3) for s in sandboxes]
-        finally:
-            for sandbox in sandboxes:
-                sandbox.stop()
+    return [SharedAddressLimiter(r.db, rate=1.0, burst=3) for r in two_runtimes]
 
 
 def test_address_buckets_are_counted_in_the_database(

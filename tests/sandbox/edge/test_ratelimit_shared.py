@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
-from tests.postgres import database_url
-from workbench.sandbox import SandboxConfig
 from workbench.sandbox.edge.ratelimit_shared import SharedRateLimiter
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
 from workbench.sandbox.runtime import SandboxRuntime
@@ -17,16 +13,10 @@ from workbench.sandbox.runtime import SandboxRuntime
 KEY = "pk_test_wb_demo_0001"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[SharedRateLimiter]]:
+@pytest.fixture
+def pair(two_runtimes: list[SandboxRuntime]) -> list[SharedRateLimiter]:
     """Two limiters on one database, each with its own engine, as two workers have."""
-    with database_url(request.param, tmp_path) as url:
-        sandboxes = [SandboxRuntime(SandboxConfig(db_url=url)).open() for _ in range(2)]
-        try:
-            yield [SharedRateLimiter(s.db, rate=1.0, burst=3) for s in sandboxes]
-        finally:
-            for sandbox in sandboxes:
-                sandbox.stop()
+    return [SharedRateLimiter(r.db, rate=1.0, burst=3) for r in two_runtimes]
 
 
 @pytest.fixture
