@@ -89,8 +89,9 @@ class _Prepared:
     """One statement compiled for one dialect (and, for an INSERT, one set of keys)."""
 
     __slots__ = (
-        "_binds",
         "_converts",
+        "_defaults",
+        "_names",
         "_positional",
         "_processed",
         "_record",
@@ -117,17 +118,19 @@ class _Prepared:
             for column in getattr(table, "columns", ()):
                 if column.default is not None and column.default.is_scalar:
                     table_defaults[column.key] = column.default.arg
-        self._binds: list[tuple[str, Any, _Processor]] = []
+        binds: list[tuple[str, Any, _Processor]] = []
         for name in names:
             bind = compiled.binds[name]
             default = None if bind.required else bind.effective_value
             if default is None:
                 default = table_defaults.get(name)
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
-            self._binds.append((name, default, processor))
+            binds.append((name, default, processor))
+        self._names = tuple(name for name, _, _ in binds)
+        self._defaults = tuple(default for _, default, _ in binds)
         self._processed = [
             (index, processor)
-            for index, (_, _, processor) in enumerate(self._binds)
+            for index, (_, _, processor) in enumerate(binds)
             if processor is not None
         ]
         columns = list(getattr(statement, "exported_columns", None) or ())
@@ -141,15 +144,16 @@ class _Prepared:
         )
 
     def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
-        get = params.get
-        values = [get(name, default) for name, default, _ in self._binds]
+        # map() over the bound ``get`` gathers the values in C (a Python loop over an
+        # INSERT's thirty-odd columns was a tenth of a charge's work).
+        values = list(map(params.get, self._names, self._defaults))
         for index, processor in self._processed:
             value = values[index]
             if value is not None:
                 values[index] = processor(value)
         if self._positional:
             return tuple(values)
-        return {name: value for (name, _, _), value in zip(self._binds, values, strict=True)}
+        return dict(zip(self._names, values, strict=True))
 
     @property
     def width(self) -> int:
