@@ -34,6 +34,8 @@ __all__ = [
     "KeyGuess",
     "RequestState",
     "base_url_of",
+    "request_header",
+    "request_headers",
     "request_state",
 ]
 
@@ -143,11 +145,26 @@ STATE_KEY = "workbench.request"
 
 def request_state(scope: Scope) -> RequestState:
     """The request's `RequestState`, made on first use."""
-    state = scope.setdefault("state", {})
-    found: RequestState | None = state.get(STATE_KEY)
-    if found is None:
-        found = state[STATE_KEY] = RequestState()
+    try:
+        found: RequestState = scope["state"][STATE_KEY]
+    except KeyError:
+        found = scope.setdefault("state", {}).setdefault(STATE_KEY, RequestState())
     return found
+
+
+def request_headers(scope: Scope) -> dict[bytes, bytes]:
+    """The request's headers by lower-case name, each with its first value.
+
+    What Starlette's ``Headers.get`` answers, built in one pass in C: ``Headers``
+    searches its list in Python on every lookup, and the edge makes several per request.
+    """
+    return dict(reversed(list(scope["headers"])))
+
+
+def request_header(scope: Scope, name: bytes) -> str | None:
+    """The first value of the request header ``name`` (lower case), or ``None``."""
+    value = request_headers(scope).get(name)
+    return None if value is None else value.decode("latin-1")
 
 
 def base_url_of(scope: Scope, configured: str | None) -> str:

@@ -11,10 +11,9 @@ Content-Type is taken as JSON, as the spec says bodies are.
 
 from __future__ import annotations
 
-from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from workbench.sandbox.context import request_state
+from workbench.sandbox.context import request_headers, request_state
 from workbench.sandbox.errors import error_response
 from workbench.spec import limits
 
@@ -77,8 +76,8 @@ class BodyLimits:
             await self.app(scope, receive, send)
             return
         state = request_state(scope)
-        headers = Headers(scope=scope)
-        declared = headers.get("content-length", "")
+        headers = request_headers(scope)
+        declared = headers.get(b"content-length", b"")
         try:
             if declared.isdigit() and int(declared) > limits.MAX_BODY_BYTES:
                 raise _BodyTooLarge
@@ -92,7 +91,7 @@ class BodyLimits:
             await error_response("SVC-GW-4000", message, state.request_id)(scope, receive, send)
             return
         state.body = body
-        if body and "content-type" not in headers:
+        if body and b"content-type" not in headers:
             # The spec says bodies are JSON; a client that omits the header still means it.
             scope["headers"] = [*scope["headers"], (b"content-type", b"application/json")]
         await self.app(scope, replaying(body, receive), send)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from workbench.sandbox.context import request_header
 from workbench.sandbox.errors import error_response, request_id_of
 
 __all__ = ["LOOPBACK_HOSTS", "HostGuard", "allowed_hosts"]
@@ -54,7 +54,7 @@ class HostGuard:
         if scope["type"] != "http" or "*" in self.hosts:
             await self.app(scope, receive, send)
             return
-        header = Headers(scope=scope).get("host", "")
+        header = request_header(scope, b"host") or ""
         if header and _hostname(header) not in self.hosts:
             message = "this sandbox does not serve that Host; use its public URL"
             response = error_response("SVC-GW-4000", message, request_id_of(scope))

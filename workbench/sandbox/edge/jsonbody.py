@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.sandbox.context import request_state
+from workbench.sandbox.context import request_header, request_state
 from workbench.sandbox.errors import error_response
 
 __all__ = ["DuplicateKeyError", "DuplicateKeys", "is_json", "loads", "refusal"]
@@ -67,7 +66,7 @@ def refusal(scope: Scope, body: bytes) -> tuple[str, str] | None:
     The parsed body is kept in the request state (`RequestState.json`) for the card charge.
     What does not parse at all is left to the route, which says it is not valid JSON.
     """
-    if not body or not is_json(Headers(scope=scope).get("content-type")):
+    if not body or not is_json(request_header(scope, b"content-type")):
         return None
     try:
         parsed = loads(body)

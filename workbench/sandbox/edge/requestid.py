@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from workbench.sandbox.context import request_state
+from workbench.sandbox.context import request_header, request_state
 from workbench.sandbox.errors import error_response
 from workbench.spec import is_uuid4
 
@@ -32,7 +31,7 @@ class RequestIdMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        given = Headers(scope=scope).get("x-request-id")
+        given = request_header(scope, b"x-request-id")
         request_id = given if given and is_uuid4(given) else str(uuid.uuid4())
         request_state(scope).request_id = request_id
         if given is not None and request_id != given:
@@ -44,11 +43,13 @@ class RequestIdMiddleware:
             await response(scope, receive, send)
             return
 
+        header = (b"x-request-id", request_id.encode("latin-1"))
+
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                if "x-request-id" not in headers:
-                    headers["X-Request-Id"] = request_id
+                headers = message.get("headers") or []
+                if b"x-request-id" not in dict(headers):  # names are lower case in ASGI
+                    message["headers"] = [*headers, header]
             await send(message)
 
         await self.app(scope, receive, send_with_id)

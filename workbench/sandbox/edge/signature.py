@@ -26,10 +26,16 @@ from collections.abc import Iterable
 from http import HTTPMethod
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from workbench.sandbox.context import Caller, KeyGuess, RequestState, request_state
+from workbench.sandbox.context import (
+    Caller,
+    KeyGuess,
+    RequestState,
+    request_header,
+    request_headers,
+    request_state,
+)
 from workbench.sandbox.edge.body import replaying
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.keys import KeyRecord, StaleKey, look_up
@@ -118,7 +124,7 @@ class SignatureCheck:
             await self._serve(scope, receive, send, state, guess=True)
         except StaleKey:
             # The guessed key record was out of date; nothing was written or sent.
-            self.sandbox.keys.discard(Headers(scope=scope).get("x-api-key", ""))
+            self.sandbox.keys.discard(request_header(scope, b"x-api-key") or "")
             state.caller = state.key = None
             await self._serve(scope, replaying(state.body, receive), send, state, guess=False)
 
@@ -133,7 +139,7 @@ class SignatureCheck:
         """
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else str(scope["path"])
-        headers = Headers(scope=scope)
+        headers = request_headers(scope)
         found = await self._authenticate(
             headers, str(scope["method"]), path, state.body, guess=guess
         )
@@ -166,7 +172,7 @@ class SignatureCheck:
         return send_confirmed
 
     async def _authenticate(
-        self, headers: Headers, method: str, path: str, body: bytes, *, guess: bool
+        self, headers: dict[bytes, bytes], method: str, path: str, body: bytes, *, guess: bool
     ) -> _Found | tuple[str, str]:
         """The key's record and whether it is a guess, or the refusal.
 
@@ -176,7 +182,7 @@ class SignatureCheck:
         Raises:
             StaleKey: the signature does not verify against a guessed record's secret.
         """
-        api_key = headers.get("x-api-key")
+        api_key = _text(headers.get(b"x-api-key"))
         if not api_key:
             return "SVC-GW-1003", "X-Api-Key is missing"
         keys = self.sandbox.keys
@@ -199,8 +205,8 @@ class SignatureCheck:
         try:
             verify(
                 record.secret_key,
-                signature=headers.get("x-signature"),
-                timestamp=headers.get("x-timestamp"),
+                signature=_text(headers.get(b"x-signature")),
+                timestamp=_text(headers.get(b"x-timestamp")),
                 method=method,
                 path=path,
                 body=body,
@@ -216,3 +222,8 @@ class SignatureCheck:
                 "(timestamp, method, path without query, body SHA-256)",
             )
         return _Found(record, guessed)
+
+
+def _text(value: bytes | None) -> str | None:
+    """A header's value as Starlette decodes it (latin-1), or ``None``."""
+    return None if value is None else value.decode("latin-1")

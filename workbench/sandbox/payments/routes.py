@@ -9,13 +9,12 @@ import sqlalchemy as sa
 from fastapi import APIRouter, Request
 from fastapi.routing import APIRoute
 from pydantic import ValidationError
-from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
-from workbench.sandbox.context import Caller, request_state
+from workbench.sandbox.context import Caller, request_headers, request_state
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.lazy_routes import LazyAPIRoute
@@ -109,10 +108,11 @@ def _well_formed(scope: Scope) -> tuple[Caller, ChargeRequest, str | None] | Non
         return None
     if scope.get("raw_path", _PATH) != _PATH:
         return None
-    headers = Headers(scope=scope)
-    if headers.get("content-type", "").split(";")[0].strip() != "application/json":
+    headers = request_headers(scope)
+    if headers.get(b"content-type", b"").split(b";")[0].strip() != b"application/json":
         return None
-    key = headers.get("idempotency-key")
+    raw_key = headers.get(b"idempotency-key")
+    key = None if raw_key is None else raw_key.decode("latin-1")
     if key is not None and not is_uuid4(key):
         return None
     try:
