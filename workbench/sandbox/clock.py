@@ -7,6 +7,7 @@ skew check never looks at it.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
@@ -27,6 +28,13 @@ def iso(moment: datetime | None) -> str | None:
         return None
     if moment.tzinfo is not UTC:
         moment = moment.astimezone(UTC)
+    return _iso_utc(moment)
+
+
+# One answer formats the same instant several times (created, completed, the event),
+# and isoformat() costs several times a cache lookup.
+@functools.lru_cache(maxsize=64)
+def _iso_utc(moment: datetime) -> str:
     return moment.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
 
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 from typing import Any
 
@@ -52,8 +53,7 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         if value.tzinfo is not UTC:
             value = value.astimezone(UTC)
         if dialect.name == "sqlite":
-            # An aware UTC time's isoformat ends in "+00:00": cut it (cheaper than replace()).
-            return value.isoformat(" ", "microseconds")[:-6]
+            return _sqlite_text(value)
         return value.replace(tzinfo=None)
 
     def process_result_value(self, value: Any, dialect: sa.Dialect) -> datetime | None:
@@ -62,3 +62,11 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         if isinstance(value, str):
             return datetime.fromisoformat(value + "+00:00")
         return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
+
+
+# A write binds the same instant to several columns and rows (created_at, completed_at,
+# the event's, the idempotency record's), and isoformat() costs several times a lookup.
+@functools.lru_cache(maxsize=64)
+def _sqlite_text(value: datetime) -> str:
+    """An aware UTC time as SQLite's ``DATETIME`` text (its isoformat ends in "+00:00")."""
+    return value.isoformat(" ", "microseconds")[:-6]
