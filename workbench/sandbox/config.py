@@ -75,8 +75,9 @@ class SandboxConfig:
         owns_process: the sandbox is all its process runs (``workbench sandbox``): once
             started, what startup allocated is moved out of the garbage collector's way
             (`gc.freeze`), so a full collection no longer walks it (about 70 ms each,
-            several a second under load), and the collector, which the command turns
-            off while the sandbox starts, is turned on. Off for a sandbox inside another
+            several a second under load), the youngest objects are collected less
+            often (`YOUNG_COLLECTION_THRESHOLD`), and the collector, which the command
+            turns off while the sandbox starts, is turned on. Off for a sandbox inside another
             program (a notebook, a test), whose objects it would keep from ever being
             collected.
         replay_key: 32 bytes sealing the idempotency answers that carry a bearer (a
