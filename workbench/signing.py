@@ -167,7 +167,7 @@ def canonical_string(timestamp: str, method: str, path: str, body: bytes) -> str
 def sign(secret_key: str, timestamp: str, method: str, path: str, body: bytes) -> str:
     """Lowercase hex HMAC-SHA256 of the canonical string under ``secret_key``."""
     message = canonical_string(timestamp, method, path, body).encode("utf-8")
-    return hmac.new(secret_key.encode("utf-8"), message, hashlib.sha256).hexdigest()
+    return hmac.digest(secret_key.encode("utf-8"), message, "sha256").hex()
 
 
 @dataclass(frozen=True, slots=True)

@@ -318,10 +318,17 @@ class Database:
         on the database's threads.
         """
         if plan is not None:
-            with plan.announced():
-                return await self.atransact(plan.bind(work))
-        if self._threads is None:
+            work = plan.bind(work)
+        if self._threads is None:  # SQLite: a read runs when it is run, nothing to announce
             return await self.run(lambda: self.transact(work))
+        if plan is not None:
+            with plan.announced():
+                return await self._batched(work)
+        return await self._batched(work)
+
+    async def _batched(self, work: Callable[[sa.Connection], T]) -> T:
+        """PostgreSQL's `atransact`: ``work`` in this loop's next batch."""
+        assert self._threads is not None
         loop = asyncio.get_running_loop()
         batches = self._batches
         if batches is None or batches.loop is not loop:
@@ -457,8 +464,13 @@ class Database:
                     return work(conn)
             except (statements.LocksNeeded, sa.exc.IntegrityError):
                 pass  # nothing was written: run it again, locked
+        group = self._group
+        if group is not None and group.thread != threading.get_ident():
+            group = None
         for attempt in range(attempts):
             try:
+                if group is not None:  # `write`'s savepoint, without two generators
+                    return group.run(work)
                 with self.write() as conn:
                     return work(conn)
             except sa.exc.IntegrityError:

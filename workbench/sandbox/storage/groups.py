@@ -13,10 +13,13 @@ import itertools
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
 __all__ = ["TransactionGroup"]
+
+T = TypeVar("T")
 
 
 class TransactionGroup:
@@ -45,17 +48,31 @@ class TransactionGroup:
         Issued on the driver connection (SQLAlchemy's ``begin_nested`` compiles both
         statements on every call, a tenth of a charge's time).
         """
+        raw, name = self._open()
+        try:
+            yield self.conn
+        except BaseException:
+            _undo(raw, name)
+            raise
+        raw.execute(f"RELEASE {name}")
+
+    def run(self, work: Callable[[sa.Connection], T]) -> T:
+        """``work`` in a `savepoint`; its result (without a generator's cost per write)."""
+        raw, name = self._open()
+        try:
+            result = work(self.conn)
+        except BaseException:
+            _undo(raw, name)
+            raise
+        raw.execute(f"RELEASE {name}")
+        return result
+
+    def _open(self) -> tuple[Any, str]:
         raw = self.conn.connection.driver_connection
         assert raw is not None
         name = f"member_{next(self._names)}"
         raw.execute(f"SAVEPOINT {name}")
-        try:
-            yield self.conn
-        except BaseException:
-            raw.execute(f"ROLLBACK TO {name}")
-            raw.execute(f"RELEASE {name}")
-            raise
-        raw.execute(f"RELEASE {name}")
+        return raw, name
 
     def finish(self) -> sa.exc.SQLAlchemyError | None:
         """Commit (or, if that fails, roll back and return why), then release the lock."""
@@ -70,3 +87,9 @@ class TransactionGroup:
             finally:  # the write lock must be released whatever happened above
                 self._ended(self)
         return None
+
+
+def _undo(raw: Any, name: str) -> None:
+    """Undo and forget the savepoint ``name``."""
+    raw.execute(f"ROLLBACK TO {name}")
+    raw.execute(f"RELEASE {name}")
