@@ -174,11 +174,11 @@ _cache: dict[tuple[int, str, tuple[str, ...] | None], _Prepared] = {}
 _cache_lock = threading.Lock()
 
 
-def _prepared(conn: sa.Connection, statement: Statement, keys: Sequence[str] | None) -> _Prepared:
+def _prepared(conn: sa.Connection, statement: Statement, keys: tuple[str, ...] | None) -> _Prepared:
     dialect = conn.dialect
     # Keyed by id(): each entry holds its statement, so no live entry's id is reused.
     # Hot-path statements are module constants; anything else still costs one entry.
-    cache_key = (id(statement), dialect.name, tuple(keys) if keys is not None else None)
+    cache_key = (id(statement), dialect.name, keys)
     prepared = _cache.get(cache_key)
     if prepared is None:
         with _cache_lock:
@@ -186,8 +186,10 @@ def _prepared(conn: sa.Connection, statement: Statement, keys: Sequence[str] | N
     return prepared
 
 
-def _insert_keys(statement: Statement, params: Mapping[str, Any]) -> list[str] | None:
-    return sorted(params) if isinstance(statement, sa.Insert) else None
+def _insert_keys(statement: Statement, params: Mapping[str, Any]) -> tuple[str, ...] | None:
+    # In the values' own order, not sorted: a call site builds its values the same way
+    # every time, and the parameters are bound by name whatever the order.
+    return tuple(params) if isinstance(statement, sa.Insert) else None
 
 
 #: A statement ready for the driver: its SQL and its processed parameters.
