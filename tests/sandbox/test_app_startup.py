@@ -17,6 +17,7 @@ from tests.ports import free_port
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxConfig, SandboxServer, create_app
+from workbench.sandbox.app import YOUNG_COLLECTION_THRESHOLD
 from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.routing import ERROR_RESPONSES, SandboxDep
 
@@ -73,8 +74,9 @@ from fastapi.testclient import TestClient
 from workbench.sandbox import SandboxConfig, create_app
 config = SandboxConfig(db_url=sys.argv[1], owns_process=sys.argv[2] == "own",
                        run_reconciler_in_background=False)
+before = gc.get_threshold()[0]
 with TestClient(create_app(config)):
-    print(gc.get_freeze_count())
+    print(before, gc.get_threshold()[0], gc.get_freeze_count())
 """
 
 
@@ -88,9 +90,12 @@ def test_a_sandbox_that_owns_its_process_freezes_what_startup_allocated(
         [sys.executable, "-c", _FROZEN_AFTER_STARTUP, url, owns],
         capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
-    frozen = int(result.stdout.split()[-1])
+    before, young, frozen = map(int, result.stdout.split()[-3:])
     # The app, its tables and every module imported: well over ten thousand objects.
     assert frozen > 10_000 if owns == "own" else frozen == 0
+    # The youngest objects are collected less often only where the sandbox owns the process.
+    assert young == (YOUNG_COLLECTION_THRESHOLD if owns == "own" else before)
+    assert before != YOUNG_COLLECTION_THRESHOLD
 
 
 def test_the_sandbox_commands_workers_own_their_processes(

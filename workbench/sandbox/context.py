@@ -158,7 +158,10 @@ def request_headers(scope: Scope) -> dict[bytes, bytes]:
     What Starlette's ``Headers.get`` answers, built in one pass in C: ``Headers``
     searches its list in Python on every lookup, and the edge makes several per request.
     """
-    return dict(reversed(list(scope["headers"])))
+    raw = scope["headers"]
+    if not isinstance(raw, list | tuple):  # any iterable, says ASGI: read it once, keep it
+        raw = scope["headers"] = list(raw)
+    return dict(reversed(raw))
 
 
 def request_header(scope: Scope, name: bytes) -> str | None:
