@@ -7,10 +7,12 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 import pytest
 import sqlalchemy as sa
+from fastapi.routing import APIRoute
 from starlette.responses import Response
 
 from tests.ports import free_port
@@ -196,3 +198,22 @@ def test_a_route_read_by_several_threads_at_once_is_built_once() -> None:
     assert route.built
     assert all(one is seen[0] for one in seen)
     assert [param.name for param in route.dependant.path_params] == ["payment_id"]
+
+
+def test_a_route_makes_its_error_statuses_validators_when_they_are_read() -> None:
+    options: dict[str, Any] = {"methods": ["GET"], "responses": ERROR_RESPONSES}
+    lazy = LazyAPIRoute("/v1/payments/{payment_id}", _charge, **options)
+    eager = APIRoute("/v1/payments/{payment_id}", _charge, **options)
+
+    assert lazy.dependant.path_params  # a request's analysis ...
+    assert "response_fields" not in vars(lazy)  # ... makes no error validator
+    assert lazy.responses == eager.responses
+    made = {
+        status: (field.name, field.field_info.annotation)
+        for status, field in lazy.response_fields.items()
+    }
+    assert made == {
+        status: (field.name, field.field_info.annotation)
+        for status, field in eager.response_fields.items()
+    }
+    assert len(made) == len(ERROR_RESPONSES)

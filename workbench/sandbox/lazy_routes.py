@@ -7,6 +7,11 @@ for, so `LazyAPIRoute` keeps what matching a request needs (path, methods, name)
 builds the rest, as `fastapi.routing.APIRoute` would, the first time anything else of
 it is read: its first request, or the OpenAPI document (which reads every route).
 
+A request never reads the validators of a route's documented error statuses (each
+``responses`` entry's model): only the document does. A route built by its first request
+therefore makes them when first read (`LazyAPIRoute.response_fields`), and a start
+whose first request answers with its own reply imports no more of pydantic than that.
+
 The app holds these routes themselves (`add_routes`), not through
 ``include_router``: an included router is copied per inclusion on its first request,
 and the copy reads, hence builds, every route of the router.
@@ -16,11 +21,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI
 from fastapi.routing import APIRoute
+from fastapi.utils import create_model_field, is_body_allowed_for_status_code
 from starlette.routing import compile_path, get_name
+
+if TYPE_CHECKING:
+    from fastapi._compat import ModelField
 
 __all__ = ["LazyAPIRoute", "add_routes"]
 
@@ -59,17 +68,44 @@ class LazyAPIRoute(APIRoute):
             if pending is not None and not self._building:
                 self._building = True
                 try:
-                    path, endpoint, options = pending
-                    APIRoute.__init__(self, path, endpoint, **options)
+                    self._build(*pending)
                     self._pending = None
                 finally:
                     self._building = False
+            made = "response_fields" in self.__dict__  # by another thread, say
+            if attribute == "response_fields" and self._pending is None and not made:
+                self.response_fields = _response_fields(self)
         return object.__getattribute__(self, attribute)
+
+    def _build(self, path: str, endpoint: Callable[..., Any], options: dict[str, Any]) -> None:
+        """`APIRoute`'s own analysis, less the error statuses' validators (made when read)."""
+        responses: dict[int | str, dict[str, Any]] = options.get("responses") or {}
+        without_models = {
+            status: {key: value for key, value in response.items() if key != "model"}
+            for status, response in responses.items()
+        }
+        APIRoute.__init__(self, path, endpoint, **{**options, "responses": without_models})
+        self.responses = responses
+        del self.response_fields  # `__getattr__` makes them when first read
 
     @property
     def built(self) -> bool:
         """Whether the route has built its validators (read by the start-up tests)."""
         return self._pending is None
+
+
+def _response_fields(route: APIRoute) -> dict[int | str, ModelField]:
+    """The validators of ``route``'s documented statuses, as `APIRoute` makes them."""
+    fields: dict[int | str, ModelField] = {}
+    for status, response in route.responses.items():
+        model = response.get("model")
+        if model:
+            assert is_body_allowed_for_status_code(status), (
+                f"Status code {status} must not have a response body"
+            )
+            name = f"Response_{status}_{route.unique_id}"
+            fields[status] = create_model_field(name=name, type_=model, mode="serialization")
+    return fields
 
 
 def add_routes(app: FastAPI, routers: Iterable[APIRouter]) -> None:

@@ -7,7 +7,6 @@ import json
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Request
-from fastapi.routing import APIRoute
 from pydantic import ValidationError
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -72,7 +71,7 @@ async def charge_card(
     return reply.to_response(caller.request_id)
 
 
-class CardChargeRoute(APIRoute):
+class CardChargeRoute(LazyAPIRoute):
     """``POST /v1/payments/card``: `charge_card`, called straight for a well-formed request.
 
     The card charge is the sandbox's hottest route, and FastAPI's dependency solving and

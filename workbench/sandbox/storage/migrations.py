@@ -227,8 +227,8 @@ def open_schema(
     target = max(steps, default=1)
     with _schema_transaction(db) as conn:
         found, recorded = _found_version(conn, set(sa.inspect(conn).get_table_names()), tables)
-        if found is None:
-            metadata.create_all(conn, tables=tables)
+        if found is None:  # none of the tables is there: nothing to check first
+            metadata.create_all(conn, tables=tables, checkfirst=False)
         elif found < 1:
             raise _refuse(
                 db,
