@@ -16,6 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx2
@@ -71,6 +72,29 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         pytest.skip("following worker processes reads /proc (Linux only)")
     with database_url(request.param, tmp_path) as url:
         yield url
+
+
+def _charges(base: str, requests: list[tuple[str, dict[str, object]]]) -> list[httpx2.Response]:
+    """The answers to these (Idempotency-Key, body) charges, sent from 8 connections."""
+    local = threading.local()
+    clients: list[httpx2.Client] = []
+
+    def post(request: tuple[str, dict[str, object]]) -> httpx2.Response:
+        if not hasattr(local, "client"):
+            local.client = signed_client(base)
+            clients.append(local.client)
+        key, body = request
+        answer: httpx2.Response = local.client.post(
+            "/v1/payments/card", json=body, headers={"Idempotency-Key": key}
+        )
+        return answer
+
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            return list(pool.map(post, requests))
+    finally:
+        for client in clients:
+            client.close()
 
 
 def _kill_the_master_alone(proc: subprocess.Popen[bytes]) -> None:
@@ -148,17 +172,13 @@ def test_kill_9_under_load_keeps_each_acknowledged_charge_once_and_no_orphan_kee
     try:
         _wait_serving(second, base)
         with signed_client(base) as client:
-            replays = {
-                key: client.post("/v1/payments/card", json=body, headers={"Idempotency-Key": key})
-                for key, body in sent
-            }
-            fenced = {
-                key: client.post(
-                    "/v1/payments/card", json=body, headers={"Idempotency-Key": str(uuid.uuid4())}
-                )
-                for key, body in sent
-                if key in acknowledged
-            }
+            limit = client.post("/sandbox/rate-limit", json={"perSecond": 0})
+            assert limit.status_code == 200, limit.text
+        # Every replay, then every fenced retry, from several connections at once.
+        replays = dict(zip([key for key, _ in sent], _charges(base, sent), strict=True))
+        kept = [(key, body) for key, body in sent if key in acknowledged]
+        retried = _charges(base, [(str(uuid.uuid4()), body) for _, body in kept])
+        fenced = dict(zip([key for key, _ in kept], retried, strict=True))
     except BaseException:
         _stop_all(second)
         raise
