@@ -90,6 +90,24 @@ def test_kernels_run_over_private_sockets_without_warnings(
     assert not list(own_tmp.glob("wb-kernel-*"))
 
 
+def test_a_finished_kernel_is_ended_not_asked_to_shut_itself_down(tmp_path: Path) -> None:
+    # ipykernel's own shutdown closes its sockets on one thread while another still sends
+    # the request's last status: under load that printed a ZMQError traceback, so the
+    # runner never sends the request (the kernel here records one if it comes).
+    asked = tmp_path / "asked"
+    _write(
+        tmp_path / "ok.ipynb",
+        "kernel = get_ipython().kernel\n\n\n"
+        "async def record(stream, ident, parent):\n"
+        f"    open({str(asked)!r}, 'w').close()\n\n\n"
+        'kernel.control_handlers["shutdown_request"] = record',
+        "print(6 * 7)",
+    )
+    result = execute_notebook(tmp_path / "ok.ipynb", env=dict(os.environ), output=None)
+    assert result.passed, result.error
+    assert not asked.exists()
+
+
 def _service_env(base_url: str) -> dict[str, str | None]:
     """The variables ``--external`` reads: this address, the default demo keys."""
     return {ENV_BASE_URL: base_url, ENV_API_KEY: None, ENV_SECRET_KEY: None, ENV_ENVIRONMENT: None}

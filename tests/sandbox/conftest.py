@@ -86,19 +86,46 @@ def anon(server: SandboxServer) -> Iterator[httpx2.Client]:
         yield c
 
 
+@pytest.fixture(scope="session")
+def _quiet_two_workers(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[[str], tuple[str, str, int]]]:
+    """A two-worker sandbox without reconciler per backend, started on first use and
+    shared by every module of this process that asks for one (their tests reset what
+    they read, or use ids of their own): each start of two workers costs seconds."""
+    started: dict[str, tuple[str, str, int]] = {}
+    with contextlib.ExitStack() as stack:
+
+        def get(backend: str) -> tuple[str, str, int]:
+            if backend not in started:
+                folder = tmp_path_factory.mktemp("workers")
+                url = stack.enter_context(database_url(backend, folder))
+                base, pid = stack.enter_context(two_workers(url, folder, reconciler=False))
+                started[backend] = (base, url, pid)
+            return started[backend]
+
+        yield get
+
+
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def workers(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _quiet_two_workers: Callable[[str], tuple[str, str, int]],
 ) -> Iterator[tuple[str, str, int]]:
     """(base URL, database URL, parent pid) of a two-worker sandbox on its own database,
-    one per test module and backend."""
+    per backend: one of the test module's own, or, for a module that sets
+    ``RECONCILER = False``, the one `_quiet_two_workers` shares."""
     if not Path("/proc").is_dir():
         pytest.skip("counting worker processes reads /proc (Linux only)")
-    folder = tmp_path_factory.mktemp("workers")
     # A module that sets START_UNDER_LOAD has its sandbox started on a busy machine, one
     # that sets RECONCILER = False has it started without the reconciler.
     under_load = getattr(request.module, "START_UNDER_LOAD", False)
     reconciler = getattr(request.module, "RECONCILER", True)
+    if not (under_load or reconciler):
+        yield _quiet_two_workers(request.param)
+        return
+    folder = tmp_path_factory.mktemp("workers")
     with (
         database_url(request.param, folder) as url,
         two_workers(url, folder, under_load=under_load, reconciler=reconciler) as (base, pid),

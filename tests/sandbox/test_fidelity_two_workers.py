@@ -4,26 +4,29 @@ Every rule here is checked over real HTTP against two worker processes sharing a
 SQLite file, then a PostgreSQL database; each request opens a connection of its own,
 so the kernel spreads them over both workers. The reconciler runs only when a test
 advances the clock or ticks. Rule 3 (renewal against cancel) has its own race in
-``subscriptions/test_cancel_during_renewal.py``; rule 6 (UUID v4 headers) is below too.
+``subscriptions/test_cancel_during_renewal.py``; rule 6 (UUID v4 headers) is below too,
+and so are issue 32's first-round rules (1, 2, 4, 5 and 8) whichever worker answers each
+step, on the same two workers rather than on a third pair of its own.
 """
 
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
 import httpx2
 import pytest
 
-from tests.sandbox.bodies import charge_body, txn
+from tests.sandbox.bodies import charge_body, charge_under, session_body, txn
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from tests.sandbox.subscriptions.api import sub_body
 from tests.sandbox.subscriptions.clock import parse
 from workbench import Client, PaymentStateError
 from workbench.sandbox.subscriptions import after
-from workbench.spec import is_uuid4
+from workbench.spec import is_uuid4, limits
 
 DAY = 86_400
 
@@ -358,3 +361,77 @@ def test_rule6_a_uuid4_request_id_is_echoed_in_the_header_and_the_envelope(fresh
         )
     assert assert_envelope(answer, 400, "SVC-VAL-4001")["requestId"] == given
     assert answer.headers["X-Request-Id"] == given
+
+
+# Issue 32's first round (rules 1, 2, 4, 5 and 8) on the same two workers.
+
+
+def _session_body(transaction_id: str, amount: int) -> dict[str, Any]:
+    return session_body(transaction_id, amount, returnUrl="https://shop.example/dönüş")
+
+
+def test_issue32_rules_hold_across_two_workers(base: str) -> None:
+    """Rules 1, 2, 4, 5 and 8 whichever worker answers each step (no reset: its own ids)."""
+    tag = uuid.uuid4().hex[:8]
+
+    # Rule 1 and 4: a Turkish transactionId paid 10 TL takes no 50 TL session.
+    paid_txn = f"sipariş-{tag}-ödendi"
+    paid = _call(base, "POST", "/v1/payments/card", charge_under(paid_txn, 1_000))
+    assert paid.status_code == 201, paid.text
+    refused = _call(base, "POST", "/v1/payments/sessions", _session_body(paid_txn, 5_000))
+    body = assert_envelope(refused, 409, "SVC-GW-2001")
+    assert paid.json()["paymentId"] in body["message"]
+
+    # Rule 5: an authorization shows no commission on either worker until captured.
+    held = _call(
+        base, "POST", "/v1/payments/card", charge_under(f"ön-onay-{tag}", 10_000, capture=False)
+    )
+    assert (held.json()["commission"], held.json()["netAmount"]) == (0, 0)
+    payment_path = f"/v1/payments/{held.json()['paymentId']}"
+    for _ in range(4):
+        shown = _call(base, "GET", payment_path).json()
+        assert (shown["commission"], shown["netAmount"]) == (0, 0)
+    captured = _call(base, "POST", f"{payment_path}/capture", {})
+    assert captured.json()["commission"] == 249
+    assert _call(base, "GET", payment_path).json()["netAmount"] == 10_000 - 249
+
+    # Rule 8: a 19-digit card's mask, from the token to the payment.
+    token = _call(
+        base,
+        "POST",
+        "/v1/cards/tokens",
+        {"cardNumber": "4000000000000000006", "expiryMonth": 12, "expiryYear": 2030, "cvc": "123"},
+    ).json()["token"]
+    charge = _call(
+        base, "POST", "/v1/payments/card", charge_under(f"kart-{tag}", 1_000, cardToken=token)
+    )
+    assert charge.json()["cardMask"] == "400000*********0006"
+    assert _call(base, "GET", f"/v1/payments/{charge.json()['paymentId']}").json()["cardMask"] == (
+        "400000*********0006"
+    )
+
+    # Rule 2: expired sessions take no charge, whichever worker is asked, many at once.
+    expiring = [f"süresi-dolan-{tag}-{i}" for i in range(6)]
+    for transaction_id in expiring:
+        created = _call(base, "POST", "/v1/payments/sessions", _session_body(transaction_id, 5_000))
+        assert created.status_code == 201, created.text
+    advanced = _call(
+        base, "POST", "/sandbox/clock/advance", {"seconds": limits.SESSION_LIFETIME_SECONDS + 1}
+    )
+    assert advanced.status_code == 200, advanced.text
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(
+            pool.map(
+                lambda t: _call(base, "POST", "/v1/payments/card", charge_under(t, 5_000)),
+                expiring * 2,
+            )
+        )
+    for answer in answers:
+        assert_envelope(answer, 409, "SVC-SES-4090")
+    with signed_client(base) as fresh:
+        items = fresh.get("/sandbox/events").json()["items"]
+    assert not [
+        e
+        for e in items
+        if e["type"].startswith("payment.") and e["data"]["transactionId"] in expiring
+    ]

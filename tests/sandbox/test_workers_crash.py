@@ -16,6 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx2
@@ -38,9 +39,10 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-def _start(port: int, url: str) -> subprocess.Popen[bytes]:
+def _start(port: int, url: str, workers: int = 2) -> subprocess.Popen[bytes]:
     env = {**os.environ, "WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""}
-    command = [sys.executable, "-m", "workbench", "sandbox", "--workers", "2"]
+    command = [sys.executable, "-m", "workbench", "sandbox"]
+    command += ["--workers", str(workers)] if workers > 1 else []
     command += ["--port", str(port), "--db", url]
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -54,10 +56,10 @@ def _stop_all(proc: subprocess.Popen[bytes]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def _wait_serving(proc: subprocess.Popen[bytes], base: str) -> list[int]:
+def _wait_serving(proc: subprocess.Popen[bytes], base: str, workers: int = 2) -> list[int]:
     # Generous: on a loaded machine importing the sandbox alone has taken over a minute.
     deadline = time.monotonic() + 180
-    while len(_children(proc.pid)) < 2 or not _answers(base):
+    while len(_children(proc.pid)) < (workers if workers > 1 else 0) or not _answers(base):
         assert proc.poll() is None, "the sandbox exited while starting"
         assert time.monotonic() < deadline, "two workers did not start within 180 s"
         time.sleep(0.2)
@@ -70,6 +72,29 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         pytest.skip("following worker processes reads /proc (Linux only)")
     with database_url(request.param, tmp_path) as url:
         yield url
+
+
+def _charges(base: str, requests: list[tuple[str, dict[str, object]]]) -> list[httpx2.Response]:
+    """The answers to these (Idempotency-Key, body) charges, sent from 8 connections."""
+    local = threading.local()
+    clients: list[httpx2.Client] = []
+
+    def post(request: tuple[str, dict[str, object]]) -> httpx2.Response:
+        if not hasattr(local, "client"):
+            local.client = signed_client(base)
+            clients.append(local.client)
+        key, body = request
+        answer: httpx2.Response = local.client.post(
+            "/v1/payments/card", json=body, headers={"Idempotency-Key": key}
+        )
+        return answer
+
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            return list(pool.map(post, requests))
+    finally:
+        for client in clients:
+            client.close()
 
 
 def _kill_the_master_alone(proc: subprocess.Popen[bytes]) -> None:
@@ -98,7 +123,8 @@ def test_kill_9_under_load_keeps_each_acknowledged_charge_once_and_no_orphan_kee
     Then ``kill -9`` of the restarted master alone: its workers exit by themselves, and a
     third start on the same port and database comes up and finds the data (an orphaned
     worker would keep the port: "address already in use"). Three starts in one test:
-    each start of two workers is the expensive part."""
+    each start of two workers is the expensive part, so the third, which only has to
+    bind the port and read the database, is a one-process sandbox."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     sent: list[tuple[str, dict[str, object]]] = []
@@ -146,24 +172,20 @@ def test_kill_9_under_load_keeps_each_acknowledged_charge_once_and_no_orphan_kee
     try:
         _wait_serving(second, base)
         with signed_client(base) as client:
-            replays = {
-                key: client.post("/v1/payments/card", json=body, headers={"Idempotency-Key": key})
-                for key, body in sent
-            }
-            fenced = {
-                key: client.post(
-                    "/v1/payments/card", json=body, headers={"Idempotency-Key": str(uuid.uuid4())}
-                )
-                for key, body in sent
-                if key in acknowledged
-            }
+            limit = client.post("/sandbox/rate-limit", json={"perSecond": 0})
+            assert limit.status_code == 200, limit.text
+        # Every replay, then every fenced retry, from several connections at once.
+        replays = dict(zip([key for key, _ in sent], _charges(base, sent), strict=True))
+        kept = [(key, body) for key, body in sent if key in acknowledged]
+        retried = _charges(base, [(str(uuid.uuid4()), body) for _, body in kept])
+        fenced = dict(zip([key for key, _ in kept], retried, strict=True))
     except BaseException:
         _stop_all(second)
         raise
     _kill_the_master_alone(second)
-    third = _start(port, db)
+    third = _start(port, db, workers=1)
     try:
-        _wait_serving(third, base)
+        _wait_serving(third, base, workers=1)
         charged = json.loads(next(iter(acknowledged.values())))
         with signed_client(base) as client:
             found = client.get(f"/v1/payments/{charged['paymentId']}")

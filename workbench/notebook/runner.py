@@ -134,6 +134,11 @@ def execute_notebook(
             # widget manager from a CDN; per-cell timings are noise in a reviewed file.
             store_widget_state=False,
             record_timing=False,
+            # Once every cell has run and its outputs are in, the kernel is ended (its
+            # process group killed), not asked to shut itself down: ipykernel's own
+            # shutdown tears its sockets down on one thread while another still sends the
+            # request's last status, and under load that printed a ZMQError traceback.
+            shutdown_kernel="immediate",
             config=_kernel_transport(Path(sockets)),
             # https://no-color.org: the kernel's tracebacks, stored in the executed copy,
             # carry no colour codes either where NO_COLOR is set and not empty.
