@@ -18,9 +18,10 @@ unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench wheel clean translations
 
+# uv's wheel is its binary: pip puts it in .tools/bin/ without a virtual environment of
+# its own (whose pip, set up first, took two thirds of a fresh clone's first step).
 $(TOOLS)/bin/uv:
-	$(PYTHON) -m venv $(TOOLS)
-	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check "uv==0.13.9"
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(TOOLS) "uv==0.13.9"
 
 $(STAMP): uv.lock pyproject.toml | $(UV)
 	$(UV) sync --frozen --python $(PYTHON)
