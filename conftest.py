@@ -101,11 +101,12 @@ _ONE_WORKER = {
     "tests/docs/test_notebook_pages.py": "docs-notebook-pages",
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
-    "tests/sandbox/test_shortcut.py": "shortcut",
     "tests/sandbox/test_schemathesis.py": "schemathesis",
-    # One renewal race per backend, read by two tests.
-    "tests/sandbox/subscriptions/test_cancel_during_renewal.py": "renewal-race",
-    "tests/sandbox/test_fidelity_two_workers.py": "fidelity-two-workers",
+    # One two-worker sandbox per backend, shared by the renewal race and the fidelity
+    # checks (tests/sandbox/conftest.py); one for the HTTP limits' module.
+    "tests/sandbox/subscriptions/test_cancel_during_renewal.py": "two-workers",
+    "tests/sandbox/test_fidelity_two_workers.py": "two-workers",
+    "tests/sandbox/edge/test_http_limits.py": "http-limits",
     "tests/foundation/test_cli_listen.py": "cli-listen",
     "tests/foundation/test_cli_trigger.py": "cli-trigger",  # one sandbox for every trigger
     "tests/client/test_webhooks_docs.py": "webhooks-docs",
@@ -138,11 +139,10 @@ _EXPECTED_SECONDS = {
     "tests/packaging/test_pytest_plugin.py": 2.0,
     "tests/sandbox/test_workers_crash.py": 20.0,
     "tests/sandbox/test_workers.py": 4.0,
-    "tests/sandbox/test_issue32_workers.py": 15.0,
     "tests/sandbox/test_fidelity_two_workers.py": 1.5,
     "tests/sandbox/test_restart.py": 5.0,
     "tests/sandbox/test_schemathesis.py": 15.0,
-    "tests/sandbox/test_http_limits.py": 1.0,
+    "tests/sandbox/edge/test_http_limits.py": 1.0,
     "tests/sandbox/test_openapi_prism.py": 3.0,
     "tests/sandbox/subscriptions/test_cancel_during_renewal.py": 8.0,
     "tests/sandbox/subscriptions/test_portal_link_at_rest.py": 7.0,
