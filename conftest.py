@@ -93,12 +93,11 @@ def _private_tmpdir(request: pytest.FixtureRequest) -> Iterator[None]:
 #: fixtures' sake (each worker would build its own otherwise); the value names the unit.
 _ONE_WORKER = {
     "tests/browser/": "browser",
-    # The guide is built once per run for every worker (tests/docs/site.py); the browser
-    # and picture checks read its pages once (tests/docs/reading.py), and the notebook
-    # pages' checks keep a browser for their module.
+    # The guide is built once per run for every worker (tests/docs/site.py); these three
+    # files each keep a browser for their module.
     "tests/docs/test_browser.py": "docs-browser",
-    "tests/docs/test_images.py": "docs-browser",
     "tests/docs/test_notebook_pages.py": "docs-notebook-pages",
+    "tests/docs/test_images.py": "docs-images",
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_schemathesis.py": "schemathesis",

@@ -17,7 +17,6 @@ import pytest
 
 from tests.chromium import QuietFileHandler, serving
 from tests.docs import site as guide
-from tests.docs.reading import Read, read_guide
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -53,10 +52,3 @@ def site_url(site: Path) -> Iterator[str]:
     handler = functools.partial(QuietFileHandler, directory=str(site))
     with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as port:
         yield f"http://127.0.0.1:{port}/"
-
-
-@pytest.fixture(scope="session")
-def guide_reads(site: Path, site_url: str) -> dict[str, Read]:
-    """Every page of the built guide read once in Chromium (`tests.docs.reading`), for
-    the browser checks and the picture checks alike."""
-    return read_guide(site, site_url)

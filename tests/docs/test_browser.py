@@ -1,44 +1,177 @@
 """Headless Chromium reads the built guide from loopback: no error, no request off the machine.
 
-Each page is read once for every check of the guide's pages (`tests.docs.reading`: the
-pages load side by side, each in a context of its own); the checks below that need a
-page of their own (the palette, the search, the diagrams' sizes) open it in a browser of
-this module.
+The pages load side by side (`AT_ONCE` tabs, each in a context of its own), then each is
+read in turn: most of the wait for a page is the network going quiet.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 
 from tests.chromium import chromium
-from tests.docs.reading import (
-    LOCAL_SCHEMES,
-    NOTEBOOK_PAGES,
-    OPEN_SHADOW_ROOTS,
-    PAGES,
-    RENDERED_DIAGRAMS,
-    SCREENSHOTS,
-    Read,
+from tests.docs.site import MERMAID, draws_diagrams
+from tests.paths import ROOT
+
+SCREENSHOTS = ROOT / "artifacts" / "screenshots" / "docs"
+LOCAL_SCHEMES = {"data", "blob", "about"}
+RENDERED_DIAGRAMS = (
+    "[...document.querySelectorAll('div.mermaid')]"
+    ".filter(e => e.getBoundingClientRect().height > 50).length"
 )
+#: Pages loading at once (each in a tab and context of its own).
+AT_ONCE = 6
 
 pytestmark = pytest.mark.browser
 
+# (page path, its main heading)
+PAGES = [
+    ("", "Payments Workbench"),
+    ("reference/", "Reference"),
+    ("concepts/state-machines/", "State machines"),
+    ("concepts/signing/", "Request signing"),
+    ("errors/", "Errors"),
+    ("flows/", "Flows"),
+    ("production/", "What to rely on in production"),
+    ("concepts/signing-without-python/", "Signing without Python"),
+    ("sandbox/test-cards/", "Test cards"),
+    ("reference/client/", "Client"),
+    ("reference/client/resources/", "Resources"),
+    ("reference/client/models/", "Models"),
+    ("reference/client/exceptions/", "Errors and retries"),
+    ("reference/client/tracking/", "Tracking and waiting"),
+    ("reference/client/pagination/", "Pagination"),
+    ("reference/client/testing/", "Testing your integration"),
+    ("contributing/internals/", "Internals"),
+]
+
+
+def _notebook_pages() -> list[tuple[str, str | None]]:
+    return [(f"notebooks/{p.stem}/", None) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
+
 
 @pytest.fixture(scope="module")
-def browser(guide_reads: dict[str, Read]) -> Iterator[object]:
-    # After the pages' reading, whose own Chromium has closed: one sync Playwright at a time.
+def browser() -> Iterator[object]:
     with chromium("the browser checks of the guide") as launched:
         yield launched
 
 
-@pytest.mark.parametrize(("path", "heading"), PAGES + NOTEBOOK_PAGES)
+@dataclass
+class _Visit:
+    """One page opened in a browser context of its own, and what went wrong there."""
+
+    url: str
+    context: Any
+    page: Any
+    seen: dict[str, list[str]] = field(default_factory=dict)
+    raised: BaseException | None = None
+
+
+def _open(browser: object, url: str, draws_diagrams: bool) -> _Visit:
+    """Start loading ``url`` in a new context, recording what goes wrong from the first
+    request on; returns once the answer starts, so that several pages load side by side."""
+    from playwright.sync_api import Browser, ConsoleMessage, Request, Response, Route
+
+    assert isinstance(browser, Browser)
+    seen: dict[str, list[str]] = {"console": [], "failed": [], "off_host": [], "status": []}
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if not draws_diagrams:
+        # A page without a diagram never runs mermaid (Material only calls it for a
+        # diagram): an empty script instead of 3.5 MB to parse. The pages with diagrams
+        # load the real one, and every request is still checked for its host.
+        def no_mermaid(route: Route) -> None:
+            route.fulfill(status=200, content_type="text/javascript", body="")
+
+        context.route(MERMAID, no_mermaid)
+    page = context.new_page()
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            seen["console"].append(message.text)
+
+    def on_request(request: Request) -> None:
+        parts = urlsplit(request.url)
+        if parts.scheme not in LOCAL_SCHEMES and parts.hostname != "127.0.0.1":
+            seen["off_host"].append(request.url)
+
+    def on_failed(request: Request) -> None:
+        seen["failed"].append(f"{request.url}: {request.failure}")
+
+    def on_response(response: Response) -> None:
+        if response.status >= 400:
+            seen["status"].append(f"{response.status} {response.url}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: seen["console"].append(str(error)))
+    page.on("request", on_request)
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+    visit = _Visit(url, context, page, seen)
+    try:
+        page.goto(url, wait_until="commit")
+    except Exception as exc:  # reported by the page's own test
+        visit.raised = exc
+    return visit
+
+
+def _settle(visit: _Visit, screenshot: Path) -> None:
+    """Wait for the page to settle, then read its heading, diagrams, screenshot, downloads."""
+    page, seen, url = visit.page, visit.seen, visit.url
+    page.wait_for_load_state("networkidle")
+    heading = page.locator("article.md-content__inner h1").first
+    seen["heading"] = [heading.inner_text(timeout=10_000).rstrip("¶").strip()]
+    if "state-machines" in url:
+        # Material swaps each <pre class="mermaid"> for a <div> holding the drawing in a
+        # closed shadow root: count the swapped, non-empty ones.
+        page.wait_for_function(RENDERED_DIAGRAMS + " >= 5", timeout=20_000)
+        seen["diagrams"] = [str(page.evaluate(RENDERED_DIAGRAMS))]
+    screenshot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(screenshot))
+    if url.rstrip("/").endswith("flows"):
+        for href in page.locator("a[download]").evaluate_all("els => els.map(e => e.href)"):
+            status = page.request.get(href).status
+            if status != 200:
+                seen["status"].append(f"{status} {href}")
+
+
+def _screenshot_name(path: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-") or "home"
+
+
+@pytest.fixture(scope="module")
+def visits(browser: object, site: Path, site_url: str) -> dict[str, _Visit]:
+    """Every page of the checks, `AT_ONCE` loading side by side, each in its own context."""
+    paths = [path for path, _ in PAGES + _notebook_pages()]
+    done: dict[str, _Visit] = {}
+    for start in range(0, len(paths), AT_ONCE):
+        batch = paths[start : start + AT_ONCE]
+        opened = [
+            (path, _open(browser, urljoin(site_url, path), draws_diagrams(site, path)))
+            for path in batch
+        ]
+        for path, visit in opened:
+            try:
+                if visit.raised is None:
+                    _settle(visit, SCREENSHOTS / f"{_screenshot_name(path)}.png")
+            except Exception as exc:  # reported by the page's own test
+                visit.raised = exc
+            finally:
+                visit.context.close()
+            done[path] = visit
+    return done
+
+
+@pytest.mark.parametrize(("path", "heading"), PAGES + _notebook_pages())
 def test_page_renders_locally_without_errors(
-    guide_reads: dict[str, Read], path: str, heading: str | None
+    visits: dict[str, _Visit], path: str, heading: str | None
 ) -> None:
-    visit = guide_reads[path]
+    visit = visits[path]
     if visit.raised is not None:
         raise visit.raised
     seen = visit.seen
@@ -100,6 +233,13 @@ def test_search_answers_from_the_local_index(browser: object, site_url: str) -> 
     assert off_host == []
 
 
+# Material draws each diagram in a closed shadow root; opened here so the test can measure.
+OPEN_SHADOW_ROOTS = """
+const attach = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (init) {
+  return attach.call(this, {...init, mode: "open"});
+};
+"""
 MEASURE_DIAGRAMS = """
 () => [...document.querySelectorAll('div.mermaid')].map(div => {
   const svg = div.shadowRoot && div.shadowRoot.querySelector('svg');
