@@ -179,12 +179,16 @@ def _stop_on_signals(stop: threading.Event, ready: threading.Event) -> Iterator[
     (which then fails on its own lock) or cut the clean-up short (the store's webhook
     left pointing at a closed port); click then printed "Aborted!". Before the
     listener is ready, Ctrl-C still interrupts what it is waiting for; once stopping,
-    a second one is ignored until the clean-up is done.
+    a second one is ignored until the clean-up is done, and after it: a Ctrl-C pressed
+    twice may land after the summary, as the command ends, where it would still print
+    "Aborted!". The other handlers are restored as they were.
     """
+    signalled = threading.Event()
 
     def _handler(signum: int, frame: FrameType | None) -> None:
         if signum == signal.SIGINT and not ready.is_set():
             raise KeyboardInterrupt
+        signalled.set()
         stop.set()
 
     handled = (signal.SIGTERM, signal.SIGINT)
@@ -196,6 +200,8 @@ def _stop_on_signals(stop: threading.Event, ready: threading.Event) -> Iterator[
     try:
         yield
     finally:
+        if signalled.is_set():
+            previous[signal.SIGINT] = signal.SIG_IGN
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 
