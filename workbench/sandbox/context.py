@@ -34,6 +34,7 @@ __all__ = [
     "KeyGuess",
     "RequestState",
     "base_url_of",
+    "header_text",
     "request_header",
     "request_headers",
     "request_state",
@@ -166,7 +167,11 @@ def request_headers(scope: Scope) -> dict[bytes, bytes]:
 
 def request_header(scope: Scope, name: bytes) -> str | None:
     """The first value of the request header ``name`` (lower case), or ``None``."""
-    value = request_headers(scope).get(name)
+    return header_text(request_headers(scope).get(name))
+
+
+def header_text(value: bytes | None) -> str | None:
+    """A header's value as Starlette decodes it (latin-1), or ``None``."""
     return None if value is None else value.decode("latin-1")
 
 

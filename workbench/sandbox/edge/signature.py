@@ -32,6 +32,7 @@ from workbench.sandbox.context import (
     Caller,
     KeyGuess,
     RequestState,
+    header_text,
     request_header,
     request_headers,
     request_state,
@@ -182,7 +183,7 @@ class SignatureCheck:
         Raises:
             StaleKey: the signature does not verify against a guessed record's secret.
         """
-        api_key = _text(headers.get(b"x-api-key"))
+        api_key = header_text(headers.get(b"x-api-key"))
         if not api_key:
             return "SVC-GW-1003", "X-Api-Key is missing"
         keys = self.sandbox.keys
@@ -205,8 +206,8 @@ class SignatureCheck:
         try:
             verify(
                 record.secret_key,
-                signature=_text(headers.get(b"x-signature")),
-                timestamp=_text(headers.get(b"x-timestamp")),
+                signature=header_text(headers.get(b"x-signature")),
+                timestamp=header_text(headers.get(b"x-timestamp")),
                 method=method,
                 path=path,
                 body=body,
@@ -222,8 +223,3 @@ class SignatureCheck:
                 "(timestamp, method, path without query, body SHA-256)",
             )
         return _Found(record, guessed)
-
-
-def _text(value: bytes | None) -> str | None:
-    """A header's value as Starlette decodes it (latin-1), or ``None``."""
-    return None if value is None else value.decode("latin-1")

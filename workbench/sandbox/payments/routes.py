@@ -13,7 +13,7 @@ from starlette.types import Receive, Scope, Send
 
 from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
-from workbench.sandbox.context import Caller, request_headers, request_state
+from workbench.sandbox.context import Caller, header_text, request_headers, request_state
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.lazy_routes import LazyAPIRoute
@@ -110,8 +110,7 @@ def _well_formed(scope: Scope) -> tuple[Caller, ChargeRequest, str | None] | Non
     headers = request_headers(scope)
     if headers.get(b"content-type", b"").split(b";")[0].strip() != b"application/json":
         return None
-    raw_key = headers.get(b"idempotency-key")
-    key = None if raw_key is None else raw_key.decode("latin-1")
+    key = header_text(headers.get(b"idempotency-key"))
     if key is not None and not is_uuid4(key):
         return None
     try:

@@ -381,6 +381,11 @@ class Database:
         group = self._group = TransactionGroup(self.engine, self.end_group)
         return group
 
+    def _own_group(self) -> TransactionGroup | None:
+        """The open group, if this thread opened it (its writes join it as savepoints)."""
+        group = self._group
+        return group if group is not None and group.thread == threading.get_ident() else None
+
     def end_group(self, group: TransactionGroup) -> None:
         """Called by the group once it has ended: other writers may go on."""
         if self._group is group:
@@ -415,8 +420,8 @@ class Database:
         attempt without a transaction on the server, which raises
         `statements.LocksNeeded` when the work needs one (see `statements`).
         """
-        group = self._group
-        if group is not None and group.thread == threading.get_ident():
+        group = self._own_group()
+        if group is not None:
             with group.savepoint() as conn:
                 yield conn
             return
@@ -464,9 +469,7 @@ class Database:
                     return work(conn)
             except (statements.LocksNeeded, sa.exc.IntegrityError):
                 pass  # nothing was written: run it again, locked
-        group = self._group
-        if group is not None and group.thread != threading.get_ident():
-            group = None
+        group = self._own_group()
         for attempt in range(attempts):
             try:
                 if group is not None:  # `write`'s savepoint, without two generators
