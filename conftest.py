@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,6 +38,15 @@ import pytest
 # Nothing of ``workbench`` is imported at module level nor before pytest-cov starts (in an
 # xdist worker it starts in its own ``pytest_sessionstart``): lines run on import before
 # that would be missing from the coverage report.
+
+# nbval's plugin (``-p no:nbval`` in pyproject.toml keeps pytest from loading it earlier)
+# imports nbformat, hence jsonschema, which imports rfc3987_syntax for its "iri" format:
+# 2 s of CPU in each pytest process, for a checker no notebook validation uses. Left out
+# as `workbench.notebook._no_iri` leaves it out of ``workbench run`` (not imported here:
+# see above).
+if "jsonschema" not in sys.modules:
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+pytest_plugins = ["nbval.plugin"]
 
 ROOT = Path(__file__).resolve().parent
 NOTEBOOKS = ROOT / "notebooks"

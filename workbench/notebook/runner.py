@@ -24,7 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+# isort: off
+import workbench.notebook._no_iri  # noqa: F401  (before nbformat: see there)
 import nbformat
+
+# isort: on
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from traitlets.config import Config
