@@ -81,8 +81,8 @@ def other_client(server: SandboxServer) -> Iterator[httpx2.Client]:
 
 @pytest.fixture
 def anon(server: SandboxServer) -> Iterator[httpx2.Client]:
-    """An unsigned client."""
-    with httpx2.Client(base_url=server.base_url, timeout=30) as c:
+    """An unsigned client (plain HTTP: no certificate store, as in `signed_client`)."""
+    with httpx2.Client(base_url=server.base_url, timeout=30, verify=False) as c:
         yield c
 
 

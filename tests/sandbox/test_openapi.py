@@ -182,7 +182,7 @@ def test_request_examples_get_the_documented_answers_from_a_fresh_sandbox() -> N
     with (
         running_sandbox(run_reconciler_in_background=False) as server,
         signed_client(server.base_url) as signed,
-        httpx2.Client(base_url=server.base_url, timeout=30) as public,
+        httpx2.Client(base_url=server.base_url, timeout=30, verify=False) as public,
     ):
 
         def call(

@@ -53,7 +53,9 @@ def prism(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         deadline = time.monotonic() + 60
         while True:
             try:
-                httpx2.get(f"{base}/v1/payments/{PARAMETERS['id']}/public-status", timeout=2)
+                httpx2.get(
+                    f"{base}/v1/payments/{PARAMETERS['id']}/public-status", timeout=2, verify=False
+                )
                 break
             except httpx2.TransportError:
                 if process.poll() is not None or time.monotonic() > deadline:

@@ -226,7 +226,7 @@ def test_fail_next_500_says_connection_close_and_the_server_closes(server: Sandb
 def test_unexpected_500_says_connection_close_and_the_next_request_works(
     server: SandboxServer,
 ) -> None:
-    with httpx2.Client(base_url=server.base_url, timeout=_GUARD_SECONDS) as client:
+    with httpx2.Client(base_url=server.base_url, timeout=_GUARD_SECONDS, verify=False) as client:
         failed = client.get("/boom")
         assert_envelope(failed, 500, "SVC-GW-5000")
         assert failed.headers["connection"] == "close"
@@ -298,7 +298,8 @@ def command(
             assert proc.poll() is None, "the sandbox exited while starting"
             assert time.monotonic() < deadline, "the sandbox did not start within 120 s"
             try:
-                if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                healthz = httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=2, verify=False)
+                if healthz.status_code == 200:
                     break
             except httpx2.TransportError:
                 time.sleep(0.2)

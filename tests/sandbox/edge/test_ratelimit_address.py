@@ -36,7 +36,7 @@ def limited(
 
 
 def test_unsigned_routes_answer_429_past_the_address_limit(limited: SandboxServer) -> None:
-    with httpx2.Client(base_url=limited.base_url, timeout=30) as anon:
+    with httpx2.Client(base_url=limited.base_url, timeout=30, verify=False) as anon:
         paths = [
             "/v1/payments/pay_missing/public-status",
             "/v1/public/subscriptions/0123456789abcdef/status",

@@ -190,7 +190,7 @@ BODIES: dict[str, bytes | None] = {
 def sweep_clients(server: SandboxServer) -> Iterator[dict[str, httpx2.Client]]:
     with (
         signed_client(server.base_url) as signed,
-        httpx2.Client(base_url=server.base_url, timeout=30) as unsigned,
+        httpx2.Client(base_url=server.base_url, timeout=30, verify=False) as unsigned,
     ):
         yield {"signed": signed, "unsigned": unsigned}
 
