@@ -15,6 +15,7 @@ import click
 import httpx2
 
 from workbench._extras import require
+from workbench._transport import default_ssl_context
 from workbench.cli._run_reports import exit_status, json_summary, junit_xml, write_json
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, ConfigError, Settings
 from workbench.notebook.runner import EXECUTED_DIR, control_calls, discover, run_flows
@@ -33,7 +34,7 @@ def _unreachable(base_url: str, timeout: float = REACHABLE_TIMEOUT) -> str | Non
     tells a wrong address or a service that is down from one that is up.
     """
     try:
-        httpx2.get(base_url, timeout=timeout)
+        httpx2.get(base_url, timeout=timeout, verify=default_ssl_context())
     except httpx2.TimeoutException:
         return f"no answer within {timeout:g} s"
     except (httpx2.HTTPError, httpx2.InvalidURL) as exc:

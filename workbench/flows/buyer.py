@@ -86,7 +86,9 @@ def card_number_for(fixtures: SandboxFixtures, card_token: str) -> str:
 
 def open_page(checkout_url: str) -> httpx2.Response:
     """The hosted page as the buyer's browser gets it."""
-    return httpx2.get(checkout_url, timeout=_TIMEOUT, headers=_BROWSER)
+    return httpx2.get(
+        checkout_url, timeout=_TIMEOUT, headers=_BROWSER, verify=default_ssl_context()
+    )
 
 
 def qr_payload(checkout_url: str) -> str:
