@@ -19,6 +19,7 @@ import httpx2
 import pytest
 import schemathesis
 from click.testing import CliRunner
+from fastapi import APIRouter
 from pydantic import BaseModel
 
 from tests.sandbox.clients import signed_client
@@ -304,3 +305,23 @@ def test_idempotency_key_rules_are_stated_where_the_key_is_taken(
                     assert rule in text, (method, path, rule)
                 keyed += 1
     assert keyed >= 20
+
+
+def test_apps_with_the_same_routes_share_one_build_and_each_gets_a_copy() -> None:
+    first, second = create_app().openapi(), create_app(SandboxConfig(latency_ms=5)).openapi()
+    assert first == second
+    assert first is not second
+    first["paths"].clear()  # one app's document changed leaves the next app's whole
+    assert create_app().openapi() == second
+
+
+def test_an_app_with_another_route_gets_a_document_of_its_own() -> None:
+    extra = APIRouter()
+
+    @extra.get("/v1/not-in-the-table")
+    def nowhere() -> dict[str, str]:
+        return {}
+
+    create_app().openapi()  # the usual routes' document, built
+    with pytest.raises(LookupError):  # built again: this route is in no operations table
+        create_app(routers=[extra]).openapi()

@@ -159,9 +159,11 @@ def create_app(
         route_class_override=LazyAPIRoute,  # built with its first request, as the others
     )
 
+    standard = not routers  # `create_app`'s own routes: the same document in every app
+
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = openapi_document(app)
+            app.openapi_schema = openapi_document(app, standard=standard)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
