@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -89,12 +90,8 @@ def reset_merchant(
             ``MetaData.sorted_tables`` gives them reversed (the answer lists them so).
     """
     deleted: dict[str, int] = {}
-    ordered = sort_tables(sorted(schema, key=lambda t: t.name))
-    for table in reversed(ordered):
-        if table.name in KEEP_ON_RESET or "merchant_id" not in table.c:
-            continue
-        result = conn.execute(sa.delete(table).where(table.c.merchant_id == merchant_id))
-        deleted[table.name] = result.rowcount
+    for name, delete in _emptying(tuple(schema)):
+        deleted[name] = conn.execute(delete, {"merchant_id": merchant_id}).rowcount
     conn.execute(
         sa.update(tables.merchants)
         .where(tables.merchants.c.id == merchant_id)
@@ -103,6 +100,19 @@ def reset_merchant(
     expiry.forget_lifetime(conn, merchant_id)
     reseed_customers(conn, merchant_id)
     return deleted
+
+
+@functools.cache
+def _emptying(schema: tuple[sa.Table, ...]) -> tuple[tuple[str, sa.Delete], ...]:
+    """The deletes of `reset_merchant`, by table, dependents first: made once per schema
+    (each statement built and keyed anew cost a reset about half its time)."""
+    ordered = sort_tables(sorted(schema, key=lambda t: t.name))
+    merchant: sa.BindParameter[str] = sa.bindparam("merchant_id")
+    return tuple(
+        (table.name, sa.delete(table).where(table.c.merchant_id == merchant))
+        for table in reversed(ordered)
+        if table.name not in KEEP_ON_RESET and "merchant_id" in table.c
+    )
 
 
 def set_fail_next(conn: sa.Connection, merchant_id: str, mode: str) -> None:
