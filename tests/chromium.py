@@ -31,8 +31,9 @@ CHROMIUM_ARGS = [
 
 
 @contextlib.contextmanager
-def chromium(what: str) -> Iterator[Any]:
-    """A headless Chromium browser; skips ``what`` (printing why) when none is installed."""
+def chromium(what: str, *args: str) -> Iterator[Any]:
+    """A headless Chromium browser, launched with `CHROMIUM_ARGS` and ``args``; skips
+    ``what`` (printing why) when none is installed."""
     if not CHROMIUM.is_file():
         reason = f"{CHROMIUM} is missing: `make browser` installs it from the system packages"
         print(f"skipping {what}: {reason}")
@@ -41,7 +42,7 @@ def chromium(what: str) -> Iterator[Any]:
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            executable_path=str(CHROMIUM), headless=True, args=[*CHROMIUM_ARGS, *args]
         )
         try:
             yield browser

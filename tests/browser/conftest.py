@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.browser.buyer import BROWSER_LOCALES, PHONE
-from tests.browser.merchant import MerchantPage
+from tests.browser.merchant import SHOP, MerchantPage
 from tests.browser.screenshots import Shots
 from tests.chromium import chromium as launch_chromium
 from tests.chromium import serving
@@ -37,7 +37,10 @@ def chromium() -> Iterator[Any]:
     Package-scoped: the sync API runs an event loop on this thread until it stops, and
     later tests (asyncio.run, the docs' own browser) need the thread back.
     """
-    with launch_chromium("the browser tests") as browser:
+    # SHOP is mapped here rather than in a second browser of its own (a launch is about
+    # a CPU-second); no other test visits it.
+    rules = f"--host-resolver-rules=MAP {SHOP} 127.0.0.1"
+    with launch_chromium("the browser tests", rules) as browser:
         yield browser
 
 

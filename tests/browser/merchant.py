@@ -1,11 +1,16 @@
-"""The merchant's return page that the buyer's browser lands on, served on 127.0.0.1."""
+"""The merchant's return page that the buyer's browser lands on, served on 127.0.0.1;
+and `SHOP`, the merchant's name that is not a loopback one."""
 
 from __future__ import annotations
 
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-__all__ = ["MerchantPage"]
+__all__ = ["SHOP", "MerchantPage"]
+
+#: A shop's name that the browser tests' Chromium resolves to 127.0.0.1: a page on this
+#: machine whose origin is not a loopback name.
+SHOP = "shop.example"
 
 
 class MerchantPage(BaseHTTPRequestHandler):

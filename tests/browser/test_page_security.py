@@ -11,7 +11,8 @@ import httpx2
 import pytest
 
 from tests.browser.buyer import fill_card, landed
-from tests.chromium import CHROMIUM, CHROMIUM_ARGS, serving
+from tests.browser.merchant import SHOP
+from tests.chromium import serving
 from workbench import Client
 from workbench.sandbox import SandboxServer
 
@@ -82,17 +83,11 @@ def test_only_a_page_on_this_machine_may_frame_the_checkout(
     chromium: Any, new_session: Callable[..., Any]
 ) -> None:
     _Embedder.target = new_session().checkout_url
-    # shop.example resolves to this machine, but its origin is not a loopback name.
-    rules = "--host-resolver-rules=MAP shop.example 127.0.0.1"
-    browser = chromium.browser_type.launch(
-        executable_path=str(CHROMIUM), headless=True, args=[*CHROMIUM_ARGS, rules]
-    )
-    try:
-        with serving(ThreadingHTTPServer(("127.0.0.1", 0), _Embedder)) as port:
-            framed = _frame(browser, f"http://127.0.0.1:{port}/notebook")
-            refused = _frame(browser, f"http://shop.example:{port}/embed")
-    finally:
-        browser.close()
+    # SHOP resolves to this machine (the package's browser maps it), but its origin is
+    # not a loopback name.
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), _Embedder)) as port:
+        framed = _frame(chromium, f"http://127.0.0.1:{port}/notebook")
+        refused = _frame(chromium, f"http://{SHOP}:{port}/embed")
     assert framed == (1, [])
     count, console = refused
     assert count == 0
@@ -101,7 +96,8 @@ def test_only_a_page_on_this_machine_may_frame_the_checkout(
 
 def _frame(browser: Any, url: str) -> tuple[int, list[str]]:
     """How many card forms show in the page's iframe, and what the console said."""
-    page = browser.new_page()
+    context = browser.new_context()
+    page = context.new_page()
     console: list[str] = []
     page.on("console", lambda message: console.append(message.text))
     try:
@@ -110,4 +106,4 @@ def _frame(browser: Any, url: str) -> tuple[int, list[str]]:
         page.wait_for_function("window.frameLoaded === true", timeout=20_000)
         return page.frame_locator("#f").get_by_label("Card number").count(), console
     finally:
-        page.close()
+        context.close()

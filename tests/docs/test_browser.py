@@ -6,6 +6,7 @@ read in turn: most of the wait for a page is the network going quiet.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ RENDERED_DIAGRAMS = (
 )
 #: Pages loading at once (each in a tab and context of its own).
 AT_ONCE = 6
+#: The search index, from the site's root.
+SEARCH_INDEX = "search/search_index.json"
 
 pytestmark = pytest.mark.browser
 
@@ -73,14 +76,30 @@ class _Visit:
     raised: BaseException | None = None
 
 
-def _open(browser: object, url: str, draws_diagrams: bool) -> _Visit:
+def _empty_index(site: Path) -> str:
+    """The site's search index with its configuration and no documents."""
+    index = json.loads((site / SEARCH_INDEX).read_text(encoding="utf-8"))
+    return json.dumps({**index, "docs": []})
+
+
+def _open(browser: object, url: str, draws_diagrams: bool, index: str | None = None) -> _Visit:
     """Start loading ``url`` in a new context, recording what goes wrong from the first
-    request on; returns once the answer starts, so that several pages load side by side."""
+    request on; returns once the answer starts, so that several pages load side by side.
+
+    With ``index``, the page's search worker is given that index instead of the site's."""
     from playwright.sync_api import Browser, ConsoleMessage, Request, Response, Route
 
     assert isinstance(browser, Browser)
     seen: dict[str, list[str]] = {"console": [], "failed": [], "off_host": [], "status": []}
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if index is not None:
+        # Every page's search worker builds its index from the whole site's text, a
+        # quarter of the CPU of loading a page: the same file each time. Home loads the
+        # real one; the other pages' workers still start and load an index, of no pages.
+        def small_index(route: Route) -> None:
+            route.fulfill(status=200, content_type="application/json", body=index)
+
+        context.route(f"**/{SEARCH_INDEX}", small_index)
     if not draws_diagrams:
         # A page without a diagram never runs mermaid (Material only calls it for a
         # diagram): an empty script instead of 3.5 MB to parse. The pages with diagrams
@@ -148,11 +167,20 @@ def _screenshot_name(path: str) -> str:
 def visits(browser: object, site: Path, site_url: str) -> dict[str, _Visit]:
     """Every page of the checks, `AT_ONCE` loading side by side, each in its own context."""
     paths = [path for path, _ in PAGES + _notebook_pages()]
+    index = _empty_index(site)
     done: dict[str, _Visit] = {}
     for start in range(0, len(paths), AT_ONCE):
         batch = paths[start : start + AT_ONCE]
         opened = [
-            (path, _open(browser, urljoin(site_url, path), draws_diagrams(site, path)))
+            (
+                path,
+                _open(
+                    browser,
+                    urljoin(site_url, path),
+                    draws_diagrams(site, path),
+                    index=None if path == "" else index,
+                ),
+            )
             for path in batch
         ]
         for path, visit in opened:
