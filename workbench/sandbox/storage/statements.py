@@ -195,10 +195,16 @@ def _prepared(conn: sa.Connection, statement: Statement, keys: tuple[str, ...] |
     return prepared
 
 
-def _insert_keys(statement: Statement, params: Mapping[str, Any]) -> tuple[str, ...] | None:
-    # In the values' own order, not sorted: a call site builds its values the same way
-    # every time, and the parameters are bound by name whatever the order.
-    return tuple(params) if isinstance(statement, sa.Insert) else None
+def _prepared_for(
+    conn: sa.Connection, statement: Statement, params: Mapping[str, Any]
+) -> _Prepared:
+    """`_prepared`, an INSERT compiled for the keys of ``params``.
+
+    In the values' own order, not sorted: a call site builds its values the same way
+    every time, and the parameters are bound by name whatever the order.
+    """
+    keys = tuple(params) if isinstance(statement, sa.Insert) else None
+    return _prepared(conn, statement, keys)
 
 
 #: A statement ready for the driver: its SQL and its processed parameters.
@@ -609,12 +615,12 @@ def defer(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) 
     """
     transaction = transaction_of(conn)
     if transaction is None:
-        prepared = _prepared(conn, statement, _insert_keys(statement, params))
+        prepared = _prepared_for(conn, statement, params)
         _run(conn, None, prepared, params).close()
         return
     if transaction.unlocked and not isinstance(statement, sa.Insert):
         raise LocksNeeded("an UPDATE or DELETE changes rows an unlocked read did not lock")
-    prepared = _prepared(conn, statement, _insert_keys(statement, params))
+    prepared = _prepared_for(conn, statement, params)
     transaction.read_ahead.clear()
     transaction.deferred.append((prepared.sql, prepared.parameters(params)))
 
@@ -693,7 +699,7 @@ def fetch_one(conn: sa.Connection, statement: Statement, params: Mapping[str, An
         rows = _from_read_ahead(conn, transaction, statement, params)
         if rows is not False:
             return rows[0] if rows else None
-    prepared = _prepared(conn, statement, _insert_keys(statement, params))
+    prepared = _prepared_for(conn, statement, params)
     cursor = _run(conn, transaction, prepared, params)
     try:
         row = cursor.fetchone()
@@ -728,7 +734,7 @@ def execute(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]
 
     An INSERT built without ``.values()`` is compiled for exactly the keys given.
     """
-    prepared = _prepared(conn, statement, _insert_keys(statement, params))
+    prepared = _prepared_for(conn, statement, params)
     cursor = _run(conn, transaction_of(conn), prepared, params)
     try:
         return int(cursor.rowcount)

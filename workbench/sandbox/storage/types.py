@@ -76,7 +76,9 @@ def _utc(value: datetime) -> datetime:
 
 def _sqlite_bind(value: datetime | None) -> str | None:
     """An aware time (or ``None``) as `UTCDateTime` stores it on SQLite."""
-    return None if value is None else _sqlite_text(_utc(value))
+    if value is None:
+        return None
+    return _sqlite_text(value if value.tzinfo is UTC else _utc(value))
 
 
 # A write binds the same instant to several columns and rows (created_at, completed_at,
