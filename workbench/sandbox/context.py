@@ -130,6 +130,8 @@ class RequestState:
         caller: who signed it (``None`` on the routes that take no signature).
         key: the caller's key record and its merchant's switches, for the edge's gates.
         signature_recorded: strict replay mode recorded this request's signature.
+        headers: the request's headers by name (`request_headers`), made from
+            ``headers_of``, the scope's list they were made from.
     """
 
     request_id: str = ""
@@ -138,6 +140,8 @@ class RequestState:
     caller: Caller | None = None
     key: KeyRecord | None = None
     signature_recorded: bool = False
+    headers: dict[bytes, bytes] = field(default_factory=dict)
+    headers_of: object = None
 
 
 #: Where the `RequestState` lives in ``scope["state"]`` (Starlette's ``request.state``).
@@ -158,11 +162,18 @@ def request_headers(scope: Scope) -> dict[bytes, bytes]:
 
     What Starlette's ``Headers.get`` answers, built in one pass in C: ``Headers``
     searches its list in Python on every lookup, and the edge makes several per request.
+    Made once per request and kept in its `RequestState`, until ``scope["headers"]`` is
+    another list (a layer that adds a header gives the scope a new one). Read it only.
     """
     raw = scope["headers"]
+    state = request_state(scope)
+    if state.headers_of is raw:
+        return state.headers
     if not isinstance(raw, list | tuple):  # any iterable, says ASGI: read it once, keep it
         raw = scope["headers"] = list(raw)
-    return dict(reversed(raw))
+    state.headers = headers = dict(reversed(raw))
+    state.headers_of = raw
+    return headers
 
 
 def request_header(scope: Scope, name: bytes) -> str | None:

@@ -38,7 +38,7 @@ from workbench.sandbox import tables
 from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.replies import dumps
-from workbench.sandbox.storage import insert_later
+from workbench.sandbox.storage import insert_unread
 from workbench.sandbox.targets import TargetRefused, resolve_target
 from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
@@ -102,7 +102,7 @@ def emit(
         "merchantId": merchant_id,
         "data": data,
     }
-    insert_later(
+    insert_unread(
         conn,
         _INSERT,
         {

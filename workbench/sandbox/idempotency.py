@@ -51,7 +51,7 @@ from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.sealing import Sealer, is_sealed
-from workbench.sandbox.storage import AnyRow, PlannedRead, ReadPlan, insert_later
+from workbench.sandbox.storage import AnyRow, PlannedRead, ReadPlan, insert_unread
 from workbench.spec import is_uuid4, limits
 
 if TYPE_CHECKING:
@@ -102,6 +102,10 @@ _STORE = (
 )
 
 
+#: ``json.dumps(..., sort_keys=True, separators=(",", ":"))``, its encoder made once.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def fingerprint(model: BaseModel | None) -> str:
     """A hash of a request's meaning: its validated field values, defaults applied.
 
@@ -109,7 +113,7 @@ def fingerprint(model: BaseModel | None) -> str:
     any value does. ``None`` (no body) hashes like an empty object.
     """
     values = {} if model is None else model.model_dump(mode="json")
-    canonical = json.dumps(values, sort_keys=True, separators=(",", ":"))
+    canonical = _CANONICAL.encode(values)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -245,7 +249,7 @@ def _record(
 ) -> None:
     now = wall_now()
     kind, ident = reply.provisional or (None, None)
-    insert_later(  # with the COMMIT on PostgreSQL; a duplicate key still raises there
+    insert_unread(  # with the COMMIT on PostgreSQL; a duplicate key still raises there
         conn,
         _INSERT,
         {

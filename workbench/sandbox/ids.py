@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import secrets
+import os
 import time
-import uuid
 
 from workbench.spec import IdPrefix
 
@@ -19,9 +18,20 @@ def new_id(prefix: IdPrefix) -> str:
     the page the previous one touched rather than on a random page of its own (fewer
     pages written per commit).
     """
-    return f"{prefix.value}{time.time_ns() // 1_000_000:012x}{secrets.token_hex(6)}"
+    return f"{prefix.value}{time.time_ns() // 1_000_000:012x}{os.urandom(6).hex()}"
+
+
+# The bits `uuid.UUID(version=4)` sets: the variant (10xx) and the version (0100).
+_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_SET = (0x8000 << 48) | (4 << 76)
 
 
 def new_uuid() -> str:
-    """A fresh UUID v4 string (checkout sessions, request ids, correlation ids)."""
-    return str(uuid.uuid4())
+    """A fresh UUID v4 string (checkout sessions, request ids, correlation ids).
+
+    What ``str(uuid.uuid4())`` gives, from the same 16 random bytes and bits, without
+    building a `uuid.UUID`: its checks cost every request more than the rest of this.
+    """
+    n = int.from_bytes(os.urandom(16)) & _CLEAR | _SET
+    h = f"{n:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"

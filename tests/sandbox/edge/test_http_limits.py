@@ -243,6 +243,70 @@ def test_ordinary_answers_keep_the_connection_alive(server: SandboxServer) -> No
             assert b"connection" not in dict(head.headers)
 
 
+@pytest.fixture(params=IMPLEMENTATIONS)
+def brief_server(request: pytest.FixtureRequest) -> Iterator[SandboxServer]:
+    """An in-memory sandbox whose kept-alive connections idle 1 s at most, 1 s head deadline."""
+    config = SandboxConfig(
+        db_url="sqlite://",
+        run_reconciler_in_background=False,
+        http_implementation=request.param,
+        header_timeout_seconds=1.0,
+        keep_alive_seconds=1,
+    )
+    with SandboxServer(config) as running:
+        yield running
+
+
+def _served(sock: socket.socket) -> bool:
+    """Whether a signed GET on ``sock`` is answered 200 (the connection still open)."""
+    try:
+        sock.sendall(_signed_get("/sandbox/fixtures"))
+        head, _ = _read_response(sock)
+    except (OSError, h11.RemoteProtocolError):
+        return False
+    return head.status_code == 200
+
+
+def test_a_busy_connection_outlives_both_deadlines_and_closes_once_idle(
+    brief_server: SandboxServer,
+) -> None:
+    # The deadlines are times a timer checks when it fires (not a timer per request):
+    # requests for three deadlines' worth keep one connection, then idling ends it.
+    with socket.create_connection((brief_server.host, brief_server.port)) as sock:
+        sock.settimeout(_GUARD_SECONDS)
+        for _ in range(10):
+            assert _served(sock)
+            time.sleep(0.3)
+        assert _closed_by_server(sock)
+
+
+def test_a_head_started_on_a_kept_alive_connection_has_its_deadline(
+    brief_server: SandboxServer,
+) -> None:
+    # After a response the connection waits for its next head; one that starts and
+    # never ends is closed by the head's deadline (the idle one stopped with its bytes).
+    with socket.create_connection((brief_server.host, brief_server.port)) as sock:
+        sock.settimeout(_GUARD_SECONDS)
+        assert _served(sock)
+        stop = threading.Event()
+
+        def drip() -> None:
+            try:
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                while not stop.wait(0.2):
+                    sock.sendall(b"X-Drip: 1\r\n")
+            except OSError:
+                return
+
+        thread = threading.Thread(target=drip, daemon=True)
+        thread.start()
+        try:
+            assert _closed_by_server(sock)
+        finally:
+            stop.set()
+            thread.join(timeout=_GUARD_SECONDS)
+
+
 # --- the command, with and without --workers, in its own process tree ---------------
 
 

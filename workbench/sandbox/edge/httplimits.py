@@ -40,7 +40,14 @@ class _HeadTooLarge(Exception):
 
 
 class _HttpToolsLimited(HeadGuard, HttpToolsProtocol):
-    """httptools with the head cap (bytes counted as they arrive) and the head deadline."""
+    """httptools with the head cap (bytes counted as they arrive) and the head deadline.
+
+    Its keep-alive deadline is kept as the head's is (`HeadGuard`): uvicorn arms a timer
+    after every response and cancels it with the next request's first bytes; here the
+    time the connection went idle (`_idle_since`) is set and cleared, and one timer,
+    armed when none is, closes the connection when it finds it idle for
+    ``timeout_keep_alive`` seconds, or is armed again for the current idle spell.
+    """
 
     def __init__(self, *args: Any, limits: HttpLimits, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -48,6 +55,44 @@ class _HttpToolsLimited(HeadGuard, HttpToolsProtocol):
         self._head_pending = False
         self._head_received = 0
         self._too_large = False
+        self._idle_since: float | None = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._idle_since = None
+        if self.timeout_keep_alive_task is not None:
+            self.timeout_keep_alive_task.cancel()
+            self.timeout_keep_alive_task = None
+
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_since = None  # an armed timer finds the connection busy
+
+    def on_response_complete(self) -> None:
+        # uvicorn's own, but for the keep-alive deadline (see the class doc).
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._idle_since = None
+        self.flow.resume_reading()
+        if self.pipeline:
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+            return
+        self._idle_since = now = self.loop.time()
+        if self.timeout_keep_alive_task is None:
+            deadline = now + self.timeout_keep_alive
+            self.timeout_keep_alive_task = self.loop.call_at(deadline, self._keep_alive_late)
+
+    def _keep_alive_late(self) -> None:
+        self.timeout_keep_alive_task = None
+        since = self._idle_since
+        if since is None:
+            return
+        deadline = since + self.timeout_keep_alive
+        if self.loop.time() < deadline:  # idle again since the timer was armed
+            self.timeout_keep_alive_task = self.loop.call_at(deadline, self._keep_alive_late)
+            return
+        self.timeout_keep_alive_handler()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:

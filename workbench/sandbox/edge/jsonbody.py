@@ -39,6 +39,9 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique)
+
+
 def loads(raw: bytes | str) -> Any:
     """Parse a request body.
 
@@ -47,7 +50,10 @@ def loads(raw: bytes | str) -> Any:
         ValueError: the text is not JSON (`json.JSONDecodeError`).
         RecursionError: nesting too deep to parse.
     """
-    return json.loads(raw, object_pairs_hook=_unique)
+    if isinstance(raw, str):
+        return json.loads(raw, object_pairs_hook=_unique)
+    # What json.loads does with bytes, on one decoder made once (it made one per call).
+    return _DECODER.decode(raw.decode(json.detect_encoding(raw), "surrogatepass"))
 
 
 def is_json(content_type: str | None) -> bool:

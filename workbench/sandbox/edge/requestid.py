@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.sandbox.context import request_header, request_state
 from workbench.sandbox.errors import error_response
+from workbench.sandbox.ids import new_uuid
 from workbench.spec import is_uuid4
 
 __all__ = ["RequestIdMiddleware"]
@@ -32,7 +31,7 @@ class RequestIdMiddleware:
             await self.app(scope, receive, send)
             return
         given = request_header(scope, b"x-request-id")
-        request_id = given if given and is_uuid4(given) else str(uuid.uuid4())
+        request_id = given if given and is_uuid4(given) else new_uuid()
         request_state(scope).request_id = request_id
         if given is not None and request_id != given:
             response = error_response(

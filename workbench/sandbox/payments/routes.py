@@ -13,13 +13,19 @@ from starlette.types import Receive, Scope, Send
 
 from workbench.sandbox import cards
 from workbench.sandbox.clock import business_now
-from workbench.sandbox.context import Caller, header_text, request_headers, request_state
+from workbench.sandbox.context import (
+    Caller,
+    base_url_of,
+    header_text,
+    request_headers,
+    request_state,
+)
 from workbench.sandbox.errors import request_id_of
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments import threeds
-from workbench.sandbox.payments.charging import answer_charge
+from workbench.sandbox.payments.charging import PATH, answer_charge
 from workbench.sandbox.payments.models import (
     CaptureRequest,
     CaptureResponse,
@@ -44,7 +50,6 @@ from workbench.sandbox.routing import (
     PostDep,
     RouteServices,
     SandboxDep,
-    base_url,
     raw_path,
     signed,
 )
@@ -64,10 +69,20 @@ async def charge_card(
 ) -> Response:
     """201 with the new payment (pending_3ds with correlationId and acsUrl on a challenge);
     200 with the payment as it is now when the transactionId fence finds the same charge."""
-    base = base_url(request, sandbox)
-    reply = await answer_charge(
-        sandbox.db, caller, body, idempotency_key, base, path=raw_path(request)
-    )
+    return await _charged(request.scope, sandbox, caller, body, idempotency_key, raw_path(request))
+
+
+async def _charged(
+    scope: Scope,
+    sandbox: RouteServices,
+    caller: Caller,
+    body: ChargeRequest,
+    key: str | None,
+    path: str,
+) -> Response:
+    """`charge_card`'s answer, from the request's scope (``path``: as sent)."""
+    base = base_url_of(scope, sandbox.config.public_base_url)
+    reply = await answer_charge(sandbox.db, caller, body, key, base, path=path)
     return reply.to_response(caller.request_id)
 
 
@@ -95,7 +110,8 @@ class CardChargeRoute(LazyAPIRoute):
             return
         caller, body, key = direct
         sandbox: RouteServices = scope["app"].state.sandbox
-        response = await charge_card(body, Request(scope, receive), sandbox, caller, key)
+        # The path as sent is the route's own (`_well_formed`); no `Request` is needed.
+        response = await _charged(scope, sandbox, caller, body, key, PATH)
         await response(scope, receive, send)
 
 

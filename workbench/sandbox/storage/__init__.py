@@ -8,7 +8,8 @@ tables a database holds are given to `migrations` by the composition root).
 - `plans`: `ReadPlan`, the reads a write transaction will make, declared once: the
   plan announces them (on PostgreSQL they travel with the transaction's first
   statement) and runs them, in order;
-- `deferred`: `insert_later`, an INSERT sent as late as allowed, handing back its row;
+- `deferred`: `insert_later`, an INSERT sent as late as allowed, handing back its row
+  (`insert_unread`: the same without the row, for one nobody reads back);
 - `statements`: what the two above run on, behind them: statements run on the DB-API
   cursor, PostgreSQL's pipelined and unlocked transactions, and batches of them
   (``together``). Features write plain SQLAlchemy (``conn.execute``) and never import it;
@@ -32,7 +33,7 @@ from workbench.sandbox.storage.database import (
     is_memory_url,
     pool_settings,
 )
-from workbench.sandbox.storage.deferred import insert_later, row_like
+from workbench.sandbox.storage.deferred import insert_later, insert_unread, row_like
 from workbench.sandbox.storage.groups import TransactionGroup
 from workbench.sandbox.storage.inserts import insert_if_absent
 from workbench.sandbox.storage.loopbatches import LoopBatches
@@ -58,6 +59,7 @@ __all__ = [
     "WriteLock",
     "insert_if_absent",
     "insert_later",
+    "insert_unread",
     "is_memory_url",
     "meta",
     "metadata",

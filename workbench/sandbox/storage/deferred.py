@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from workbench.sandbox.storage import statements
 from workbench.sandbox.storage.types import AnyRow
 
-__all__ = ["insert_later", "row_like"]
+__all__ = ["insert_later", "insert_unread", "row_like"]
 
 #: Per table: the named tuple type of its rows, its column keys, each one's plain default.
 _Shape = tuple[Any, tuple[str, ...], tuple[Any, ...]]
@@ -68,3 +68,13 @@ def insert_later(conn: sa.Connection, statement: sa.Insert, values: Mapping[str,
     table = statement.table
     assert isinstance(table, sa.Table)
     return row_like(table, values)
+
+
+def insert_unread(conn: sa.Connection, statement: sa.Insert, values: Mapping[str, Any]) -> None:
+    """`insert_later` for a row the transaction does not read back (an event, an
+    idempotency record): the same INSERT, sent as late, without making the row.
+
+    Raises:
+        sqlalchemy.exc.IntegrityError: as `insert_later`.
+    """
+    statements.defer(conn, statement, values)

@@ -40,6 +40,8 @@ class TransactionGroup:
             self.conn.close()
             raise
         self._names = itertools.count()
+        #: The driver's connection, which the savepoints are issued on.
+        self._raw: Any = self.conn.connection.driver_connection
 
     @contextmanager
     def savepoint(self) -> Iterator[sa.Connection]:
@@ -68,8 +70,7 @@ class TransactionGroup:
         return result
 
     def _open(self) -> tuple[Any, str]:
-        raw = self.conn.connection.driver_connection
-        assert raw is not None
+        raw = self._raw
         name = f"member_{next(self._names)}"
         raw.execute(f"SAVEPOINT {name}")
         return raw, name

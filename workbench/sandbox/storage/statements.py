@@ -135,7 +135,12 @@ class _Prepared:
         ]
         columns = list(getattr(statement, "exported_columns", None) or ())
         self._results: list[_Processor] = [_result_processor(column, dialect) for column in columns]
-        self._converts = any(self._results)
+        #: The result columns that have a processor, and it.
+        self._converts = [
+            (index, processor)
+            for index, processor in enumerate(self._results)
+            if processor is not None
+        ]
         fields: list[str] = [
             str(getattr(column, "key", None) or getattr(column, "name", "")) for column in columns
         ]
@@ -164,10 +169,14 @@ class _Prepared:
         assert self._record is not None
         if not self._converts:
             return self._record._make(row)
-        return self._record._make(
-            value if processor is None or value is None else processor(value)
-            for processor, value in zip(self._results, row, strict=True)
-        )
+        # Only the columns that have a processor (as `parameters` does): a generator over
+        # every column cost a Python step per column of every row read.
+        values = list(row)
+        for index, processor in self._converts:
+            value = values[index]
+            if value is not None:
+                values[index] = processor(value)
+        return self._record._make(values)
 
 
 _cache: dict[tuple[int, str, tuple[str, ...] | None], _Prepared] = {}
@@ -186,10 +195,16 @@ def _prepared(conn: sa.Connection, statement: Statement, keys: tuple[str, ...] |
     return prepared
 
 
-def _insert_keys(statement: Statement, params: Mapping[str, Any]) -> tuple[str, ...] | None:
-    # In the values' own order, not sorted: a call site builds its values the same way
-    # every time, and the parameters are bound by name whatever the order.
-    return tuple(params) if isinstance(statement, sa.Insert) else None
+def _prepared_for(
+    conn: sa.Connection, statement: Statement, params: Mapping[str, Any]
+) -> _Prepared:
+    """`_prepared`, an INSERT compiled for the keys of ``params``.
+
+    In the values' own order, not sorted: a call site builds its values the same way
+    every time, and the parameters are bound by name whatever the order.
+    """
+    keys = tuple(params) if isinstance(statement, sa.Insert) else None
+    return _prepared(conn, statement, keys)
 
 
 #: A statement ready for the driver: its SQL and its processed parameters.
@@ -257,6 +272,8 @@ class Transaction:
 
 def transaction_of(conn: sa.Connection) -> Transaction | None:
     """The open PostgreSQL write transaction of ``conn``, if there is one."""
+    if conn.dialect.name == "sqlite":  # never one: spared ``conn.info``'s three properties
+        return None
     found: Transaction | None = conn.info.get(_INFO_KEY)
     return found
 
@@ -557,9 +574,13 @@ def _run(
     params: Mapping[str, Any],
 ) -> Any:
     """Run ``prepared``; ``transaction`` is ``transaction_of(conn)``, looked up by the caller."""
+    args = prepared.parameters(params)
+    if conn.dialect.name == "sqlite":
+        # pysqlite's driver connection is its DB-API connection, an attribute of the
+        # pool's; ``driver_connection`` reaches it through two properties per statement.
+        return _execute(conn, conn.connection.dbapi_connection, prepared.sql, args)
     raw = conn.connection.driver_connection
     assert raw is not None
-    args = prepared.parameters(params)
     if transaction is not None and transaction.unlocked:
         raise LocksNeeded("a statement that was not announced, or a write that is no INSERT")
     if transaction is not None:
@@ -594,12 +615,12 @@ def defer(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) 
     """
     transaction = transaction_of(conn)
     if transaction is None:
-        prepared = _prepared(conn, statement, _insert_keys(statement, params))
+        prepared = _prepared_for(conn, statement, params)
         _run(conn, None, prepared, params).close()
         return
     if transaction.unlocked and not isinstance(statement, sa.Insert):
         raise LocksNeeded("an UPDATE or DELETE changes rows an unlocked read did not lock")
-    prepared = _prepared(conn, statement, _insert_keys(statement, params))
+    prepared = _prepared_for(conn, statement, params)
     transaction.read_ahead.clear()
     transaction.deferred.append((prepared.sql, prepared.parameters(params)))
 
@@ -678,7 +699,7 @@ def fetch_one(conn: sa.Connection, statement: Statement, params: Mapping[str, An
         rows = _from_read_ahead(conn, transaction, statement, params)
         if rows is not False:
             return rows[0] if rows else None
-    prepared = _prepared(conn, statement, _insert_keys(statement, params))
+    prepared = _prepared_for(conn, statement, params)
     cursor = _run(conn, transaction, prepared, params)
     try:
         row = cursor.fetchone()
@@ -713,7 +734,7 @@ def execute(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]
 
     An INSERT built without ``.values()`` is compiled for exactly the keys given.
     """
-    prepared = _prepared(conn, statement, _insert_keys(statement, params))
+    prepared = _prepared_for(conn, statement, params)
     cursor = _run(conn, transaction_of(conn), prepared, params)
     try:
         return int(cursor.rowcount)

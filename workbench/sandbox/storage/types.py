@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -48,13 +49,16 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> Any:
         if value is None:
             return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetime given to a UTC column")
-        if value.tzinfo is not UTC:
-            value = value.astimezone(UTC)
         if dialect.name == "sqlite":
-            return _sqlite_text(value)
-        return value.replace(tzinfo=None)
+            return _sqlite_bind(value)
+        return _utc(value).replace(tzinfo=None)
+
+    def bind_processor(self, dialect: sa.Dialect) -> Callable[[Any], Any] | None:
+        """On SQLite `_sqlite_bind` itself (what `process_bind_param` does there), without
+        `sa.TypeDecorator`'s wrapper around it: a charge binds six instants."""
+        if dialect.name == "sqlite":
+            return _sqlite_bind
+        return super().bind_processor(dialect)
 
     def process_result_value(self, value: Any, dialect: sa.Dialect) -> datetime | None:
         if value is None:
@@ -62,6 +66,19 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         if isinstance(value, str):
             return datetime.fromisoformat(value + "+00:00")
         return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
+
+
+def _utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        raise ValueError("naive datetime given to a UTC column")
+    return value if value.tzinfo is UTC else value.astimezone(UTC)
+
+
+def _sqlite_bind(value: datetime | None) -> str | None:
+    """An aware time (or ``None``) as `UTCDateTime` stores it on SQLite."""
+    if value is None:
+        return None
+    return _sqlite_text(value if value.tzinfo is UTC else _utc(value))
 
 
 # A write binds the same instant to several columns and rows (created_at, completed_at,
