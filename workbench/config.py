@@ -37,6 +37,8 @@ ENV_BASE_URL = "WORKBENCH_BASE_URL"
 ENV_API_KEY = "WORKBENCH_API_KEY"
 ENV_SECRET_KEY = "WORKBENCH_SECRET_KEY"
 ENV_ENVIRONMENT = "WORKBENCH_ENVIRONMENT"
+#: Set by ``workbench lab``: the notebook runs in front of a person, so pages may be shown.
+ENV_INTERACTIVE = "WORKBENCH_INTERACTIVE"
 
 
 class ConfigError(ValueError):

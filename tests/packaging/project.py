@@ -65,13 +65,17 @@ def make_project(folder: Path) -> Path:
 
 
 def pytest_environment(tmp: Path) -> dict[str, str]:
-    """This environment without what would make pytest read another configuration."""
+    """This environment without what would make pytest read another configuration.
+
+    Nor nbval, which this repository's environment has and a user's project does not:
+    loading it (nbformat, JSON Schema's formats) took a quarter of the run.
+    """
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("PYTEST_", "WORKBENCH_", "COV_", "COVERAGE_"))
     }
-    env["TMPDIR"] = str(tmp)
+    env.update(TMPDIR=str(tmp), PYTEST_ADDOPTS="-p no:nbval")
     return env
 
 

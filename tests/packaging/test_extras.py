@@ -80,6 +80,19 @@ def test_import_workbench_and_a_client_load_none_of_the_heavy_parts() -> None:
     assert out.strip() == "[]"
 
 
+def test_lab_loads_neither_nbformat_nor_pandas_before_starting_jupyterlab() -> None:
+    """JupyterLab loads nbformat itself; loading it first (JSON Schema's formats: seconds)
+    only delayed JupyterLab's start."""
+    code = (
+        "import sys, workbench.cli.lab\n"
+        "print(sorted(m for m in ('nbformat', 'jsonschema', 'pandas') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
 @pytest.mark.parametrize(
     ("args", "blocked", "extras"),
     [

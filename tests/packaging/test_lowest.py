@@ -70,13 +70,18 @@ def _at_floors(packages: dict[str, str], names: set[str]) -> None:
     assert found == {name: FLOORS[name] for name in names}, found
 
 
-def test_the_lowest_allowed_versions_sign_and_serve(installs: Installs, tmp_path: Path) -> None:
+def test_the_lowest_allowed_versions_of_the_core_sign(installs: Installs, tmp_path: Path) -> None:
     core = installs.lowest("core", ())
     _at_floors(core.packages, {"pydantic", "python-dotenv", "click"})
     with running_sandbox(run_reconciler_in_background=False) as server:  # this checkout's
         called = core.run("python", "-c", CLIENT_CALL, server.base_url, cwd=tmp_path)
     assert called.returncode == 0, called.stderr
     assert called.stdout.split("\n")[:3] == ["captured", "SVC-GW-1002", "[]"]
+
+
+def test_the_lowest_allowed_versions_of_the_sandbox_serve(
+    installs: Installs, tmp_path: Path
+) -> None:
     sandbox = installs.lowest("sandbox", ("sandbox",))
     _at_floors(sandbox.packages, set(FLOORS) - {"pydantic"})  # FastAPI takes a newer one
     smoke = sandbox.run("python", "-c", SANDBOX_SMOKE, tmp_path / "low.db", cwd=tmp_path)

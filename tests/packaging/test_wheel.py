@@ -173,7 +173,7 @@ def test_sandbox_and_notebooks_run_the_shipped_notebooks_in_an_empty_folder(
     assert not list((tmp_path / "notebooks").glob("*.ipynb"))  # nothing else written here
 
 
-def test_lab_opens_a_copy_that_keeps_the_readers_edits_and_fails_with_jupyterlab(
+def test_lab_opens_jupyterlab_on_a_copy_that_keeps_the_readers_edits(
     installs: Installs, tmp_path: Path
 ) -> None:
     env = installs("sandbox-notebooks")
@@ -181,6 +181,7 @@ def test_lab_opens_a_copy_that_keeps_the_readers_edits_and_fails_with_jupyterlab
     # ``--version`` goes to JupyterLab, which prints it and exits: the copy is made first.
     first = env.run("workbench", "lab", *db, "--version", cwd=tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
+    assert env.packages["jupyterlab"] in first.stdout.splitlines(), first.stdout  # it answered
     copies = sorted(p.name for p in (tmp_path / "notebooks").glob("*.ipynb"))
     assert copies == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
     assert f"Copied {len(copies)} notebooks into notebooks/" in first.stdout, first.stdout
@@ -191,16 +192,30 @@ def test_lab_opens_a_copy_that_keeps_the_readers_edits_and_fails_with_jupyterlab
     assert again.returncode == 0, again.stderr
     assert "Copied 1 notebooks" in again.stdout, again.stdout
     assert edited.read_text("utf-8") == '{"reader": "edits"}'
+
+
+def test_lab_leaves_the_readers_copy_and_fails_with_jupyterlab(
+    installs: Installs, tmp_path: Path
+) -> None:
+    """A run of its own (another worker may take it): the reader's folder holds one edited
+    notebook, which lab opens as it is; JupyterLab cannot listen and lab says so."""
+    env = installs("sandbox-notebooks")
+    edited = tmp_path / "notebooks" / NOTEBOOK.name
+    edited.parent.mkdir()
+    edited.write_text('{"reader": "edits"}', "utf-8")
     with socket.socket() as taken:  # JupyterLab cannot listen here and must say so
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         failed = env.run(
-            "workbench", "lab", *db, "--no-browser", f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0", cwd=tmp_path,
+            "workbench", "lab", "--db", f"sqlite:///{tmp_path / 'sandbox.db'}", "--no-browser",
+            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", cwd=tmp_path,
         )  # fmt: skip
     assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert f"port {port} is not available" in failed.stderr, failed.stderr  # JupyterLab's
     assert "JupyterLab exited with status 1." in failed.stderr, failed.stderr
+    assert "Copied" not in failed.stdout, failed.stdout
+    assert list((tmp_path / "notebooks").glob("*.ipynb")) == [edited]
     assert edited.read_text("utf-8") == '{"reader": "edits"}'
 
 

@@ -12,9 +12,8 @@ import click
 
 from workbench.cli.notebooks import copy_into
 from workbench.cli.sandbox import prepare_database
-from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, Settings
-from workbench.flows.checkout import ENV_INTERACTIVE
-from workbench.notebook.runner import discover
+from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_INTERACTIVE, ENV_SECRET_KEY, Settings
+from workbench.notebook.shipped import discover
 
 __all__ = ["lab"]
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
+from workbench.config import ENV_INTERACTIVE
 from workbench.emvco import parse_tlv, verify_crc
 from workbench.flows._run import APPROVED_CARD, FlowRun, new_transaction_id
 from workbench.flows.buyer import (
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
     from workbench._client import Client
 
 __all__ = ["PageAddress", "checkout", "qr_fields", "return_url", "show_page"]
-
-#: Set by ``workbench lab``: the notebook runs in front of a person, so pages may be shown.
-ENV_INTERACTIVE = "WORKBENCH_INTERACTIVE"
 
 
 def show_page(url: str, *, height: int = 560) -> Any:

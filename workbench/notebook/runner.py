@@ -33,6 +33,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from traitlets.config import Config
 
+from workbench.notebook.shipped import discover
+
 __all__ = ["FlowResult", "control_calls", "discover", "execute_notebook", "run_flows"]
 
 EXECUTED_DIR = "_executed"
@@ -62,13 +64,6 @@ class FlowResult:
     executed: Path | None
     error: str | None = None
     skipped: str | None = None
-
-
-def discover(folder: Path) -> list[Path]:
-    """The flow notebooks in ``folder``, in file-name order (leading numbers set the order)."""
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith(("_", ".")))
 
 
 def control_calls(notebook: Path) -> list[str]:

@@ -14,7 +14,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CopyReport", "copy_notebooks", "shipped_folder", "shipped_notebooks"]
+__all__ = ["CopyReport", "copy_notebooks", "discover", "shipped_folder", "shipped_notebooks"]
 
 
 def shipped_folder() -> Path | None:
@@ -28,12 +28,21 @@ def shipped_folder() -> Path | None:
     return None
 
 
+def discover(folder: Path) -> list[Path]:
+    """The flow notebooks in ``folder``, in file-name order (leading numbers set the order).
+
+    Here rather than beside the runner, so that ``workbench lab`` finds a reader's copies
+    without importing nbformat (whose JSON Schema formats take seconds to load).
+    """
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith(("_", ".")))
+
+
 def shipped_notebooks() -> list[Path]:
     """The shipped flow notebooks in file-name order (empty when there are none)."""
     folder = shipped_folder()
-    if folder is None:
-        return []
-    return sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith(("_", ".")))
+    return [] if folder is None else discover(folder)
 
 
 @dataclass
