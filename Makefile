@@ -36,18 +36,20 @@ run: $(STAMP)
 # while the workers start; the Prism and newman tests wait for their install); the guide's
 # strict build is one of the tests (tests/docs/test_build.py, exactly as `make docs` runs
 # it), so it runs once, in parallel with the rest.
+# Lint and type check run niced (CHECK_PRIORITY): their CPU goes to the moments the tests
+# wait (a server starting, a browser loading), not to the workers' collection and start.
 test: $(STAMP) browser signing-tools
-	$(MAKE) --no-print-directory -j4 prism newman lint typecheck pytest
+	$(MAKE) --no-print-directory -j4 prism newman lint typecheck pytest CHECK_PRIORITY="nice -n 10"
 
 # lint-imports: the import contracts of pyproject.toml (no cycles, the client side without
 # the sandbox, only the edge importing the composition root); a third of a second uncached.
 lint: $(STAMP)
-	$(RUN) ruff check .
-	$(RUN) ruff format --check .
-	$(RUN) lint-imports --no-cache --no-logo
+	$(CHECK_PRIORITY) $(RUN) ruff check .
+	$(CHECK_PRIORITY) $(RUN) ruff format --check .
+	$(CHECK_PRIORITY) $(RUN) lint-imports --no-cache --no-logo
 
 typecheck: $(STAMP)
-	$(RUN) mypy
+	$(CHECK_PRIORITY) $(RUN) mypy
 
 docs: $(STAMP)
 	@if [ -f mkdocs.yml ]; then $(RUN) mkdocs build --strict --site-dir site; else echo "docs: no mkdocs.yml yet"; fi
