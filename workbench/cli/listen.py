@@ -331,8 +331,10 @@ def _listen(
             click.echo(f"Forwarding verified deliveries to {forward_to}")
         if set_webhook:
             stack.enter_context(_store_webhook(settings, listener.url))
-        click.echo("Ready. Press Ctrl-C to stop.")
+        # Ready before it is said: a Ctrl-C pressed on seeing the line stops the listener
+        # (it was raised as KeyboardInterrupt wherever it landed when the line came first).
         ready.set()
+        click.echo("Ready. Press Ctrl-C to stop.")
         while not stop.wait(0.2):
             pass
     counts = ", ".join(f"{n} {k}" for k, n in sorted(reporter.counts.items())) or "no deliveries"
