@@ -42,15 +42,22 @@ _ATTEMPT = 64 * 1024 * 1024
 _GUARD_SECONDS = 30
 
 
+def _config(implementation: str, **settings: Any) -> SandboxConfig:
+    """An in-memory sandbox without background reconciler on one HTTP implementation,
+    whose request heads must arrive within 1 s."""
+    return SandboxConfig(
+        db_url="sqlite://",
+        run_reconciler_in_background=False,
+        http_implementation=implementation,
+        header_timeout_seconds=1.0,
+        **settings,
+    )
+
+
 @pytest.fixture(params=IMPLEMENTATIONS)
 def server(request: pytest.FixtureRequest) -> Iterator[SandboxServer]:
     """An in-memory sandbox on a free port, on one HTTP implementation, 1 s header deadline."""
-    config = SandboxConfig(
-        db_url="sqlite://",
-        run_reconciler_in_background=False,
-        http_implementation=request.param,
-        header_timeout_seconds=1.0,
-    )
+    config = _config(request.param)
     boom = APIRouter()
 
     @boom.get("/boom")
@@ -246,13 +253,7 @@ def test_ordinary_answers_keep_the_connection_alive(server: SandboxServer) -> No
 @pytest.fixture(params=IMPLEMENTATIONS)
 def brief_server(request: pytest.FixtureRequest) -> Iterator[SandboxServer]:
     """An in-memory sandbox whose kept-alive connections idle 1 s at most, 1 s head deadline."""
-    config = SandboxConfig(
-        db_url="sqlite://",
-        run_reconciler_in_background=False,
-        http_implementation=request.param,
-        header_timeout_seconds=1.0,
-        keep_alive_seconds=1,
-    )
+    config = _config(request.param, keep_alive_seconds=1)
     with SandboxServer(config) as running:
         yield running
 
