@@ -72,3 +72,22 @@ def test_a_second_ctrl_c_after_the_summary_does_not_print_aborted() -> None:
     assert "Traceback" not in out
     assert "Stopped: no deliveries" in out
     assert code == 0
+
+
+def test_the_signal_handler_takes_no_lock_the_interrupted_thread_may_hold() -> None:
+    # A handler that set a threading.Event could land while the main thread, waiting on
+    # that event, held its lock, and wait for it forever: the listener hung after Ctrl-C.
+    code = (
+        "import signal, threading\n"
+        "from workbench.cli.listen import _Stop, _stop_on_signals\n"
+        "stop, ready = _Stop(), threading.Event()\n"
+        "with _stop_on_signals(stop, ready):\n"
+        "    ready.set()\n"
+        "    with ready._cond:  # as inside ready.wait()\n"
+        "        signal.raise_signal(signal.SIGINT)\n"
+        "    print(stop.requested)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=WAIT
+    )
+    assert done.stdout.strip() == "True", done.stdout + done.stderr

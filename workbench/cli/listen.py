@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -171,8 +172,17 @@ def _store_webhook(settings: Settings, url: str) -> Iterator[None]:
             click.echo(f"Store {fixtures.store_id} webhook set back to {previous or 'none'}")
 
 
+class _Stop:
+    """Whether a signal asked the listener to stop: a plain attribute, which the signal
+    handler sets and the main loop polls. A handler that set a `threading.Event` could
+    land while the main thread, waiting on that event, held its lock, and then wait for
+    that lock forever (the listener hung after Ctrl-C, on a loaded machine)."""
+
+    requested = False
+
+
 @contextlib.contextmanager
-def _stop_on_signals(stop: threading.Event, ready: threading.Event) -> Iterator[None]:
+def _stop_on_signals(stop: _Stop, ready: threading.Event) -> Iterator[None]:
     """SIGTERM and Ctrl-C (SIGINT) set ``stop`` instead of raising where they land.
 
     Ctrl-C raised as KeyboardInterrupt could land inside `threading.Event.wait`
@@ -181,15 +191,14 @@ def _stop_on_signals(stop: threading.Event, ready: threading.Event) -> Iterator[
     listener is ready, Ctrl-C still interrupts what it is waiting for; once stopping,
     a second one is ignored until the clean-up is done, and after it: a Ctrl-C pressed
     twice may land after the summary, as the command ends, where it would still print
-    "Aborted!". The other handlers are restored as they were.
+    "Aborted!". The other handlers are restored as they were. The handler takes no lock
+    (`_Stop`); ``ready.is_set()`` reads a flag without one.
     """
-    signalled = threading.Event()
 
     def _handler(signum: int, frame: FrameType | None) -> None:
         if signum == signal.SIGINT and not ready.is_set():
             raise KeyboardInterrupt
-        signalled.set()
-        stop.set()
+        stop.requested = True
 
     handled = (signal.SIGTERM, signal.SIGINT)
     try:
@@ -200,7 +209,7 @@ def _stop_on_signals(stop: threading.Event, ready: threading.Event) -> Iterator[
     try:
         yield
     finally:
-        if signalled.is_set():
+        if stop.requested:
             previous[signal.SIGINT] = signal.SIG_IGN
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -282,7 +291,7 @@ def listen(
 
             path = canonical_path(forward_to)
     webhook_secret = _resolve_secret(secret, settings)
-    stop, ready = threading.Event(), threading.Event()
+    stop, ready = _Stop(), threading.Event()
     # The signal handlers are set first so that they are restored last, after the
     # clean-up (the store's webhook set back) has run to its end.
     with _stop_on_signals(stop, ready), contextlib.suppress(KeyboardInterrupt):
@@ -294,7 +303,7 @@ def listen(
 def _listen(
     settings: Settings,
     webhook_secret: str,
-    stop: threading.Event,
+    stop: _Stop,
     ready: threading.Event,
     *,
     host: str,
@@ -335,7 +344,7 @@ def _listen(
         # (it was raised as KeyboardInterrupt wherever it landed when the line came first).
         ready.set()
         click.echo("Ready. Press Ctrl-C to stop.")
-        while not stop.wait(0.2):
-            pass
+        while not stop.requested:
+            time.sleep(0.2)  # a signal interrupts the sleep, its handler sets the flag
     counts = ", ".join(f"{n} {k}" for k, n in sorted(reporter.counts.items())) or "no deliveries"
     click.echo(f"Stopped: {counts}")
