@@ -118,9 +118,10 @@ def workers(
     ``RECONCILER = False``, the one `_quiet_two_workers` shares."""
     if not Path("/proc").is_dir():
         pytest.skip("counting worker processes reads /proc (Linux only)")
-    # A module that sets START_UNDER_LOAD has its sandbox started on a busy machine, one
-    # that sets RECONCILER = False has it started without the reconciler.
-    under_load = getattr(request.module, "START_UNDER_LOAD", False)
+    # A module that names a backend in START_UNDER_LOAD has that backend's sandbox
+    # started on a busy machine, one that sets RECONCILER = False has it started without
+    # the reconciler.
+    under_load = getattr(request.module, "START_UNDER_LOAD", None) == request.param
     reconciler = getattr(request.module, "RECONCILER", True)
     if not (under_load or reconciler):
         yield _quiet_two_workers(request.param)
