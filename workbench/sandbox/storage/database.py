@@ -163,7 +163,14 @@ class Database:
         if self.is_memory:
             kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
         elif self.is_sqlite:
-            kwargs = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+            kwargs = {
+                "connect_args": {"check_same_thread": False, "timeout": 30},
+                # The connection used last serves the next write group: a connection
+                # that finds the file written by another since it last ran drops its
+                # whole page cache and reads the pages again. Handed out in turn (the
+                # pool's default), two connections alternated, nearly every group.
+                "pool_use_lifo": True,
+            }
         else:
             kwargs = {
                 **pool_settings(workers, _server_max_connections(url)),
