@@ -32,10 +32,19 @@ def iso(moment: datetime | None) -> str | None:
 
 
 # One answer formats the same instant several times (created, completed, the event),
-# and isoformat() costs several times a cache lookup.
+# and formatting costs several times a cache lookup.
 @functools.lru_cache(maxsize=64)
 def _iso_utc(moment: datetime) -> str:
-    return moment.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+    # What ``moment.replace(microsecond=0, tzinfo=None).isoformat() + "Z"`` gives, by
+    # ``%``: isoformat's C formatter costs three times as many instructions.
+    return "%04d-%02d-%02dT%02d:%02d:%02dZ" % (  # noqa: UP031 (an f-string: twice the time)
+        moment.year,
+        moment.month,
+        moment.day,
+        moment.hour,
+        moment.minute,
+        moment.second,
+    )
 
 
 _OFFSET = sa.select(tables.merchants.c.clock_offset_us).where(

@@ -31,6 +31,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
 from workbench.sandbox.edge.headguard import HEADERS_TOO_LARGE, HeadGuard, head_size
+from workbench.sandbox.edge.onewrite import HeadWithBody
 
 __all__ = ["HEADERS_TOO_LARGE", "HttpLimits", "head_size"]
 
@@ -40,7 +41,8 @@ class _HeadTooLarge(Exception):
 
 
 class _HttpToolsLimited(HeadGuard, HttpToolsProtocol):
-    """httptools with the head cap (bytes counted as they arrive) and the head deadline.
+    """httptools with the head cap (bytes counted as they arrive) and the head deadline;
+    each response's head written with its body (`HeadWithBody`).
 
     Its keep-alive deadline is kept as the head's is (`HeadGuard`): uvicorn arms a timer
     after every response and cancels it with the next request's first bytes; here the
@@ -122,7 +124,13 @@ class _HttpToolsLimited(HeadGuard, HttpToolsProtocol):
         if head_size(self.url, self.headers) > self.limits.max_header_bytes:
             self._too_large = True
             raise _HeadTooLarge
+        previous = self.cycle
         super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None and cycle is not previous:  # a request's cycle (no upgrade)
+            cycle.transport = HeadWithBody(  # type: ignore[assignment]
+                cycle, self.transport, self.scope["method"]
+            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,8 +82,18 @@ def _sqlite_bind(value: datetime | None) -> str | None:
 
 
 # A write binds the same instant to several columns and rows (created_at, completed_at,
-# the event's, the idempotency record's), and isoformat() costs several times a lookup.
+# the event's, the idempotency record's), and formatting costs several times a lookup.
 @functools.lru_cache(maxsize=64)
 def _sqlite_text(value: datetime) -> str:
-    """An aware UTC time as SQLite's ``DATETIME`` text (its isoformat ends in "+00:00")."""
-    return value.isoformat(" ", "microseconds")[:-6]
+    """An aware UTC time as SQLite's ``DATETIME`` text: ``isoformat(" ", "microseconds")``
+    without its "+00:00", formatted by ``%`` (isoformat's C formatter costs three times
+    as many instructions)."""
+    return "%04d-%02d-%02d %02d:%02d:%02d.%06d" % (  # noqa: UP031 (an f-string: twice the time)
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond,
+    )
