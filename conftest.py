@@ -104,10 +104,10 @@ def _private_tmpdir(request: pytest.FixtureRequest) -> Iterator[None]:
 _ONE_WORKER = {
     "tests/browser/": "browser",
     # The guide is built once per run for every worker (tests/docs/site.py); these three
-    # files each keep a browser for their module.
+    # files read one load of each page (the `visits` fixture of tests/docs/conftest.py).
     "tests/docs/test_browser.py": "docs-browser",
-    "tests/docs/test_notebook_pages.py": "docs-notebook-pages",
-    "tests/docs/test_images.py": "docs-images",
+    "tests/docs/test_notebook_pages.py": "docs-browser",
+    "tests/docs/test_images.py": "docs-browser",
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_schemathesis.py": "schemathesis",
