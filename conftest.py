@@ -156,9 +156,9 @@ _EXPECTED_SECONDS = {
     "tests/sandbox/subscriptions/test_portal_link_at_rest.py": 7.0,
     "tests/notebooks/test_nbval_breakage.py": 12.0,
     "tests/browser/": 1.5,
-    "tests/docs/test_browser.py": 0.7,
-    "tests/docs/test_images.py": 5.0,
-    "tests/docs/test_notebook_pages.py": 1.5,
+    # One unit with test_images and test_notebook_pages (one load of each page for the
+    # three, the `visits` fixture of tests/docs/conftest.py): about 25 s in all.
+    "tests/docs/test_browser.py": 0.8,
     "tests/docs/test_generated.py": 1.0,
     "notebooks/": 1.0,  # each cell
 }

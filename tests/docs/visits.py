@@ -3,14 +3,16 @@
 Three test modules read the same pages: test_browser (no error, no request off the
 machine, the main heading, a screenshot, the state diagrams), test_images (the
 pictures) and test_notebook_pages (the notebook pages' layout at 1280 and 390 px, the
-errors page's table). `visit_all` loads each page of `plan` once, in a browser context
-of its own, and reads there everything the three check; the tests only assert.
+errors page's table). `visit_all` loads each page of `plan` once, in a tab of its own,
+and reads there everything the three check; the tests only assert.
 
-`AT_ONCE` pages load side by side: the next page starts loading as soon as the oldest
-has been read, so that Chromium works on several while Python waits on one. Two routes
-spare Chromium work no check reads: a page without a diagram gets an empty script for
-mermaid (3.5 MB Material runs only for a diagram), and every page but Home gets a search
-index of no documents (each page's search worker builds its index from the whole site).
+The tabs of one width share a browser context: a page loaded in a context of its own
+cost Chromium twice the CPU of one loaded beside the others. `AT_ONCE` pages load side
+by side: the next page starts loading as soon as the oldest has been read, so that
+Chromium works on several while Python waits on one. Two routes spare Chromium work no
+check reads: a page without a diagram gets an empty script for mermaid (3.5 MB Material
+runs only for a diagram), and every page but Home gets a search index of no documents
+(each page's search worker builds its index from the whole site).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from tests.docs.site import MERMAID, draws_diagrams
 from tests.paths import ROOT
 
 SCREENSHOTS = ROOT / "artifacts" / "screenshots" / "docs"
-#: Pages loading at once (each in a tab and context of its own).
+#: Pages loading at once (each in a tab of its own).
 AT_ONCE = 6
 #: The search index, from the site's root.
 SEARCH_INDEX = "search/search_index.json"
@@ -245,41 +247,39 @@ def _empty_index(site: Path) -> str:
 
 @dataclass
 class _Open:
-    """A page loading in its own context."""
+    """A page loading in a tab of its own."""
 
     visit: Visit
-    context: Any
     page: Any
     diagrams: bool
 
 
-def _open(browser: Any, site: Path, base: str, wanted: Wanted, index: str) -> _Open:
-    """Start loading ``wanted`` in a new context, recording what goes wrong from the first
-    request on; returns once the answer starts, so that several pages load side by side."""
+def _open(context: Any, site: Path, base: str, wanted: Wanted, index: str) -> _Open:
+    """Start loading ``wanted`` in a new tab of its width's context, recording what goes
+    wrong from the first request on; returns once the answer starts, so that several
+    pages load side by side."""
     from playwright.sync_api import ConsoleMessage, Request, Response, Route
 
     visit = Visit(wanted.path, wanted.width)
     seen = visit.seen = {"console": [], "failed": [], "off_host": [], "status": []}
     diagrams = draws_diagrams(site, wanted.path)
-    height = WIDE["height"] if wanted.width == WIDE["width"] else PHONE["height"]
-    context = browser.new_context(viewport={"width": wanted.width, "height": height})
+    page = context.new_page()
     if wanted.path != "":
         # Home loads the real index (the search test reads it); the other pages' search
         # workers still start and load an index, of no pages.
         def small_index(route: Route) -> None:
             route.fulfill(status=200, content_type="application/json", body=index)
 
-        context.route(f"**/{SEARCH_INDEX}", small_index)
+        page.route(f"**/{SEARCH_INDEX}", small_index)
     if diagrams:
-        context.add_init_script(OPEN_SHADOW_ROOTS)
+        page.add_init_script(OPEN_SHADOW_ROOTS)
     else:
         # The pages with diagrams load the real one; every request is still checked
         # for its host.
         def no_mermaid(route: Route) -> None:
             route.fulfill(status=200, content_type="text/javascript", body="")
 
-        context.route(MERMAID, no_mermaid)
-    page = context.new_page()
+        page.route(MERMAID, no_mermaid)
 
     def on_console(message: ConsoleMessage) -> None:
         if message.type == "error":
@@ -306,7 +306,7 @@ def _open(browser: Any, site: Path, base: str, wanted: Wanted, index: str) -> _O
         page.goto(urljoin(base, wanted.path), wait_until="commit")
     except Exception as exc:  # reported by the page's own tests
         visit.raised = exc
-    return _Open(visit, context, page, diagrams)
+    return _Open(visit, page, diagrams)
 
 
 def _read(opened: _Open, wanted: Wanted) -> None:
@@ -344,6 +344,11 @@ def _read(opened: _Open, wanted: Wanted) -> None:
 def visit_all(browser: Any, site: Path, base: str, wanted: list[Wanted]) -> list[Visit]:
     """Load and read every page of ``wanted`` in ``browser``, `AT_ONCE` at a time."""
     index = _empty_index(site)
+    contexts = {
+        size["width"]: browser.new_context(viewport=size)
+        for size in (WIDE, PHONE)
+        if any(one.width == size["width"] for one in wanted)
+    }
     loading: deque[tuple[Wanted, _Open]] = deque()
     done: list[Visit] = []
 
@@ -355,13 +360,17 @@ def visit_all(browser: Any, site: Path, base: str, wanted: list[Wanted]) -> list
         except Exception as exc:  # reported by the page's own tests
             opened.visit.raised = exc
         finally:
-            opened.context.close()
+            opened.page.close()
         done.append(opened.visit)
 
-    for one in wanted:
-        if len(loading) == AT_ONCE:
+    try:
+        for one in wanted:
+            if len(loading) == AT_ONCE:
+                finish()
+            loading.append((one, _open(contexts[one.width], site, base, one, index)))
+        while loading:
             finish()
-        loading.append((one, _open(browser, site, base, one, index)))
-    while loading:
-        finish()
+    finally:
+        for context in contexts.values():
+            context.close()
     return done
