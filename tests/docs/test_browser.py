@@ -8,6 +8,7 @@ with Home in a browser of this module's own.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -20,6 +21,7 @@ from tests.docs.visits import (
     STATE_MACHINES,
     WIDE,
     Visit,
+    spare_mermaid,
 )
 
 pytestmark = pytest.mark.browser
@@ -51,11 +53,12 @@ def test_page_renders_locally_without_errors(
         assert visit.diagrams == 5
 
 
-def test_palette_toggle_switches_to_dark(browser: object, site_url: str) -> None:
+def test_palette_toggle_switches_to_dark(browser: object, site: Path, site_url: str) -> None:
     from playwright.sync_api import Browser
 
     assert isinstance(browser, Browser)
     context = browser.new_context(color_scheme="light")
+    spare_mermaid(context, site, "")
     try:
         page = context.new_page()
         page.goto(site_url, wait_until="networkidle")
@@ -69,11 +72,12 @@ def test_palette_toggle_switches_to_dark(browser: object, site_url: str) -> None
         context.close()
 
 
-def test_search_answers_from_the_local_index(browser: object, site_url: str) -> None:
+def test_search_answers_from_the_local_index(browser: object, site: Path, site_url: str) -> None:
     from playwright.sync_api import Browser, Request
 
     assert isinstance(browser, Browser)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport=WIDE)
+    spare_mermaid(context, site, "")
     off_host: list[str] = []
 
     def on_request(request: Request) -> None:

@@ -254,6 +254,21 @@ class _Open:
     diagrams: bool
 
 
+def spare_mermaid(target: Any, site: Path, path: str) -> None:
+    """Route mermaid to an empty script in ``target`` (a page or a browser context) when
+    the page ``path`` draws no diagram: Material runs it only for a diagram, and the
+    pages with one load the real one. Every request is still checked for its host."""
+    from playwright.sync_api import Route
+
+    if draws_diagrams(site, path):
+        return
+
+    def no_mermaid(route: Route) -> None:
+        route.fulfill(status=200, content_type="text/javascript", body="")
+
+    target.route(MERMAID, no_mermaid)
+
+
 def _open(context: Any, site: Path, base: str, wanted: Wanted, index: str) -> _Open:
     """Start loading ``wanted`` in a new tab of its width's context, recording what goes
     wrong from the first request on; returns once the answer starts, so that several
@@ -273,13 +288,7 @@ def _open(context: Any, site: Path, base: str, wanted: Wanted, index: str) -> _O
         page.route(f"**/{SEARCH_INDEX}", small_index)
     if diagrams:
         page.add_init_script(OPEN_SHADOW_ROOTS)
-    else:
-        # The pages with diagrams load the real one; every request is still checked
-        # for its host.
-        def no_mermaid(route: Route) -> None:
-            route.fulfill(status=200, content_type="text/javascript", body="")
-
-        page.route(MERMAID, no_mermaid)
+    spare_mermaid(page, site, wanted.path)
 
     def on_console(message: ConsoleMessage) -> None:
         if message.type == "error":
