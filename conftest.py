@@ -104,10 +104,10 @@ def _private_tmpdir(request: pytest.FixtureRequest) -> Iterator[None]:
 _ONE_WORKER = {
     "tests/browser/": "browser",
     # The guide is built once per run for every worker (tests/docs/site.py); these three
-    # files each keep a browser for their module.
+    # files read one load of each page (the `visits` fixture of tests/docs/conftest.py).
     "tests/docs/test_browser.py": "docs-browser",
-    "tests/docs/test_notebook_pages.py": "docs-notebook-pages",
-    "tests/docs/test_images.py": "docs-images",
+    "tests/docs/test_notebook_pages.py": "docs-browser",
+    "tests/docs/test_images.py": "docs-browser",
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_schemathesis.py": "schemathesis",
@@ -156,9 +156,9 @@ _EXPECTED_SECONDS = {
     "tests/sandbox/subscriptions/test_portal_link_at_rest.py": 7.0,
     "tests/notebooks/test_nbval_breakage.py": 12.0,
     "tests/browser/": 1.5,
-    "tests/docs/test_browser.py": 0.7,
-    "tests/docs/test_images.py": 5.0,
-    "tests/docs/test_notebook_pages.py": 1.5,
+    # One unit with test_images and test_notebook_pages (one load of each page for the
+    # three, the `visits` fixture of tests/docs/conftest.py): about 25 s in all.
+    "tests/docs/test_browser.py": 0.8,
     "tests/docs/test_generated.py": 1.0,
     "notebooks/": 1.0,  # each cell
 }

@@ -1,8 +1,10 @@
-"""Fixtures of the guide's tests: one strict build per run, served on loopback.
+"""Fixtures of the guide's tests: one strict build per run, served on loopback, and read
+once in Chromium.
 
 The build (`tests.docs.site`) is made once for the whole run, every xdist worker
 included, and starts in the background as soon as a process has collected a test that
-reads it.
+reads it. The browser checks (test_browser, test_images, test_notebook_pages) share one
+load of each page and width (`visits`); the root conftest keeps them on one worker.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.chromium import QuietFileHandler, serving
+from tests.chromium import QuietFileHandler, chromium, serving
 from tests.docs import site as guide
+from tests.docs.visits import Visit, plan, visit_all
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -52,3 +55,11 @@ def site_url(site: Path) -> Iterator[str]:
     handler = functools.partial(QuietFileHandler, directory=str(site))
     with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as port:
         yield f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="session")
+def visits(site: Path, site_url: str) -> dict[tuple[str, int], Visit]:
+    """Each page the browser checks read, by path and width: loaded once, side by side,
+    and read for all of them. The browser is closed before the tests run."""
+    with chromium("the browser checks of the guide") as browser:
+        return {(v.path, v.width): v for v in visit_all(browser, site, site_url, plan(site))}
