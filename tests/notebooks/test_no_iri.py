@@ -1,8 +1,9 @@
 """jsonschema's IRI parsers stay out of the processes that read notebooks.
 
 Importing ``rfc3987_syntax`` (jsonschema's "iri" format checker) costs about 2 s of CPU;
-``workbench run`` and the test suite's pytest processes leave it out
-(`workbench.notebook._no_iri`, the root conftest.py), and nbformat still validates.
+``workbench run``, ``workbench lab``'s JupyterLab and the test suite's pytest processes
+leave it out (`workbench.notebook._no_iri`, the root conftest.py), and nbformat still
+validates.
 """
 
 from __future__ import annotations
@@ -42,6 +43,23 @@ def test_the_notebook_runner_imports_nbformat_without_them() -> None:
         "print(repr(sys.modules.get('rfc3987_syntax', 'absent')))"
     )
     assert _python(code) == "None"
+
+
+def test_workbench_lab_runs_jupyterlab_without_them() -> None:
+    """`workbench lab`'s JupyterLab command: JupyterLab's answer, and no IRI parsers."""
+    from jupyterlab import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "workbench.notebook._lab_main", "--version"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert done.stdout.split() == [__version__]
+    imported = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines()}
+    assert "jupyterlab_server.app" in imported  # JupyterLab's server was loaded ...
+    assert "jsonschema" in imported  # ... and jsonschema with it
+    # Refused, rfc3987_syntax still shows as a line; its grammars would load lark.
+    assert "rfc3987_syntax.syntax_helpers" not in imported
+    assert not {name for name in imported if name.split(".")[0] == "lark"}
 
 
 def test_a_process_that_imported_jsonschema_first_keeps_them() -> None:

@@ -58,7 +58,8 @@ def lab(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) 
                 ENV_INTERACTIVE: "1",
             }
         )
-        command = [sys.executable, "-m", "jupyterlab", str(folder), *lab_args]
+        # `python -m jupyterlab` without jsonschema's IRI parsers (see the module).
+        command = [sys.executable, "-m", "workbench.notebook._lab_main", str(folder), *lab_args]
         if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in lab_args:
             # Containers and CI machines often run as root, which JupyterLab refuses by default.
             command.append("--allow-root")

@@ -5,7 +5,8 @@ imports it for the "iri" format, and its import compiles some twenty Earley gram
 about 2 s of CPU in every process that imports nbformat, whose validation checks no
 format. This module, imported before nbformat, leaves it out unless something in the
 process imported jsonschema already. `workbench.notebook.runner` imports it (``workbench
-run``); the test suite's root conftest.py does the same before it loads nbval's plugin.
+run``), and `workbench.notebook._lab_main` (JupyterLab's process under ``workbench lab``);
+the test suite's root conftest.py does the same before it loads nbval's plugin.
 """
 
 from __future__ import annotations
