@@ -70,7 +70,7 @@ def _link_compiled(here: Path, there: Path, names: dict[str, os.DirEntry[str]]) 
             cache.mkdir(exist_ok=True)
             try:
                 os.link(pyc.path, cache / pyc.name)
-            except FileExistsError:  # its own Python compiled it meanwhile
+            except OSError:  # compiled there meanwhile, or a link too many: compiled on use
                 continue
             linked += 1
     return linked
