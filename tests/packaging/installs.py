@@ -5,7 +5,9 @@ run, on first use, in the folder every xdist worker of the run shares
 (`tests.shared.run_folder`): the first worker to need one makes it under a lock, the
 others wait for it and read what it recorded. Every ``uv`` step but the lowest versions'
 resolution reads uv's cache only (``--offline``) and goes to the index only if the cache
-lacks something (the reason is printed).
+lacks something (the reason is printed). A new environment gets the compiled modules
+that this checkout's environment and the run's other ones hold for the same files
+(`bytecode.share_bytecode`), so that its first runs do not compile them again.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,8 +28,11 @@ from packaging.utils import canonicalize_name
 
 from tests.shared import exclusive
 
+from .bytecode import share_bytecode, site_packages
 from .project import ROOT
 
+#: This checkout's environment, whose compiled modules the new ones share (`bytecode`).
+THIS_SITE = Path(sysconfig.get_paths()["purelib"])
 #: Each install: its extras.
 INSTALLS: dict[str, tuple[str, ...]] = {
     "core": (),
@@ -158,6 +164,9 @@ class Installs:
             else:
                 shutil.rmtree(path, ignore_errors=True)  # one that was not finished
                 packages = make()
+                made = [site_packages(self.folder / r.stem) for r in self.folder.glob("*.json")]
+                shared = share_bytecode(site_packages(path), [THIS_SITE, *made])
+                print(f"{key}: {shared} compiled modules shared with the other environments")
                 partial = record.with_suffix(".partial")
                 partial.write_text(json.dumps(packages), "utf-8")
                 partial.replace(record)
