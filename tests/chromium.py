@@ -6,9 +6,9 @@ Playwright never downloads a browser. Where it is missing the caller's tests ski
 printing why.
 
 The tests prefer Debian's ``chromium-headless-shell``: the same Chromium's engine
-without the desktop browser around it, as Playwright's own headless Chromium is. Its
-tabs cost the suite about a third of the CPU (one renderer process per tab instead of
-three, and a browser process with no tab strip, profile services or extensions to run).
+without the desktop browser around it, as Playwright's own headless Chromium is. Here
+it spends about half the CPU the desktop browser does: one renderer process per new tab
+instead of up to three, and a browser process with no desktop browser's services to run.
 """
 
 from __future__ import annotations
