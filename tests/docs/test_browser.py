@@ -96,7 +96,8 @@ def test_search_answers_from_the_local_index(browser: object, site: Path, site_u
         results = page.locator("li.md-search-result__item")
         results.first.wait_for(timeout=10_000)
         assert "kuruş" in results.first.inner_text().lower()
-        page.screenshot(path=str(SCREENSHOTS / "search.png"))
+        # The results fade in; the screenshot shows them as they end up.
+        page.screenshot(path=str(SCREENSHOTS / "search.png"), animations="disabled")
     finally:
         context.close()
     assert off_host == []
