@@ -4,7 +4,10 @@ skips the notebooks that need the sandbox's control routes."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,12 +15,13 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
+from jupyter_client.kernelspec import KernelSpecManager
 from nbformat.v4 import new_code_cell, new_notebook
 
 from tests.ports import free_port
 from workbench.cli.run import run
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
-from workbench.notebook.runner import control_calls, execute_notebook
+from workbench.notebook.runner import _KernelSpecs, control_calls, execute_notebook
 from workbench.sandbox import SandboxServer
 from workbench.testing import running_sandbox
 
@@ -202,3 +206,52 @@ def test_external_with_every_notebook_skipped_is_not_a_success(
     assert "0 of 0 flows passed" in result.output
     assert "No flow ran: every notebook was skipped." in result.output
     assert not (tmp_path / "ran-controls").exists()
+
+
+#: Run in a process of its own, the command, then what it imported of the kernels' libraries.
+_RUN_THEN_LIST_IMPORTS = """
+import sys
+from workbench.cli import main
+
+try:
+    main(sys.argv[1:])
+finally:
+    kernel_only = ("IPython", "ipywidgets", "pandas")
+    imported = sorted(m for m in sys.modules if m.partition(".")[0] in kernel_only)
+    print("parent imported:", imported, file=sys.stderr)
+"""
+
+
+def test_the_run_parent_imports_none_of_what_only_the_kernels_use(
+    tmp_path: Path, service: SandboxServer
+) -> None:
+    _write(tmp_path / "01-kernel.ipynb", 'import sys\nprint("IPython" in sys.modules)')
+    env = {k: v for k, v in os.environ.items() if k not in _service_env("")}
+    env[ENV_BASE_URL] = service.base_url
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_THEN_LIST_IMPORTS, "run", "--notebooks", str(tmp_path),
+         "--external"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=180, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 of 1 flows passed" in done.stdout, done.stdout
+    assert done.stderr.splitlines()[-1] == "parent imported: []", done.stderr
+    executed = nbformat.read(tmp_path / "_executed" / "01-kernel.ipynb", as_version=4)
+    assert executed.cells[0].outputs[0]["text"] == "True\n"  # the kernel has IPython
+
+
+def test_the_runner_finds_the_kernel_spec_jupyter_finds() -> None:
+    ours = _KernelSpecs().get_kernel_spec("python3")
+    jupyters = KernelSpecManager().get_kernel_spec("python3")
+    assert (ours.resource_dir, ours.argv) == (jupyters.resource_dir, jupyters.argv)
+
+
+def test_the_runner_finds_a_kernel_spec_only_ipythons_folder_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path))
+    folder = tmp_path / "kernels" / "only-in-ipython"
+    folder.mkdir(parents=True)
+    spec = {"argv": ["python", "-m", "ipykernel_launcher"], "display_name": "x", "language": "py"}
+    (folder / "kernel.json").write_text(json.dumps(spec), "utf-8")
+    assert _KernelSpecs().get_kernel_spec("only-in-ipython").resource_dir == str(folder)

@@ -178,10 +178,11 @@ def test_lab_opens_jupyterlab_on_a_copy_that_keeps_the_readers_edits(
 ) -> None:
     env = installs("sandbox-notebooks")
     db = ("--db", f"sqlite:///{tmp_path / 'sandbox.db'}")
-    # ``--version`` goes to JupyterLab, which prints it and exits: the copy is made first.
-    first = env.run("workbench", "lab", *db, "--version", cwd=tmp_path)
-    assert first.returncode == 0, first.stdout + first.stderr
-    assert env.packages["jupyterlab"] in first.stdout.splitlines(), first.stdout  # it answered
+    # A session whose JupyterLab stops at its configuration: the copy is made first.
+    first = env.run("workbench", "lab", *db, "--ServerApp.port=none", cwd=tmp_path)
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "The 'port' trait of a ServerApp instance" in first.stderr, first.stderr  # it ran
+    assert "JupyterLab exited with status 1." in first.stderr, first.stderr
     copies = sorted(p.name for p in (tmp_path / "notebooks").glob("*.ipynb"))
     assert copies == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
     assert f"Copied {len(copies)} notebooks into notebooks/" in first.stdout, first.stdout

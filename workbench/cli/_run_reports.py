@@ -14,9 +14,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.notebook.runner import FlowResult
+if TYPE_CHECKING:
+    from workbench.notebook.runner import FlowResult
 
 __all__ = ["exit_status", "json_summary", "junit_xml", "outcome", "write_json"]
 

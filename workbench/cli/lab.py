@@ -17,6 +17,29 @@ from workbench.notebook.shipped import discover
 
 __all__ = ["lab"]
 
+#: What JupyterLab answers with a printout, before anything else (traitlets' `Application`
+#: looks for these up to a ``--``): help and version need no sandbox and no notebooks.
+_INFORMATIONAL = frozenset({"-h", "--help", "--help-all", "-V", "--version"})
+
+
+def _only_informs(lab_args: tuple[str, ...]) -> bool:
+    """Whether JupyterLab, given ``lab_args``, prints something and exits without serving."""
+    read = lab_args[: lab_args.index("--")] if "--" in lab_args else lab_args
+    return any(arg in _INFORMATIONAL for arg in read)
+
+
+def _jupyterlab(folder: Path, lab_args: tuple[str, ...], env: dict[str, str]) -> int:
+    """Run JupyterLab on ``folder`` until it ends; its exit status (0 when interrupted)."""
+    # `python -m jupyterlab` without jsonschema's IRI parsers (see the module).
+    command = [sys.executable, "-m", "workbench.notebook._lab_main", str(folder), *lab_args]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in lab_args:
+        # Containers and CI machines often run as root, which JupyterLab refuses by default.
+        command.append("--allow-root")
+    status = 0
+    with contextlib.suppress(KeyboardInterrupt):
+        status = subprocess.run(command, env=env, check=False).returncode  # noqa: S603
+    return status
+
 
 @click.command("lab", context_settings={"ignore_unknown_options": True})
 @click.option(
@@ -35,8 +58,20 @@ def lab(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) 
     Where the notebooks folder holds no notebook, the ones shipped with the package are
     copied into it first (a notebook already there is never overwritten), so what you
     edit is your own copy. Extra arguments go to ``jupyter lab``. Stopping JupyterLab
-    stops the sandbox; the command exits with JupyterLab's status.
+    stops the sandbox; the command exits with JupyterLab's status. JupyterLab's -h,
+    --help-all, -V and --version are answered without a sandbox or a copy.
     """
+    if _only_informs(lab_args):
+        status = _jupyterlab(folder, lab_args, dict(os.environ))
+    else:
+        status = _lab_session(folder, db_url, port, lab_args)
+    if status:
+        click.echo(f"JupyterLab exited with status {status}.", err=True)
+        raise SystemExit(status if status > 0 else 1)
+
+
+def _lab_session(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) -> int:
+    """The sandbox, then JupyterLab pointed at it until it ends; JupyterLab's exit status."""
     from workbench.sandbox import SandboxConfig, SandboxServer
 
     if not discover(folder):
@@ -58,14 +93,4 @@ def lab(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) 
                 ENV_INTERACTIVE: "1",
             }
         )
-        # `python -m jupyterlab` without jsonschema's IRI parsers (see the module).
-        command = [sys.executable, "-m", "workbench.notebook._lab_main", str(folder), *lab_args]
-        if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in lab_args:
-            # Containers and CI machines often run as root, which JupyterLab refuses by default.
-            command.append("--allow-root")
-        status = 0
-        with contextlib.suppress(KeyboardInterrupt):
-            status = subprocess.run(command, env=env, check=False).returncode  # noqa: S603
-    if status:
-        click.echo(f"JupyterLab exited with status {status}.", err=True)
-        raise SystemExit(status if status > 0 else 1)
+        return _jupyterlab(folder, lab_args, env)

@@ -18,8 +18,7 @@ from workbench._extras import require
 from workbench._transport import default_ssl_context
 from workbench.cli._run_reports import exit_status, json_summary, junit_xml, write_json
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, ConfigError, Settings
-from workbench.notebook.runner import EXECUTED_DIR, control_calls, discover, run_flows
-from workbench.notebook.shipped import shipped_folder
+from workbench.notebook.shipped import discover, shipped_folder
 
 __all__ = ["run"]
 
@@ -43,6 +42,8 @@ def _unreachable(base_url: str, timeout: float = REACHABLE_TIMEOUT) -> str | Non
 
 
 def _needs_control_routes(notebook: Path) -> str | None:
+    from workbench.notebook.runner import control_calls
+
     calls = control_calls(notebook)
     if not calls:
         return None
@@ -158,6 +159,9 @@ def run(
     with --external, a setting or an extra missing); 2 for a wrong option or argument.
     --junit and --json are written whenever notebooks ran, before the command exits.
     """
+    # Not at import: `workbench run --help` needs neither nbformat nor nbclient.
+    from workbench.notebook.runner import EXECUTED_DIR, run_flows
+
     to_stdout = json_path is not None and str(json_path) == "-"
     echo = functools.partial(click.echo, err=to_stdout)
     source, folder = _notebooks_folder(folder, update_stored, echo)

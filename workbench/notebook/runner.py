@@ -29,8 +29,12 @@ import workbench.notebook._no_iri  # noqa: F401  (before nbformat: see there)
 import nbformat
 
 # isort: on
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.paths import jupyter_path
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from traitlets import default
 from traitlets.config import Config
 
 from workbench.notebook.shipped import discover
@@ -92,6 +96,40 @@ def _one_line(error: BaseException) -> str:
     return type(error).__name__
 
 
+def _holds_kernel(folders: list[str], name: str) -> bool:
+    """Whether one of ``folders`` has a kernel spec ``name``, as `KernelSpecManager` finds one."""
+    for folder in folders:
+        if not os.path.isdir(folder):
+            continue
+        for entry in os.listdir(folder):
+            if entry.lower() == name and os.path.isfile(os.path.join(folder, entry, "kernel.json")):
+                return True
+    return False
+
+
+class _KernelSpecs(KernelSpecManager):
+    """Kernel specs found as Jupyter finds them, without importing IPython when it can.
+
+    Jupyter looks in its data folders, then in IPython's (``~/.ipython/kernels``), and
+    locating that one imports IPython, which only the kernels use. When a data folder
+    holds the kernel, IPython's folder, searched last, cannot change what is found.
+    """
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        if not self.trait_has_value("kernel_dirs"):
+            folders = jupyter_path("kernels")
+            if _holds_kernel(folders, kernel_name.lower()):
+                self.kernel_dirs = folders
+        spec: KernelSpec = super().get_kernel_spec(kernel_name)
+        return spec
+
+
+class _KernelManager(AsyncKernelManager):
+    @default("kernel_spec_manager")
+    def _kernel_specs(self) -> KernelSpecManager:
+        return _KernelSpecs(data_dir=self.data_dir)
+
+
 def _kernel_transport(folder: Path) -> Config:
     """Talk to the kernel over Unix sockets in ``folder`` where there are any.
 
@@ -128,6 +166,7 @@ def execute_notebook(
             notebook,
             timeout=timeout,
             kernel_name=kernel_name,
+            kernel_manager_class=_KernelManager,
             resources={"metadata": {"path": str(source.parent)}},
             # Widget state would be stored in the notebook and make nbconvert load the
             # widget manager from a CDN; per-cell timings are noise in a reviewed file.

@@ -1,0 +1,55 @@
+"""``workbench lab``: JupyterLab's help and version answer without a sandbox or a copy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.cli.lab import _only_informs
+
+#: Run in a process of its own, the command, then whether it imported the sandbox.
+_LAB_THEN_LIST_IMPORTS = """
+import sys
+from workbench.cli import main
+
+try:
+    main(sys.argv[1:])
+finally:
+    print("sandbox imported:", "workbench.sandbox" in sys.modules, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("lab_args", "informs"),
+    [
+        (("--version",), True),
+        (("-V",), True),
+        (("-h",), True),
+        (("--no-browser", "--help-all"), True),
+        (("--no-browser",), False),
+        (("--ServerApp.port=8888",), False),
+        (("--", "--version"), False),  # after ``--``, not an option of JupyterLab's
+        ((), False),
+    ],
+)
+def test_what_jupyterlab_only_answers(lab_args: tuple[str, ...], informs: bool) -> None:
+    assert _only_informs(lab_args) is informs
+
+
+def test_lab_version_starts_no_sandbox_and_copies_nothing(tmp_path: Path) -> None:
+    from jupyterlab import __version__
+
+    notebooks, db = tmp_path / "notebooks", tmp_path / "sandbox.db"
+    done = subprocess.run(
+        [sys.executable, "-c", _LAB_THEN_LIST_IMPORTS, "lab", "--notebooks", str(notebooks),
+         "--db", f"sqlite:///{db}", "--version"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.split() == [__version__]  # JupyterLab's answer, and nothing else
+    assert done.stderr.splitlines()[-1] == "sandbox imported: False", done.stderr
+    assert not db.exists()
+    assert not notebooks.exists()
