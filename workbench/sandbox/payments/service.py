@@ -85,9 +85,9 @@ _CHARGE_BODY_COLUMNS = (
     _P.c.correlation_id,
 )
 # The charge path's statements, built once (a charge is the sandbox's hottest request).
-# What a charge reads of the payment already made under its transactionId: the
-# fingerprint it is compared by and what `fence_answer` answers with (the driver
-# describes every selected column on every execution, found or not).
+# The fence reads of a payment made under the same transactionId only the fingerprint
+# and what `fence_answer` answers with: the driver describes every selected column on
+# every execution, found or not.
 _BY_TRANSACTION = (
     sa.select(_P.c.fingerprint, _P.c.decline_code, *_CHARGE_BODY_COLUMNS)
     .where(
