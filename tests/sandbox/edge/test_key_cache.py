@@ -8,6 +8,7 @@ transaction has committed; other writes leave the kept records alone.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -107,3 +108,33 @@ def test_a_charge_and_other_writes_leave_the_cache_alone(sandbox: SandboxRuntime
     with sandbox.db.write() as conn:
         conn.execute(sa.update(s).where(s.c.id == DEMO_STORE_ID).values(webhook_url=None))
     assert sandbox.keys.get(DEFAULT_API_KEY) == record
+
+
+@pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
+def test_a_change_in_the_loops_write_group_empties_the_cache_after_its_commit(
+    tmp_path: Path, change: Change
+) -> None:
+    config = SandboxConfig(
+        db_url=f"sqlite:///{tmp_path / 'keys.db'}", run_reconciler_in_background=False
+    )
+    sandbox = SandboxRuntime(config).open()
+    try:
+        _keep(sandbox)
+        kept_meanwhile: list[bool] = []
+
+        def work(conn: sa.Connection) -> None:
+            change(conn)
+            kept_meanwhile.append(sandbox.keys.get(DEFAULT_API_KEY) is not None)
+
+        async def groups() -> None:
+            await sandbox.db.atransact(lambda conn: None)  # the write connection is kept
+            await sandbox.db.atransact(work)
+
+        asyncio.run(groups())
+        assert kept_meanwhile == [True]  # not before the commit
+        assert sandbox.keys.get(DEFAULT_API_KEY) is None
+        _keep(sandbox)  # and the next group's connection is not marked
+        asyncio.run(sandbox.db.atransact(lambda conn: None))
+        assert sandbox.keys.get(DEFAULT_API_KEY) is not None
+    finally:
+        sandbox.stop()

@@ -13,15 +13,16 @@ import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx2
 import pytest
+import sqlalchemy as sa
 
 from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from workbench.sandbox import SandboxConfig, SandboxServer
-from workbench.sandbox.storage import WriteLock
+from workbench.sandbox.storage import Database, WriteLock
 from workbench.sandbox.storage.loopwrites import LoopWrites
 
 if TYPE_CHECKING:
@@ -165,3 +166,34 @@ def test_after_a_shared_group_the_next_waits_a_turn_for_company() -> None:
 def test_a_lone_callers_write_does_not_wait_the_extra_turn() -> None:
     groups = _groups_of_two_writes_a_turn_apart(1)
     assert groups == [["first-0"], ["c"], ["d"]]
+
+
+def test_write_groups_keep_one_connection_until_something_is_noted_on_it(
+    tmp_path: Path,
+) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'groups.db'}")
+    returned: list[bool] = []
+
+    @sa.event.listens_for(db.engine, "checkin")
+    def _returned(_dbapi_conn: object, record: Any) -> None:
+        returned.append(record.info.pop("noted", False))
+
+    def noted(conn: sa.Connection) -> sa.Connection:
+        conn.info["noted"] = True  # as the key cache marks a connection that wrote a key
+        return conn
+
+    async def groups() -> list[sa.Connection]:
+        return [
+            await db.atransact(lambda conn: conn),
+            await db.atransact(lambda conn: conn),
+            await db.atransact(noted),
+            await db.atransact(lambda conn: conn),
+        ]
+
+    try:
+        first, second, third, fourth = asyncio.run(groups())
+        assert first is second is third  # no checkout and checkin per group
+        assert returned == [True]  # the noted one went back to the pool after its commit
+        assert fourth is not third
+    finally:
+        db.dispose()

@@ -66,9 +66,30 @@ FAILED_3DS = "the buyer failed the 3-D Secure challenge"
 #: The message of each refusal a payment can end in, for the fence's answer.
 _REFUSALS = {code: message for code, message in _DECLINES.values()} | {"SVC-PAY-3003": FAILED_3DS}
 Row = AnyRow
+#: The payment's columns `_charge_body` reads.
+_CHARGE_BODY_COLUMNS = (
+    _P.c.id,
+    _P.c.status,
+    _P.c.amount,
+    _P.c.currency,
+    _P.c.commission,
+    _P.c.net_amount,
+    _P.c.card_mask,
+    _P.c.card_brand,
+    _P.c.card_type,
+    _P.c.installment_count,
+    _P.c.three_d_secure,
+    _P.c.auth_code,
+    _P.c.created_at,
+    _P.c.completed_at,
+    _P.c.correlation_id,
+)
 # The charge path's statements, built once (a charge is the sandbox's hottest request).
+# The fence reads of a payment made under the same transactionId only the fingerprint
+# and what `fence_answer` answers with: the driver describes every selected column on
+# every execution, found or not.
 _BY_TRANSACTION = (
-    sa.select(_P)
+    sa.select(_P.c.fingerprint, _P.c.decline_code, *_CHARGE_BODY_COLUMNS)
     .where(
         _P.c.merchant_id == sa.bindparam("f_merchant"),
         _P.c.transaction_id == sa.bindparam("f_transaction"),
@@ -147,6 +168,7 @@ def load(conn: sa.Connection, merchant_id: str, payment_id: str) -> Row:
 
 
 def _charge_body(row: Row, acs_url: str | None = None) -> dict[str, Any]:
+    """The charge response of the payment ``row`` (only its `_CHARGE_BODY_COLUMNS`)."""
     body: dict[str, Any] = {
         "paymentId": row.id,
         "status": row.status,

@@ -26,19 +26,18 @@ class TransactionGroup:
     """An open write transaction owned by one thread, shared by that thread's writes.
 
     Args:
-        engine: the SQLite file database's engine; the caller holds its write lock.
+        conn: the SQLite file database's write connection, not in a transaction; the
+            caller holds the write lock.
         ended: called once the group has ended, committed or not: it releases the lock.
     """
 
-    def __init__(self, engine: sa.Engine, ended: Callable[[TransactionGroup], None]) -> None:
+    def __init__(self, conn: sa.Connection, ended: Callable[[TransactionGroup], None]) -> None:
         self.thread = threading.get_ident()
-        self.conn = engine.connect().execution_options(sqlite_immediate=True)
+        self.conn = conn
         self._ended = ended
-        try:
-            self.conn.begin()
-        except BaseException:
-            self.conn.close()
-            raise
+        #: Whether the group's transaction was committed (`finish`).
+        self.committed = False
+        self.conn.begin()
         self._names = itertools.count()
         #: The driver's connection, which the savepoints are issued on.
         self._raw: Any = self.conn.connection.driver_connection
@@ -79,14 +78,12 @@ class TransactionGroup:
         """Commit (or, if that fails, roll back and return why), then release the lock."""
         try:
             self.conn.commit()
+            self.committed = True
         except sa.exc.SQLAlchemyError as exc:
             self.conn.rollback()
             return exc
-        finally:
-            try:
-                self.conn.close()
-            finally:  # the write lock must be released whatever happened above
-                self._ended(self)
+        finally:  # the write lock must be released whatever happened above
+            self._ended(self)
         return None
 
 
