@@ -3,24 +3,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from click.testing import CliRunner
 
+from tests.cli_imports import workbench_imports
 from workbench.cli import _COMMANDS, main
 
-PROBE = """
-import sys
-from workbench.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-heavy = ("workbench.notebook.runner", "workbench.sandbox.app", "pandas", "nbformat", "fastapi")
-print(",".join(name for name in heavy if name in sys.modules))
-"""
+HEAVY = ("workbench.notebook.runner", "workbench.sandbox.app", "pandas", "nbformat", "fastapi")
 
 
 def test_help_lists_every_command_with_its_summary() -> None:
@@ -35,10 +24,7 @@ def test_help_lists_every_command_with_its_summary() -> None:
     ("args", "shown"), [(["--help"], "Commands:"), (["run", "--help"], "--update-stored")]
 )
 def test_help_imports_no_command_module(args: list[str], shown: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
-        capture_output=True, text=True, timeout=60, check=True,
-    )  # fmt: skip
+    done, imported = workbench_imports(args, HEAVY, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
     assert shown in done.stdout
-    imported = done.stdout.splitlines()[-1]
-    assert imported == "", f"--help imported {imported}"
+    assert imported == [], f"--help imported {imported}"

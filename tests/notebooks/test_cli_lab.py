@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_imports import workbench_imports
 from workbench.cli.lab import _only_informs
-
-#: Run in a process of its own, the command, then whether it imported the sandbox.
-_LAB_THEN_LIST_IMPORTS = """
-import sys
-from workbench.cli import main
-
-try:
-    main(sys.argv[1:])
-finally:
-    print("sandbox imported:", "workbench.sandbox" in sys.modules, file=sys.stderr)
-"""
 
 
 @pytest.mark.parametrize(
@@ -43,13 +31,10 @@ def test_lab_version_starts_no_sandbox_and_copies_nothing(tmp_path: Path) -> Non
     from jupyterlab import __version__
 
     notebooks, db = tmp_path / "notebooks", tmp_path / "sandbox.db"
-    done = subprocess.run(
-        [sys.executable, "-c", _LAB_THEN_LIST_IMPORTS, "lab", "--notebooks", str(notebooks),
-         "--db", f"sqlite:///{db}", "--version"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
-    )  # fmt: skip
+    args = ["lab", "--notebooks", str(notebooks), "--db", f"sqlite:///{db}", "--version"]
+    done, imported = workbench_imports(args, ["workbench.sandbox"], cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.split() == [__version__]  # JupyterLab's answer, and nothing else
-    assert done.stderr.splitlines()[-1] == "sandbox imported: False", done.stderr
+    assert imported == [], done.stderr
     assert not db.exists()
     assert not notebooks.exists()

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +16,7 @@ from click.testing import CliRunner
 from jupyter_client.kernelspec import KernelSpecManager
 from nbformat.v4 import new_code_cell, new_notebook
 
+from tests.cli_imports import workbench_imports
 from tests.ports import free_port
 from workbench.cli.run import run
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_ENVIRONMENT, ENV_SECRET_KEY
@@ -208,34 +207,18 @@ def test_external_with_every_notebook_skipped_is_not_a_success(
     assert not (tmp_path / "ran-controls").exists()
 
 
-#: Run in a process of its own, the command, then what it imported of the kernels' libraries.
-_RUN_THEN_LIST_IMPORTS = """
-import sys
-from workbench.cli import main
-
-try:
-    main(sys.argv[1:])
-finally:
-    kernel_only = ("IPython", "ipywidgets", "pandas")
-    imported = sorted(m for m in sys.modules if m.partition(".")[0] in kernel_only)
-    print("parent imported:", imported, file=sys.stderr)
-"""
-
-
 def test_the_run_parent_imports_none_of_what_only_the_kernels_use(
     tmp_path: Path, service: SandboxServer
 ) -> None:
     _write(tmp_path / "01-kernel.ipynb", 'import sys\nprint("IPython" in sys.modules)')
     env = {k: v for k, v in os.environ.items() if k not in _service_env("")}
     env[ENV_BASE_URL] = service.base_url
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN_THEN_LIST_IMPORTS, "run", "--notebooks", str(tmp_path),
-         "--external"],
-        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=180, check=False,
-    )  # fmt: skip
+    args = ["run", "--notebooks", str(tmp_path), "--external"]
+    kernel_only = ["IPython", "ipywidgets", "pandas"]
+    done, imported = workbench_imports(args, kernel_only, cwd=tmp_path, env=env, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 of 1 flows passed" in done.stdout, done.stdout
-    assert done.stderr.splitlines()[-1] == "parent imported: []", done.stderr
+    assert imported == [], done.stderr
     executed = nbformat.read(tmp_path / "_executed" / "01-kernel.ipynb", as_version=4)
     assert executed.cells[0].outputs[0]["text"] == "True\n"  # the kernel has IPython
 
