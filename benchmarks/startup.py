@@ -23,7 +23,11 @@ wall time and of the measured process's CPU time (user + system; for a server, u
 first answer): on a machine shared with other work, wall times swing with the load and
 CPU times much less. Linux only (a server's CPU time is read from /proc).
 ``--here`` measures this checkout's own environment instead (no installs; quicker while
-working, but the dev environment's extra packages change the baseline). Run:
+working, but the dev environment's extra packages change the baseline).
+``--instructions`` counts, for the sandbox start, the instructions each command executes
+under valgrind's callgrind instead (once each, from the command to its first answer or
+the end of its imports): the same count whatever else the machine runs, so the ratios
+hold on a loaded machine too (needs valgrind: ``apt-get install valgrind``). Run:
 ``uv run python -m benchmarks.startup``. Not run by the tests.
 """
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import http.client
 import os
 import resource
@@ -264,42 +269,138 @@ def alternate(rounds: int, measured: dict[str, Callable[[], Run]]) -> list[Figur
 #: What every start of the sandbox imports before it can answer, whatever it does: the
 #: web framework, the database toolkit, the server. Timed alone for scale, not a target.
 STACK = "import fastapi, sqlalchemy, uvicorn"
+#: The same as the sandbox imports them (garbage collector off, see `workbench.cli.sandbox`),
+#: ended as soon as they are done: an interpreter's teardown is no part of a start.
+STACK_CODE = f"import gc; gc.disable(); {STACK}; import os; os._exit(0)"
+#: What is left of the stack without FastAPI: the floor of a sandbox on Starlette alone.
+NO_FASTAPI = "import pydantic, sqlalchemy, starlette.routing, uvicorn"
+NO_FASTAPI_CODE = f"import gc; gc.disable(); {NO_FASTAPI}; import os; os._exit(0)"
+
+
+@dataclass(frozen=True)
+class Start:
+    """A command timed in the sandbox-start comparison; ``port`` when it is a server."""
+
+    label: str
+    command: list[str]
+    port: int | None
+
+
+def start_commands(testing: Python, work: Path) -> Callable[[], list[Start]]:
+    """The bare start, the sandbox start and the stack's imports: new ports, a new file."""
+    count = iter(range(10_000))
+
+    def commands() -> list[Start]:
+        bare, sandbox = free_port(), free_port()
+        db = work / f"start-{next(count)}.db"  # a fresh file every time
+        python = functools.partial(testing.command, "python", "-c")
+        workbench = testing.command(
+            "workbench", "sandbox", "--port", str(sandbox), "--db", f"sqlite:///{db}",
+            "--no-reconciler",
+        )  # fmt: skip
+        return [
+            Start("bare uvicorn + Starlette", python(STARLETTE_APP, str(bare)), bare),
+            Start("workbench sandbox (fresh SQLite)", workbench, sandbox),
+            Start(STACK, python(STACK_CODE), None),
+            Start(NO_FASTAPI, python(NO_FASTAPI_CODE), None),
+        ]
+
+    return commands
+
+
+def _floor_lines(bare: float, sandbox: float, stack: float, no_fastapi: float) -> list[str]:
+    """How many bare starts the stack's imports take, and the sandbox beyond them."""
+    return [
+        f"  the stack's imports alone (collector off, to their end): {stack / bare:.2f} bare "
+        f"starts; without FastAPI: {no_fastapi / bare:.2f}",
+        f"  the sandbox beyond the stack's imports: {(sandbox - stack) / bare:.2f} bare starts "
+        f"(room the target leaves: {max(3 - stack / bare, 0):.2f})",
+    ]
 
 
 def sandbox_start(testing: Python, work: Path, rounds: int) -> None:
-    count = iter(range(10_000))
+    commands = start_commands(testing, work)
 
-    def bare() -> Run:
-        port = free_port()
-        command = testing.command("python", "-c", STARLETTE_APP, str(port))
-        return time_to_answer(command, port, testing.env, work)
+    def timed(index: int) -> Callable[[], Run]:
+        def run() -> Run:
+            start = commands()[index]
+            if start.port is None:
+                return time_to_exit(start.command, testing.env, work)
+            return time_to_answer(start.command, start.port, testing.env, work)
 
-    def sandbox() -> Run:
-        port = free_port()
-        db = work / f"start-{next(count)}.db"  # a fresh file every time
-        command = testing.command(
-            "workbench", "sandbox", "--port", str(port), "--db", f"sqlite:///{db}",
-            "--no-reconciler",
-        )  # fmt: skip
-        return time_to_answer(command, port, testing.env, work)
+        return run
 
-    def stack() -> Run:
-        return time_to_exit(testing.command("python", "-c", STACK), testing.env, work)
-
-    base, measured, imports = alternate(
-        rounds,
-        {
-            "bare uvicorn + Starlette": bare,
-            "workbench sandbox (fresh SQLite)": sandbox,
-            STACK: stack,
-        },
+    labels = [start.label for start in commands()]
+    base, measured, stack, no_fastapi = alternate(
+        rounds, {label: timed(index) for index, label in enumerate(labels)}
     )
     print("1. command to first answer (signed GET /sandbox/fixtures; cpu: the server's)")
     print(base.line())
     print(measured.line())
     print(f"  ratio {ratio(measured, base)} (target: at most 3)")
-    print(imports.line())
-    print(f"  for scale, the stack's imports alone against the bare start: {ratio(imports, base)}")
+    print(stack.line())
+    print(no_fastapi.line())
+    print(*_floor_lines(base.wall, measured.wall, stack.wall, no_fastapi.wall), sep="\n")
+
+
+def count_instructions(start: Start, env: dict[str, str], cwd: Path) -> int:
+    """Instructions ``start`` executes, to its first answer or its end, under callgrind.
+
+    A server's counters are dumped (``callgrind_control --dump``) once it has answered,
+    then it is killed: its shutdown is no part of a start.
+    """
+    valgrind, control = shutil.which("valgrind"), shutil.which("callgrind_control")
+    if valgrind is None or control is None:
+        raise SystemExit("--instructions needs valgrind: apt-get install valgrind")
+    with tempfile.TemporaryDirectory(prefix="wb-callgrind-") as out:
+        counted = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}/run.%p"]
+        process = subprocess.Popen(
+            [*counted, *start.command], cwd=cwd, env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            if start.port is None:
+                if process.wait() != 0:
+                    raise RuntimeError(f"{start.label} failed: {process.communicate()[1]}")
+                return _totals(Path(out) / f"run.{process.pid}")
+            while not _answers(start.port):
+                if process.poll() is not None:
+                    raise RuntimeError(f"{start.label} stopped: {process.communicate()[1]}")
+                time.sleep(0.05)
+            # callgrind_control finds the process by its pipes in TMPDIR: the same env.
+            dumped = subprocess.run(
+                [control, "--dump", str(process.pid)], env=env, capture_output=True, text=True
+            )
+            if dumped.returncode != 0 or "OK" not in dumped.stdout:
+                raise RuntimeError(f"callgrind_control: {dumped.stdout}{dumped.stderr}")
+            return _totals(Path(out) / f"run.{process.pid}.1")
+        finally:
+            process.kill()
+            process.wait()
+
+
+def _totals(dump: Path) -> int:
+    """The ``totals:`` line of a callgrind dump, waiting briefly for it to be written."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if dump.is_file():
+            for line in dump.read_text().splitlines():
+                if line.startswith("totals:"):
+                    return int(line.split()[1])
+        time.sleep(0.1)
+    raise RuntimeError(f"callgrind wrote no totals to {dump}")
+
+
+def sandbox_start_instructions(testing: Python, work: Path) -> None:
+    starts = start_commands(testing, work)()
+    print("1. command to first answer, in instructions (callgrind; one run each)")
+    counts = []
+    for start in starts:
+        counts.append(count_instructions(start, testing.env, work))
+        print(f"  {start.label:<56} {counts[-1] / 1e9:6.3f} billion")
+    base, measured, stack, no_fastapi = counts
+    print(f"  ratio {measured / base:.2f} (target: at most 3)")
+    print(*_floor_lines(base, measured, stack, no_fastapi), sep="\n")
 
 
 def client_import(core: Python, work: Path, rounds: int) -> None:
@@ -353,13 +454,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--here", action="store_true", help="measure this environment")
     parser.add_argument(
+        "--instructions", action="store_true", help="sandbox start: count instructions"
+    )
+    parser.add_argument(
         "--only", choices=["sandbox", "client", "pytest"], action="append", default=None
     )
     args = parser.parse_args()
     parts = args.only or ["sandbox", "client", "pytest"]
     with environments(args.here) as (core, testing), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        if "sandbox" in parts:
+        if "sandbox" in parts and args.instructions:
+            sandbox_start_instructions(testing, work)
+        elif "sandbox" in parts:
             sandbox_start(testing, work, args.rounds)
         if "client" in parts:
             client_import(core, work, args.rounds)
