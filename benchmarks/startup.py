@@ -269,43 +269,56 @@ def alternate(rounds: int, measured: dict[str, Callable[[], Run]]) -> list[Figur
 #: What every start of the sandbox imports before it can answer, whatever it does: the
 #: web framework, the database toolkit, the server. Timed alone for scale, not a target.
 STACK = "import fastapi, sqlalchemy, uvicorn"
-#: The same as the sandbox imports them (garbage collector off, see `workbench.cli.sandbox`),
-#: ended as soon as they are done: an interpreter's teardown is no part of a start.
-STACK_CODE = f"import gc; gc.disable(); {STACK}; import os; os._exit(0)"
 #: What is left of the stack without FastAPI: the floor of a sandbox on Starlette alone.
 NO_FASTAPI = "import pydantic, sqlalchemy, starlette.routing, uvicorn"
-NO_FASTAPI_CODE = f"import gc; gc.disable(); {NO_FASTAPI}; import os; os._exit(0)"
+
+
+def imports_only(imports: str) -> str:
+    """``imports`` as the sandbox makes them (garbage collector off, see
+    `workbench.cli.sandbox`), ended as soon as they are done: an interpreter's teardown
+    is no part of a start."""
+    return f"import gc; gc.disable(); {imports}; import os; os._exit(0)"
 
 
 @dataclass(frozen=True)
 class Start:
     """A command timed in the sandbox-start comparison; ``port`` when it is a server."""
 
-    label: str
     command: list[str]
     port: int | None
 
 
-def start_commands(testing: Python, work: Path) -> Callable[[], list[Start]]:
-    """The bare start, the sandbox start and the stack's imports: new ports, a new file."""
+def start_commands(testing: Python, work: Path) -> dict[str, Callable[[], Start]]:
+    """The bare start, the sandbox start and the stack's imports, in that order, by label;
+    each call makes its command afresh (a new port, a new database file)."""
     count = iter(range(10_000))
+    python = functools.partial(testing.command, "python", "-c")
 
-    def commands() -> list[Start]:
-        bare, sandbox = free_port(), free_port()
+    def bare() -> Start:
+        port = free_port()
+        return Start(python(STARLETTE_APP, str(port)), port)
+
+    def sandbox() -> Start:
+        port = free_port()
         db = work / f"start-{next(count)}.db"  # a fresh file every time
-        python = functools.partial(testing.command, "python", "-c")
-        workbench = testing.command(
-            "workbench", "sandbox", "--port", str(sandbox), "--db", f"sqlite:///{db}",
+        command = testing.command(
+            "workbench", "sandbox", "--port", str(port), "--db", f"sqlite:///{db}",
             "--no-reconciler",
         )  # fmt: skip
-        return [
-            Start("bare uvicorn + Starlette", python(STARLETTE_APP, str(bare)), bare),
-            Start("workbench sandbox (fresh SQLite)", workbench, sandbox),
-            Start(STACK, python(STACK_CODE), None),
-            Start(NO_FASTAPI, python(NO_FASTAPI_CODE), None),
-        ]
+        return Start(command, port)
 
-    return commands
+    def stack() -> Start:
+        return Start(python(imports_only(STACK)), None)
+
+    def no_fastapi() -> Start:
+        return Start(python(imports_only(NO_FASTAPI)), None)
+
+    return {
+        "bare uvicorn + Starlette": bare,
+        "workbench sandbox (fresh SQLite)": sandbox,
+        STACK: stack,
+        NO_FASTAPI: no_fastapi,
+    }
 
 
 def _floor_lines(bare: float, sandbox: float, stack: float, no_fastapi: float) -> list[str]:
@@ -319,20 +332,18 @@ def _floor_lines(bare: float, sandbox: float, stack: float, no_fastapi: float) -
 
 
 def sandbox_start(testing: Python, work: Path, rounds: int) -> None:
-    commands = start_commands(testing, work)
-
-    def timed(index: int) -> Callable[[], Run]:
+    def timed(make: Callable[[], Start]) -> Callable[[], Run]:
         def run() -> Run:
-            start = commands()[index]
+            start = make()
             if start.port is None:
                 return time_to_exit(start.command, testing.env, work)
             return time_to_answer(start.command, start.port, testing.env, work)
 
         return run
 
-    labels = [start.label for start in commands()]
+    makers = start_commands(testing, work)
     base, measured, stack, no_fastapi = alternate(
-        rounds, {label: timed(index) for index, label in enumerate(labels)}
+        rounds, {label: timed(make) for label, make in makers.items()}
     )
     print("1. command to first answer (signed GET /sandbox/fixtures; cpu: the server's)")
     print(base.line())
@@ -343,7 +354,7 @@ def sandbox_start(testing: Python, work: Path, rounds: int) -> None:
     print(*_floor_lines(base.wall, measured.wall, stack.wall, no_fastapi.wall), sep="\n")
 
 
-def count_instructions(start: Start, env: dict[str, str], cwd: Path) -> int:
+def count_instructions(label: str, start: Start, env: dict[str, str], cwd: Path) -> int:
     """Instructions ``start`` executes, to its first answer or its end, under callgrind.
 
     A server's counters are dumped (``callgrind_control --dump``) once it has answered,
@@ -361,11 +372,11 @@ def count_instructions(start: Start, env: dict[str, str], cwd: Path) -> int:
         try:
             if start.port is None:
                 if process.wait() != 0:
-                    raise RuntimeError(f"{start.label} failed: {process.communicate()[1]}")
+                    raise RuntimeError(f"{label} failed: {process.communicate()[1]}")
                 return _totals(Path(out) / f"run.{process.pid}")
             while not _answers(start.port):
                 if process.poll() is not None:
-                    raise RuntimeError(f"{start.label} stopped: {process.communicate()[1]}")
+                    raise RuntimeError(f"{label} stopped: {process.communicate()[1]}")
                 time.sleep(0.05)
             # callgrind_control finds the process by its pipes in TMPDIR: the same env.
             dumped = subprocess.run(
@@ -392,12 +403,11 @@ def _totals(dump: Path) -> int:
 
 
 def sandbox_start_instructions(testing: Python, work: Path) -> None:
-    starts = start_commands(testing, work)()
     print("1. command to first answer, in instructions (callgrind; one run each)")
     counts = []
-    for start in starts:
-        counts.append(count_instructions(start, testing.env, work))
-        print(f"  {start.label:<56} {counts[-1] / 1e9:6.3f} billion")
+    for label, make in start_commands(testing, work).items():
+        counts.append(count_instructions(label, make(), testing.env, work))
+        print(f"  {label:<56} {counts[-1] / 1e9:6.3f} billion")
     base, measured, stack, no_fastapi = counts
     print(f"  ratio {measured / base:.2f} (target: at most 3)")
     print(*_floor_lines(base, measured, stack, no_fastapi), sep="\n")
