@@ -1,7 +1,8 @@
 """`AddressRateLimit`: token buckets per client address on the routes that take no signature.
 
 The buyer-facing routes (``GET /v1/payments/{id}/public-status``, the portal under
-``/v1/public/``, the hosted pages under ``/checkout/``) have no API key to count by; a
+``/v1/public/``, the hosted pages under ``/checkout/``) and the making of merchants
+(``/sandbox/merchants``) have no API key to count by; a
 caller there is counted by the address it connects from (the peer of the TCP
 connection: a forwarding header is anyone's to write). Past the limit the answer is
 429 ``SVC-GW-1004`` in the envelope, with ``Retry-After``.
@@ -40,6 +41,7 @@ __all__ = [
 #: touch no database, are not).
 LIMITED_ROUTES = re.compile(
     r"^/v1/payments/[^/]+/public-status$|^/v1/public/|^/checkout(?:/(?!static/)|$)"
+    r"|^/sandbox/merchants$"
 )
 
 _B = tables.address_buckets

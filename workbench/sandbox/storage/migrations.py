@@ -77,11 +77,21 @@ def _v3_address_buckets(conn: sa.Connection) -> None:
     metadata.tables["address_buckets"].create(conn)
 
 
+def _v4_merchant_creation_time(conn: sa.Connection) -> None:
+    """Version 4: a merchant records when it was made (merchants on demand, issue 43).
+    The secrets stored in clear are sealed by the sandbox when it opens the database
+    (`workbench.sandbox.merchant_secrets.seal_plain_secrets`: the key is not storage's)."""
+    column = metadata.tables["merchants"].c.created_at
+    kind = column.type.compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE merchants ADD COLUMN created_at {kind}")
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
 STEPS: Mapping[int, Step] = {
     2: _v2_card_length_and_unsettled_money,
     3: _v3_address_buckets,
+    4: _v4_merchant_creation_time,
 }
 
 #: The schema this code creates and serves.
