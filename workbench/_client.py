@@ -75,7 +75,7 @@ class Client(SyncAPIClient):
     sessions: Sessions
     subscriptions: Subscriptions
     portal: Portal
-    sandbox: Sandbox
+    sandbox: Sandbox[Client]
 
     def __init__(
         self,
@@ -144,7 +144,7 @@ class AsyncClient(AsyncAPIClient):
     sessions: AsyncSessions
     subscriptions: AsyncSubscriptions
     portal: AsyncPortal
-    sandbox: AsyncSandbox
+    sandbox: AsyncSandbox[AsyncClient]
 
     def __init__(
         self,

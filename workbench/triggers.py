@@ -293,10 +293,12 @@ def _subscribe(
     interval: tuple[str, int] = _MONTHLY,
 ) -> Subscription:
     fixtures = run.fixtures()
+    # The merchant's own first customer (a merchant made on demand has its own ids).
+    customer = fixtures.customers[0].id if fixtures.customers else _CUSTOMER
     unit, count = interval
     sub = run.client.subscriptions.create(
         store_id=fixtures.store_id,
-        customer_id=_CUSTOMER,
+        customer_id=customer,
         amount_minor=_AMOUNT,
         interval_count=count,
         interval_unit=unit,
@@ -306,7 +308,7 @@ def _subscribe(
     )
     run.object_id = sub.id
     plan = f"{format_try(_AMOUNT)} every {count} {unit} with {token}"
-    run.say(f"subscribe {_CUSTOMER} to {plan}: {sub.id} {sub.status}")
+    run.say(f"subscribe {customer} to {plan}: {sub.id} {sub.status}")
     return sub
 
 
