@@ -300,9 +300,8 @@ def _admin_banner(config: SandboxConfig, made: str | None) -> None:
     if not config.beyond_loopback:
         return
     if made:
-        click.echo(
-            f"admin token (shown once; send as Authorization: Bearer to /sandbox/merchants): {made}"
-        )
+        click.echo(f"admin token (shown once): {made}")
+        click.echo("  send it as Authorization: Bearer <token> to make or delete merchants")
     elif config.admin_token:
         click.echo("merchants: made, listed and deleted with the admin token given")
     else:

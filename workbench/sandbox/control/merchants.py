@@ -32,7 +32,7 @@ from sqlalchemy.sql.ddl import sort_tables
 
 from workbench.sandbox import tables
 from workbench.sandbox.clock import iso
-from workbench.sandbox.fixtures import BUILT_IN_MERCHANTS, customers_for, reseed_customers
+from workbench.sandbox.fixtures import BUILT_IN_MERCHANTS, customers_for
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.merchant_secrets import seal_secret_key, seal_webhook_secret
 from workbench.sandbox.payments import expiry
@@ -125,14 +125,36 @@ def create_merchant(
             revoked=False,
         )
     )
-    reseed_customers(conn, merchant_id)
+    customers = customers_for(merchant_id)
+    # A new merchant has none yet: its customers and cards in two statements, not the
+    # look-up per row a reset's reseeding makes.
+    conn.execute(
+        sa.insert(tables.customers),
+        [
+            {"id": c.id, "merchant_id": merchant_id, "name": c.name, "email": c.email}
+            for c in customers
+        ],
+    )
+    conn.execute(
+        sa.insert(tables.saved_cards),
+        [
+            {
+                "merchant_id": merchant_id,
+                "customer_id": c.id,
+                "token": token,
+                "is_default": index == 0,
+            }
+            for c in customers
+            for index, token in enumerate(c.cards)
+        ],
+    )
     return NewMerchant(
         merchant_id,
         shown,
         store_id,
         api_key,
         now,
-        tuple(c.id for c in customers_for(merchant_id)),
+        tuple(c.id for c in customers),
         secret_key,
         webhook_secret,
     )
