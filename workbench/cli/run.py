@@ -109,6 +109,13 @@ def _notebooks_folder(
     ),
 )
 @click.option(
+    "--base-url",
+    default=None,
+    help="Run against the sandbox already running at this address (a persistent or a "
+    "team's one) instead of starting one: each notebook makes a merchant of its own "
+    "there, so the run leaves every other merchant's data and clock as they were.",
+)
+@click.option(
     "--update-stored",
     is_flag=True,
     help="Write outputs back into the notebooks (regenerates what nbval and the guide show).",
@@ -134,6 +141,7 @@ def _notebooks_folder(
 def run(
     folder: Path | None,
     external: bool,
+    base_url: str | None,
     update_stored: bool,
     junit_path: Path | None,
     json_path: Path | None,
@@ -171,11 +179,13 @@ def run(
     if not notebooks:
         click.echo(f"No flow notebooks found in {source}/: no flow ran.", err=True)
         raise SystemExit(1)
+    if external and base_url:
+        raise click.UsageError("--external and --base-url are exclusive: choose one")
     try:
-        settings = Settings.load()
+        settings = Settings.load(base_url=base_url)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
-    if external:
+    if external or base_url:
         reason = _unreachable(settings.base_url)
         if reason is not None:
             click.echo(
@@ -193,6 +203,9 @@ def run(
             echo(
                 f"Using the service at {base_url}; notebooks that call client.sandbox.* are skipped"
             )
+        elif base_url:
+            base_url = settings.base_url
+            echo(f"Using the sandbox at {base_url}; each notebook makes a merchant of its own")
         else:
             base_url = stack.enter_context(_embedded_sandbox(settings, Path(tmp)))
             echo(f"Embedded sandbox listening at {base_url}")
