@@ -143,3 +143,20 @@ def test_trigger_acts_on_the_merchant_whose_keys_it_is_given(
         ]
     with Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, server.base_url) as demo:
         assert len(demo.sandbox.events().items) == before
+
+
+def test_listen_verifies_with_the_webhook_secret_of_the_merchant_whose_keys_it_has(
+    server: SandboxServer,
+) -> None:
+    from workbench.cli.listen import _resolve_secret
+    from workbench.config import Settings
+
+    values = _exported(_run(server, "merchants", "create", "--env")[1])
+    settings = Settings.load(
+        base_url=server.base_url,
+        api_key=values["WORKBENCH_API_KEY"],
+        secret_key=values["WORKBENCH_SECRET_KEY"],
+        env={},
+        dotenv_path=None,
+    )
+    assert _resolve_secret(None, settings) == values["WORKBENCH_WEBHOOK_SECRET"]

@@ -244,3 +244,13 @@ def test_a_pass_over_every_merchant_visits_only_those_with_work_pending(
         leased = set(conn.execute(sa.select(tables.leases.c.name)).scalars())
     assert lease_name(busy["merchantId"]) in leased
     assert not {lease_name(m) for m in idle} & leased
+
+
+def test_making_merchants_is_counted_per_client_address(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    server = sandbox_with(public_rate_limit_per_second=0.01, public_rate_limit_burst=2)
+    answers = [httpx2.post(f"{server.base_url}/sandbox/merchants") for _ in range(3)]
+    assert [a.status_code for a in answers[:2]] == [201, 201]
+    assert_envelope(answers[2], 429, "SVC-GW-1004")
+    assert int(answers[2].headers["retry-after"]) >= 1
