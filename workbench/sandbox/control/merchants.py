@@ -230,7 +230,11 @@ def delete_merchant(
     """
     if merchant_id in BUILT_IN_MERCHANTS:
         raise BuiltInMerchant(merchant_id)
-    if not merchant_exists(conn, merchant_id):
+    m = tables.merchants
+    # Its row locked first (PostgreSQL): a write of another transaction that names the
+    # merchant waits for this one instead of slipping in between two of its deletes.
+    locked = sa.select(m.c.id).where(m.c.id == merchant_id).with_for_update()
+    if conn.execute(locked).first() is None:
         return None
     expiry.forget_lifetime(conn, merchant_id)
     deleted: dict[str, int] = {}
