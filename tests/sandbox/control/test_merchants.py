@@ -20,8 +20,11 @@ from tests.sandbox.bodies import charge_body
 from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxServer, tables
+from workbench.sandbox.clock import wall_now
+from workbench.sandbox.control.merchants import create_merchant
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, OTHER_MERCHANT_ID
 from workbench.sandbox.reconciler import lease_name
+from workbench.sandbox.sealing import Sealer, new_key
 
 
 def _create(server: SandboxServer, **body: Any) -> dict[str, Any]:
@@ -254,3 +257,33 @@ def test_making_merchants_is_counted_per_client_address(
     assert [a.status_code for a in answers[:2]] == [201, 201]
     assert_envelope(answers[2], 429, "SVC-GW-1004")
     assert int(answers[2].headers["retry-after"]) >= 1
+
+
+class _FailingSealer(Sealer):
+    """Seals the first secret, then fails: a creation that breaks midway."""
+
+    def __init__(self) -> None:
+        super().__init__(new_key())
+        self.sealed = 0
+
+    def seal_text(self, secret: str, context: str) -> str:
+        self.sealed += 1
+        if self.sealed > 1:
+            raise RuntimeError("the second secret cannot be sealed")
+        return super().seal_text(secret, context)
+
+
+def test_a_creation_that_fails_midway_leaves_nothing(server: SandboxServer) -> None:
+    db = server.sandbox.db
+
+    def counts() -> dict[str, int]:
+        with db.read() as conn:
+            return {
+                t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
+                for t in (tables.merchants, tables.stores, tables.api_keys, tables.customers)
+            }
+
+    before = counts()
+    with pytest.raises(RuntimeError, match="second secret"), db.write() as conn:
+        create_merchant(conn, "half", _FailingSealer(), wall_now())
+    assert counts() == before
