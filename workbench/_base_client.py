@@ -29,6 +29,7 @@ from workbench._auth import SigningAuth
 from workbench._exceptions import (
     APIConnectionError,
     APITimeoutError,
+    SignatureError,
     UnexpectedResponseError,
     make_api_error,
 )
@@ -49,7 +50,7 @@ from workbench._unreachable import (
     permanent,
 )
 from workbench._version import __version__
-from workbench.config import Settings, mask_key
+from workbench.config import Settings, mask_key, mask_secret
 
 if TYPE_CHECKING:
     from workbench.models._base import APIObject
@@ -429,7 +430,10 @@ class BaseClient:
         )
         self._notify(info, body)
         if not response.is_success:
-            raise make_api_error(response, retries=retries)
+            error = make_api_error(response, retries=retries)
+            if isinstance(error, SignatureError) and call.options.signed:
+                error.likely_cause = self._key_pair_mismatch()
+            raise error
         if not isinstance(body, dict):
             raise UnexpectedResponseError(
                 code="",
@@ -442,6 +446,16 @@ class BaseClient:
         result = cast_to.model_validate(body)
         result._response = info
         return result
+
+    def _key_pair_mismatch(self) -> str:
+        """Why a request this client signed can fail SVC-GW-1002: the canonical string
+        it signed is the one the service rebuilds, so the secret key is the suspect."""
+        return (
+            "this client signed the request itself, so the canonical string is right: the "
+            f"secret key ({mask_secret(self._settings.secret_key)}) most likely does not "
+            f"belong to the API key ({mask_key(self._settings.api_key)}); use the key pair "
+            "issued together for this environment"
+        )
 
     def _notify(self, info: ResponseInfo, body: Any) -> None:
         for observer in list(self._observers):

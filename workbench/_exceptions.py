@@ -190,7 +190,19 @@ class TimestampError(AuthenticationError):
 
 
 class SignatureError(AuthenticationError):
-    """SVC-GW-1002: X-Signature does not match the request."""
+    """SVC-GW-1002: X-Signature does not match the request.
+
+    Attributes:
+        likely_cause: set when this client signed the request itself (its canonical
+            string is then right): the key pair most likely does not match, said with
+            both keys masked. ``None`` for an error built from a response alone.
+    """
+
+    likely_cause: str | None = None
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return f"{text}; {self.likely_cause}" if self.likely_cause else text
 
 
 class APIKeyError(AuthenticationError):
