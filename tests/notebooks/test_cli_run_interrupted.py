@@ -79,7 +79,7 @@ def test_ctrl_c_prints_one_line_and_the_finished_flows_and_exits_130(tmp_path: P
 
     assert process.returncode == INTERRUPTED_EXIT_STATUS == 130, stdout + stderr
     assert stderr.splitlines() == [
-        "Interrupted (Ctrl-C): 1 of 3 flows finished; not finished: 02-long, 03-last"
+        "Interrupted (Ctrl-C): 1 of 3 flows finished, 2 did not (02-long and 1 after it)"
     ]
     assert "Traceback" not in stdout
     table = stdout[stdout.index("flow ") :].splitlines()

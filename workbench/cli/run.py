@@ -151,13 +151,12 @@ def _interrupted(
     echo: Callable[[str], None],
 ) -> None:
     """Ctrl-C's one line, then the summary of the flows that finished before it."""
-    unfinished = ", ".join(p.stem for p in stop.unfinished) or "none"
-    total = len(results) + len(stop.unfinished)
-    click.echo(
-        f"Interrupted (Ctrl-C): {len(results)} of {total} flows finished; "
-        f"not finished: {unfinished}",
-        err=True,
-    )
+    left = len(stop.unfinished)
+    line = f"Interrupted (Ctrl-C): {len(results)} of {len(results) + left} flows finished"
+    if left:
+        after = f" and {left - 1} after it" if left > 1 else ""
+        line += f", {left} did not ({stop.unfinished[0].stem}{after})"
+    click.echo(line, err=True)
     if results:
         _table(results, output_dir, echo)
 
