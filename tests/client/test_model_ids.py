@@ -66,19 +66,23 @@ def _id_field(model: type[APIObject]) -> str:
 
 
 def _table() -> dict[str, tuple[str, list[str]]]:
+    """The table's rows: ``| `Name` | `.id`: `field` ...<br>amounts: `a`, `b` |``."""
     text = PAGE.read_text(encoding="utf-8")
     section = text[text.index("## Ids and amounts") :]
     rows = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 3 or not cells[0].startswith("`"):
+        if len(cells) != 2 or not cells[0].startswith("`"):
             continue
-        name = cells[0].strip("`")
-        id_field = re.match(r"`(\w+)`", cells[1])
+        id_part, amounts_part = cells[1].split("<br>")
+        id_field = re.match(r"`\.id`: `(\w+)`", id_part)
         assert id_field, line
-        amounts = re.findall(r"`(\w+)`", cells[2])
-        assert amounts or cells[2] == "none", line
-        rows[name] = (id_field[1], amounts)
+        if amounts_part == "no amount":
+            amounts = []
+        else:
+            assert amounts_part.startswith("amounts: "), line
+            amounts = re.findall(r"`(\w+)`", amounts_part)
+        rows[cells[0].strip("`")] = (id_field[1], amounts)
     return rows
 
 
