@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 import httpx2
@@ -266,6 +266,7 @@ def run(
     staging = folder / f"{STAGING_PREFIX}{os.getpid()}-{started:%Y%m%dT%H%M%S}"
     staging.mkdir(parents=True)
     interrupted: RunInterrupted | None = None
+    ctrl_c: Any = None  # SIGINT's handler while the sandbox stops after a Ctrl-C
     results: list[FlowResult] = []
     try:
         with contextlib.ExitStack() as stack:
@@ -300,9 +301,13 @@ def run(
             except RunInterrupted as exc:
                 interrupted = exc
                 results = exc.finished
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let it finish
+                # A second Ctrl-C while the sandbox stops would print its traceback.
+                ctrl_c = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:  # before the first notebook: the sandbox was starting
         interrupted = RunInterrupted([], notebooks)
+    finally:
+        if ctrl_c is not None:
+            signal.signal(signal.SIGINT, ctrl_c)
     results = [_moved(r, output_dir) for r in results]
     if interrupted is not None:
         _interrupted(interrupted, results, output_dir, echo)
