@@ -20,6 +20,7 @@ import httpx2
 
 from workbench._extras import require
 from workbench._transport import default_ssl_context
+from workbench._unreachable import describe_failure
 from workbench.cli._run_reports import exit_status, json_summary, junit_xml, write_json
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, ConfigError, Settings
 from workbench.notebook.shipped import discover, shipped_folder
@@ -48,6 +49,8 @@ def _unreachable(base_url: str, timeout: float = REACHABLE_TIMEOUT) -> str | Non
         httpx2.get(base_url, timeout=timeout, verify=default_ssl_context())
     except httpx2.TimeoutException:
         return f"no answer within {timeout:g} s"
+    except httpx2.TransportError as exc:
+        return describe_failure(exc, exc.request.url)
     except (httpx2.HTTPError, httpx2.InvalidURL) as exc:
         return str(exc) or type(exc).__name__
     return None
