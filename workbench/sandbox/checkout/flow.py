@@ -137,13 +137,20 @@ def _caller(session: Row, request_id: str) -> Caller:
     )
 
 
+def _back_link(session: Row) -> str | None:
+    """Where an ended page links back to: the merchant's ``returnUrl``; none for a card
+    update, whose return is the buyer's portal (its address is the subscription's bearer,
+    and anyone holding the session id may open an ended page)."""
+    return None if session.mode == "card_update_only" else session.return_url
+
+
 def _state(conn: sa.Connection, session: Row | None) -> Ended | None:
     if session is None:
         return Ended("missing")
     if session.status == "completed":
-        return Ended("completed", session.return_url)
+        return Ended("completed", _back_link(session))
     if session.status == "expired" or session.expires_at <= business_now(conn, session.merchant_id):
-        return Ended("expired", session.return_url)
+        return Ended("expired", _back_link(session))
     return None
 
 
@@ -154,9 +161,9 @@ def _locked(conn: sa.Connection, session_id: str) -> Row | None:
 def _open(conn: sa.Connection, session_id: str) -> Row | Redirect | Ended:
     """The session, locked, while it can still be paid; else where its page goes instead:
     back to ``returnUrl`` once completed (a second submit charges nothing), or the
-    expired / missing page."""
+    completed (a card update: no link to the portal), expired or missing page."""
     session = _locked(conn, session_id)
-    if session is not None and session.status == "completed":
+    if session is not None and session.status == "completed" and _back_link(session):
         return Redirect(_outcome_url(session, _completed_with(conn, session)))
     ended = _state(conn, session)
     if ended is not None or session is None:
