@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from workbench.sandbox.return_urls import check_return_url
 from workbench.spec import limits
 from workbench.spec.ids import UUID4_PATTERN
 
@@ -80,13 +81,14 @@ Url = Annotated[
     AfterValidator(_parsable_url),
 ]
 #: ``returnUrl``: any absolute http(s) URL, non-ASCII path, query and host included (an
-#: IRI such as ``https://çiçek.example/sipariş``); no spaces or control characters. The
-#: redirect to it is percent-encoded (`workbench.sandbox.checkout.flow.result_url`).
+#: IRI such as ``https://çiçek.example/sipariş``); no spaces or control characters, no
+#: backslash, no user info, read as a browser reads it (`return_urls.check_return_url`).
+#: The redirect to it is that reading, percent-encoded (`return_urls.with_params`).
 #: ``callbackUrl`` stays `Url` (ASCII): its path is signed on every webhook.
 ReturnUrl = Annotated[
     str,
-    Field(min_length=8, max_length=2048, pattern=r"^https?://[^\x00-\x20\x7f-\x9f]+$"),
-    AfterValidator(_parsable_url),
+    Field(min_length=8, max_length=2048, pattern=r"^https?://[^\x00-\x20\x7f-\x9f\\]+$"),
+    AfterValidator(check_return_url),
 ]
 Identifier = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]
 
