@@ -3,8 +3,8 @@
 ``http://shop.example\\@evil.example/back`` was accepted as ``shop.example`` and then
 sent as ``http://shop.example%5C@evil.example/back``, host ``evil.example`` to a browser.
 A backslash and user info are refused now; what is accepted is sent back as the WHATWG
-parser reads it, its query as written (``?@shop.example/`` was rewritten) and its
-fragment kept (it was dropped). Generated URLs check that the address sent is read with
+parser reads it, its query as written (``?@shop.example/`` was rewritten as
+``?%40shop.example%2F=``) and its fragment kept. Generated URLs check that the address sent is read with
 the same host by the WHATWG parser and by Python's ``urlsplit``, with the query and
 fragment kept.
 """
