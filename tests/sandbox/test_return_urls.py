@@ -4,9 +4,9 @@
 sent as ``http://shop.example%5C@evil.example/back``, host ``evil.example`` to a browser.
 A backslash and user info are refused now; what is accepted is sent back as the WHATWG
 parser reads it, its query as written (``?@shop.example/`` was rewritten as
-``?%40shop.example%2F=``) and its fragment kept. Generated URLs check that the address sent is read with
-the same host by the WHATWG parser and by Python's ``urlsplit``, with the query and
-fragment kept.
+``?%40shop.example%2F=``) and its fragment kept. Generated URLs check that the address
+sent is read with the same host by the WHATWG parser and by Python's ``urlsplit``, with
+the query and fragment kept.
 """
 
 from __future__ import annotations

@@ -52,8 +52,10 @@ class _Route:
 def _declared(routes: Sequence[BaseRoute]) -> list[_Route]:
     found: list[_Route] = []
     for route in routes:
-        # FastAPI keeps an included router's routes whole: look inside it.
-        inner = getattr(getattr(route, "original_router", None), "routes", None)
+        # FastAPI keeps an included router's routes whole: look inside it. Read from the
+        # instance's own attributes: a lazy route builds itself when asked for another.
+        kept = getattr(route, "__dict__", {})
+        inner = getattr(kept.get("original_router"), "routes", None)
         if inner is not None:
             found += _declared(inner)
             continue
