@@ -59,6 +59,9 @@ ENV_STRICT_REPLAY = "WORKBENCH_SANDBOX_STRICT_REPLAY"
 ENV_MAX_HEADER_BYTES = "WORKBENCH_SANDBOX_MAX_HEADER_BYTES"
 ENV_HEADER_TIMEOUT = "WORKBENCH_SANDBOX_HEADER_TIMEOUT"
 ENV_HTTP = "WORKBENCH_SANDBOX_HTTP"
+ENV_BODY_TIMEOUT = "WORKBENCH_SANDBOX_BODY_TIMEOUT"
+ENV_MIN_BODY_RATE = "WORKBENCH_SANDBOX_MIN_BODY_RATE"
+ENV_MAX_CONNECTIONS = "WORKBENCH_SANDBOX_MAX_CONNECTIONS_PER_ADDRESS"
 #: How long a worker may take to answer uvicorn's health check (starting, or busy)
 #: before it is killed and replaced: a start under load takes far longer than the default 5 s.
 WORKER_HEALTHCHECK_SECONDS = 120
@@ -152,6 +155,9 @@ def _worker_limits() -> HttpLimits:
         max_header_bytes=int(os.environ[ENV_MAX_HEADER_BYTES]),
         header_timeout=float(os.environ[ENV_HEADER_TIMEOUT]),
         implementation=os.environ[ENV_HTTP],
+        body_timeout=float(os.environ[ENV_BODY_TIMEOUT]),
+        min_body_rate=int(os.environ[ENV_MIN_BODY_RATE]),
+        max_connections_per_address=int(os.environ[ENV_MAX_CONNECTIONS]),
     )
 
 
@@ -411,6 +417,21 @@ def _reset(db_url: str, yes: bool) -> None:
     "(0: no limit).  [default: 10]",
 )
 @click.option(
+    "--body-timeout",
+    default=None,
+    type=click.FloatRange(0),
+    help="Seconds a request body may take once its headers are complete before the "
+    "connection is closed (0: no limit); a body slower than 1024 bytes a second on "
+    "average after 2 s is closed too.  [default: 10]",
+)
+@click.option(
+    "--max-connections-per-address",
+    default=None,
+    type=click.IntRange(0),
+    help="Connections one client address may hold open at once, per worker; one more "
+    "is answered 429 and closed (0: no cap).  [default: 256]",
+)
+@click.option(
     "--keep-alive",
     default=None,
     type=click.IntRange(1),
@@ -457,6 +478,8 @@ def sandbox(
     strict_replay: bool,
     max_header_bytes: int | None,
     header_timeout: float | None,
+    body_timeout: float | None,
+    max_connections_per_address: int | None,
     keep_alive: int | None,
     reset: bool,
     yes: bool,
@@ -514,6 +537,10 @@ def sandbox(
         config.max_header_bytes = max_header_bytes
     if header_timeout is not None:
         config.header_timeout_seconds = header_timeout
+    if body_timeout is not None:
+        config.body_timeout_seconds = body_timeout
+    if max_connections_per_address is not None:
+        config.max_connections_per_address = max_connections_per_address
     if keep_alive is not None:
         config.keep_alive_seconds = keep_alive
     config.http_implementation = http_implementation
@@ -549,6 +576,9 @@ def sandbox(
     os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)
     os.environ[ENV_HEADER_TIMEOUT] = str(config.header_timeout_seconds)
     os.environ[ENV_HTTP] = config.http_implementation
+    os.environ[ENV_BODY_TIMEOUT] = str(config.body_timeout_seconds)
+    os.environ[ENV_MIN_BODY_RATE] = str(config.min_body_rate)
+    os.environ[ENV_MAX_CONNECTIONS] = str(config.max_connections_per_address)
     limits["http"] = "workbench.cli.sandbox:protocol_from_environment"
     click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
     serve(
