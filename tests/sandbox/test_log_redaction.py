@@ -7,13 +7,13 @@ as its third argument; `RedactedAccessLog` rewrites it in place.
 from __future__ import annotations
 
 import logging
-import uuid
 
 import pytest
 
 from workbench.sandbox.redaction import RedactedAccessLog, redact_path
 
-SESSION = str(uuid.uuid4())
+# A fixed id: xdist workers must collect the same parameter ids.
+SESSION = "33ea0b66-f840-4005-843f-dfc7c98954bb"
 
 
 @pytest.mark.parametrize(
