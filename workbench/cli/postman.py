@@ -27,8 +27,8 @@ def postman(output: Path | None, base_url: str) -> None:
     """Write a Postman collection (v2.1) of every endpoint, signed by a pre-request script.
 
     Import it in Postman (File > Import) or run it with newman:
-    ``newman run collection.json --env-var baseUrl=... --env-var apiKey=...
-    --env-var secretKey=...``. baseUrl defaults to the local sandbox; the keys are empty,
+    `newman run collection.json --env-var baseUrl=... --env-var apiKey=...
+    --env-var secretKey=...`. baseUrl defaults to the local sandbox; the keys are empty,
     never read from the environment. With no keys, the run makes a scratch merchant
     first and deletes it last; with keys given, it works in that merchant and never
     resets or deletes anything of it. Requests are in the order a run needs (each keeps
