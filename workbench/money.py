@@ -1,11 +1,13 @@
 """Money in integer kuruş, shown in lira: `Decimal` only, never float.
 
+```pycon
 >>> format_try(123456)
 '1.234,56 TL'
 >>> to_kurus("1.234,56")
 123456
 >>> split_installments(125050, 3)
 (41684, 41683, 41683)
+```
 """
 
 from __future__ import annotations
