@@ -103,9 +103,10 @@ def _private_tmpdir(request: pytest.FixtureRequest) -> Iterator[None]:
 #: fixtures' sake (each worker would build its own otherwise); the value names the unit.
 _ONE_WORKER = {
     "tests/browser/": "browser",
-    # The guide is built once per run for every worker (tests/docs/site.py); these three
+    # The guide is built once per run for every worker (tests/docs/site.py); these four
     # files read one load of each page (the `visits` fixture of tests/docs/conftest.py).
     "tests/docs/test_browser.py": "docs-browser",
+    "tests/docs/test_code_blocks.py": "docs-browser",
     "tests/docs/test_notebook_pages.py": "docs-browser",
     "tests/docs/test_images.py": "docs-browser",
     "tests/docs/test_recipes.py": "docs-recipes",
