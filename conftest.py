@@ -156,6 +156,7 @@ _EXPECTED_SECONDS = {
     "tests/sandbox/subscriptions/test_cancel_during_renewal.py": 8.0,
     "tests/sandbox/subscriptions/test_portal_link_at_rest.py": 7.0,
     "tests/notebooks/test_nbval_breakage.py": 12.0,
+    "tests/notebooks/test_lab_forms.py": 20.0,  # JupyterLab, a kernel and Chromium
     "tests/browser/": 1.5,
     # One unit with test_images and test_notebook_pages (one load of each page for the
     # three, the `visits` fixture of tests/docs/conftest.py): about 25 s in all.
