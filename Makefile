@@ -16,7 +16,7 @@ export UV_PYTHON_DOWNLOADS := never
 # which doubled the start of each and cost the suite about a third of its time.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench wheel clean translations
+.PHONY: run sandbox test coverage lint typecheck docs docs-gen docs-serve pytest isolation browser signing-tools prism newman lab notebooks bench wheel clean translations
 
 # uv's wheel is its binary: pip puts it in .tools/bin/ without a virtual environment of
 # its own (whose pip, set up first, took two thirds of a fresh clone's first step).
@@ -92,6 +92,11 @@ prism: signing-tools
 # newman (pinned in tools/newman/), for the test that runs `workbench postman`'s collection.
 newman: signing-tools
 	@bash scripts/ensure-newman
+
+# The local sandbox in the foreground, at http://127.0.0.1:8765 (the client's default), for
+# the README's first example and your own code; Ctrl-C stops it.
+sandbox: $(STAMP)
+	$(RUN) workbench sandbox
 
 lab: $(STAMP)
 	$(RUN) workbench lab

@@ -258,7 +258,19 @@ def exceptions_table() -> str:
             raised.append(
                 "no HTTP answer: timed out" if cls is _exc.APITimeoutError else "no HTTP answer"
             )
-            retry.append("yes, under the same `Idempotency-Key` (the client does)")
+            retry.append(
+                "yes, under the same `Idempotency-Key` (the client does); a failed TLS handshake no"
+            )
+        elif cls is _exc.UnexpectedResponseError:
+            later = sorted(
+                s
+                for s in range(400, 600)
+                if _exc.UnexpectedResponseError(
+                    code="", message="", request_id=None, http_status=s
+                ).retryable
+            )
+            raised.append("an answer whose body is not JSON: another server than the API")
+            retry.append(f"{', '.join(map(str, later))} yes, other statuses no")
         elif not raised:
             raised.append("base class, not raised by itself" if depth < 2 else "its subclasses")
             retry.append("see its subclasses")

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         ThreeDSecureAssertionError,
         ThreeDSecureFailedError,
         TimestampError,
+        UnexpectedResponseError,
         WorkbenchError,
     )
     from workbench._response import ResponseInfo
@@ -94,6 +95,7 @@ __all__ = [
     "ThreeDSecureFailedError",
     "TimestampError",
     "Tracker",
+    "UnexpectedResponseError",
     "WaitTimeout",
     "WebhookListener",
     "WorkbenchError",
@@ -140,6 +142,7 @@ _EXPORTS = LazyExports(
             "ThreeDSecureAssertionError",
             "ThreeDSecureFailedError",
             "TimestampError",
+            "UnexpectedResponseError",
             "WorkbenchError",
         ),
         "workbench._response": ("ResponseInfo",),

@@ -28,8 +28,9 @@ import httpx2
 from workbench._auth import SigningAuth
 from workbench._exceptions import (
     APIConnectionError,
-    APIError,
     APITimeoutError,
+    SignatureError,
+    UnexpectedResponseError,
     make_api_error,
 )
 from workbench._logs import configure_logging
@@ -42,8 +43,14 @@ from workbench._transport import (
     default_ssl_context,
     proxy_routes,
 )
+from workbench._unreachable import (
+    GATEWAY_STATUSES,
+    describe_failure,
+    describe_foreign_body,
+    permanent,
+)
 from workbench._version import __version__
-from workbench.config import Settings, mask_key
+from workbench.config import Settings, mask_key, mask_secret
 
 if TYPE_CHECKING:
     from workbench.models._base import APIObject
@@ -357,6 +364,8 @@ class BaseClient:
             code = str(body.get("code") or "")
         if retries >= call.retry.max_retries:
             return None, code
+        if body is None and response.status_code not in GATEWAY_STATUSES:
+            return None, code  # not the API answering: the same address answers the same
         if not call.retry.should_retry_response(response, code):
             return None, code
         return call.retry.delay(retries, response), code
@@ -388,10 +397,10 @@ class BaseClient:
         self, exc: httpx2.TransportError, request: httpx2.Request, retries: int
     ) -> APIConnectionError:
         cls = APITimeoutError if isinstance(exc, httpx2.TimeoutException) else APIConnectionError
-        what = "timed out" if cls is APITimeoutError else "failed to connect"
+        what = "timed out" if cls is APITimeoutError else "failed"
         message = (
             f"{request.method} {request.url.path} {what} after {retries} retries: "
-            f"{type(exc).__name__}"
+            f"{describe_failure(exc, request.url)}"
         )
         return cls(message, request=request, retries=retries)
 
@@ -423,11 +432,14 @@ class BaseClient:
         )
         self._notify(info, body)
         if not response.is_success:
-            raise make_api_error(response, retries=retries)
+            error = make_api_error(response, retries=retries)
+            if isinstance(error, SignatureError) and call.options.signed:
+                error.likely_cause = self._key_pair_mismatch()
+            raise error
         if not isinstance(body, dict):
-            raise APIError(
+            raise UnexpectedResponseError(
                 code="",
-                message="the response body is not a JSON object",
+                message=describe_foreign_body(response) or "the response body is not a JSON object",
                 request_id=info.request_id,
                 http_status=response.status_code,
                 response=response,
@@ -436,6 +448,16 @@ class BaseClient:
         result = cast_to.model_validate(body)
         result._response = info
         return result
+
+    def _key_pair_mismatch(self) -> str:
+        """Why a request this client signed can fail SVC-GW-1002: the canonical string
+        it signed is the one the service rebuilds, so the secret key is the suspect."""
+        return (
+            "this client signed the request itself, so the canonical string is right: the "
+            f"secret key ({mask_secret(self._settings.secret_key)}) most likely does not "
+            f"belong to the API key ({mask_key(self._settings.api_key)}); use the key pair "
+            "issued together for this environment"
+        )
 
     def _notify(self, info: ResponseInfo, body: Any) -> None:
         for observer in list(self._observers):
@@ -521,7 +543,7 @@ class SyncAPIClient(BaseClient):
             try:
                 response = self._http.send(request, auth=self._auth_for(call))
             except httpx2.TransportError as exc:
-                if retries >= call.retry.max_retries:
+                if retries >= call.retry.max_retries or permanent(exc):
                     raise self._connection_error(exc, request, retries) from exc
                 delay = call.retry.delay(retries)
                 self._log_retry(call, retries, delay, type(exc).__name__)
@@ -582,7 +604,7 @@ class AsyncAPIClient(BaseClient):
             try:
                 response = await self._http.send(request, auth=self._auth_for(call))
             except httpx2.TransportError as exc:
-                if retries >= call.retry.max_retries:
+                if retries >= call.retry.max_retries or permanent(exc):
                     raise self._connection_error(exc, request, retries) from exc
                 delay = call.retry.delay(retries)
                 self._log_retry(call, retries, delay, type(exc).__name__)

@@ -30,7 +30,8 @@
         │       ├── SessionStateError      SVC-SES-4090
         │       └── SubscriptionStateError SVC-SUB-4090
         ├── RateLimitError                 429 (SVC-GW-1004)
-        └── ServerError                    5xx (SVC-GW-5000, SVC-GW-5030)
+        ├── ServerError                    5xx (SVC-GW-5000, SVC-GW-5030)
+        └── UnexpectedResponseError        a body that is not JSON: not the API answering
 
 A decline is told by its code, not its status: the service lists no decline
 status for the card charge, so the sandbox answers 400 with a ``SVC-PAY-3xxx``
@@ -39,13 +40,17 @@ falls back to its family (``SVC-PAY-3…`` is a decline), else to the class of i
 HTTP status, so a new code never crashes a caller that catches the family. Every `APIError`
 carries ``code``, ``message``, ``request_id`` and ``http_status``, plus the
 spec's advice for the code (``spec``) where there is one; ``str(err)`` always
-shows the request id to quote to support.
+shows the request id to quote to support. An answer whose body is not JSON (a web
+server's HTML page at the wrong address) is an `UnexpectedResponseError` whatever its
+status, and is retried only on a status that means "later" (408, 429, 502, 503, 504),
+which a proxy or a rate limiter in front of the API may answer.
 """
 
 from __future__ import annotations
 
 import httpx2
 
+from workbench._unreachable import GATEWAY_STATUSES, describe_foreign_body
 from workbench.spec import ERRORS, ErrorCode
 
 __all__ = [
@@ -77,6 +82,7 @@ __all__ = [
     "ThreeDSecureAssertionError",
     "ThreeDSecureFailedError",
     "TimestampError",
+    "UnexpectedResponseError",
     "WorkbenchError",
     "error_class_for",
     "make_api_error",
@@ -184,7 +190,19 @@ class TimestampError(AuthenticationError):
 
 
 class SignatureError(AuthenticationError):
-    """SVC-GW-1002: X-Signature does not match the request."""
+    """SVC-GW-1002: X-Signature does not match the request.
+
+    Attributes:
+        likely_cause: set when this client signed the request itself (its canonical
+            string is then right): the key pair most likely does not match, said with
+            both keys masked. ``None`` for an error built from a response alone.
+    """
+
+    likely_cause: str | None = None
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return f"{text}; {self.likely_cause}" if self.likely_cause else text
 
 
 class APIKeyError(AuthenticationError):
@@ -257,6 +275,23 @@ class ServerError(APIError):
     """5xx: the service failed; retried with backoff under the same key."""
 
 
+class UnexpectedResponseError(APIError):
+    """Something that is not the API answered: its body is not JSON (an HTML page...).
+
+    The base URL most likely points at another server. The message names the address,
+    the status and what the body was, never the body itself.
+    """
+
+    @property
+    def retryable(self) -> bool:
+        """Only on 408, 429, 502, 503 or 504 (a proxy or a limiter in front of the API)."""
+        return self.http_status in GATEWAY_STATUSES
+
+    def __str__(self) -> str:
+        quoted = f" [request_id={self.request_id}]" if self.request_id else ""
+        return f"(HTTP {self.http_status}) {self.message}{quoted}"
+
+
 _BY_CODE: dict[str, type[APIError]] = {
     "SVC-GW-1001": TimestampError,
     "SVC-GW-1002": SignatureError,
@@ -317,9 +352,20 @@ def error_class_for(code: str, http_status: int) -> type[APIError]:
 def make_api_error(response: httpx2.Response, *, retries: int = 0) -> APIError:
     """Build the typed error for an error response from its envelope.
 
-    A body that is not the envelope (a proxy's HTML page, say) still gives an
-    error of the status's class, with the start of the body as its message.
+    A JSON body that is not the envelope still gives an error of the status's class;
+    a body that is not JSON at all (a web server's HTML page) an
+    `UnexpectedResponseError` that says so.
     """
+    foreign = describe_foreign_body(response)
+    if foreign is not None:
+        return UnexpectedResponseError(
+            code="",
+            message=foreign,
+            request_id=response.headers.get("X-Request-Id"),
+            http_status=response.status_code,
+            response=response,
+            retries=retries,
+        )
     code = ""
     message = ""
     request_id: str | None = None

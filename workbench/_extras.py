@@ -37,6 +37,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
         "jinja2",
         "segno",
         "platformdirs",
+        "ada_url",
     ),
     "postgres": ("psycopg",),
     "notebooks": ("pandas", "ipywidgets", "ipykernel", "nbclient", "nbformat", "jupyterlab"),

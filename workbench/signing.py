@@ -45,9 +45,12 @@ __all__ = [
 
 EMPTY_BODY_SHA256 = hashlib.sha256(b"").hexdigest()
 
-# ISO 8601 in UTC, `Z` only: an offset such as +00:00 is invalid by the spec.
+# ISO 8601 in UTC, `Z` only: an offset such as +00:00 is invalid by the spec. A fraction
+# of a second (one to nine digits after a full stop) is ISO 8601 too, and what common
+# libraries write (JavaScript's toISOString 3, Python 6, .NET's "o" 7, Go's RFC3339Nano
+# up to 9); the instant keeps microseconds. The client itself sends whole seconds.
 _TIMESTAMP_RE = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?Z$", re.ASCII
+    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$", re.ASCII
 )
 _OFFSET_RE = re.compile(r"(?:[+-]\d{2}:?\d{2}|[+-]\d{2})$")
 
@@ -93,6 +96,9 @@ def format_timestamp(moment: datetime | None = None) -> str:
 def parse_timestamp(text: str | None) -> datetime:
     """Parse an X-Timestamp value into an aware UTC datetime.
 
+    ``YYYY-MM-DDTHH:MM:SSZ``, with or without a fraction of a second (one to nine digits:
+    ``2026-03-14T09:26:53.123Z``); an offset instead of ``Z`` is refused.
+
     Raises:
         TimestampInvalid: with reason ``missing``, ``offset`` or ``malformed``.
     """
@@ -116,7 +122,7 @@ def parse_timestamp(text: str | None) -> datetime:
             int(hour),
             int(minute),
             int(second),
-            int((fraction or "0").ljust(6, "0")),
+            int((fraction or "0")[:6].ljust(6, "0")),
             tzinfo=UTC,
         )
     except ValueError:

@@ -18,7 +18,7 @@ const body = Buffer.from(
   }),
   "utf8",
 );
-// UTC to the second with Z, as X-Timestamp requires (no milliseconds, no offset).
+// UTC with Z, no offset, to the second as the client sends it (milliseconds would do too).
 const timestamp = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 
 const bodySha256 = createHash("sha256").update(body).digest("hex");

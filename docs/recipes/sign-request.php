@@ -11,7 +11,7 @@ function sign_request(
     string $path,
     string $body,
 ): array {
-    // UTC to the second with Z (no fraction, no offset), as X-Timestamp requires.
+    // UTC with Z, no offset, to the second as the client sends it (a fraction would do too).
     $timestamp = gmdate('Y-m-d\TH:i:s\Z');
     // Line 3: the route path only: no query string, no trailing slash.
     $path = (string) parse_url($path, PHP_URL_PATH);

@@ -110,17 +110,29 @@ def test_unknown_code_falls_back_to_the_status(status: int, cls: type) -> None:
     assert err.spec is None
 
 
-def test_body_without_envelope_uses_header_request_id() -> None:
+def test_a_body_that_is_not_json_is_not_the_api_and_uses_the_header_request_id() -> None:
     response = httpx2.Response(
-        502, text="<html>bad gateway</html>", headers={"X-Request-Id": "req-hdr"}
+        502,
+        text="<html><title>Bad Gateway</title>bad gateway</html>",
+        headers={"X-Request-Id": "req-hdr", "Content-Type": "text/html"},
     )
     err = errors.make_api_error(response, retries=2)
-    assert isinstance(err, errors.ServerError)
+    assert isinstance(err, errors.UnexpectedResponseError)
     assert err.request_id == "req-hdr"
     assert err.code == ""
-    assert "bad gateway" in err.message
+    assert err.message == (
+        'the server answered HTTP 502 with an HTML page ("Bad Gateway"), not the API\'s JSON'
+    )
+    assert err.retryable, "a gateway's 502 may pass once the API behind it is back"
     assert err.retries == 2
     assert "req-hdr" in str(err)
+
+
+def test_a_json_body_without_the_envelope_keeps_the_status_class() -> None:
+    response = httpx2.Response(502, json={"detail": "upstream"})
+    err = errors.make_api_error(response)
+    assert type(err) is errors.ServerError
+    assert err.message == '{"detail":"upstream"}'
 
 
 def test_envelope_request_id_wins_over_header() -> None:

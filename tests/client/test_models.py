@@ -120,9 +120,19 @@ def test_raw_response_is_reachable(client: Client, script: Script) -> None:
     assert not info.replayed
 
 
-def test_non_object_success_body_is_an_api_error(client: Client, script: Script) -> None:
-    from workbench._exceptions import APIError
+def test_a_success_body_that_is_not_json_is_not_the_api(client: Client, script: Script) -> None:
+    from workbench._exceptions import UnexpectedResponseError
 
     script.replies = [httpx2.Response(200, text="<html>", headers={"X-Request-Id": "r-1"})]
+    with pytest.raises(UnexpectedResponseError, match="HTTP 200 with an HTML page"):
+        client.payments.retrieve("pay_1")
+
+
+def test_a_success_body_of_json_but_not_an_object_is_an_api_error(
+    client: Client, script: Script
+) -> None:
+    from workbench._exceptions import APIError
+
+    script.replies = [httpx2.Response(200, json=[1], headers={"X-Request-Id": "r-1"})]
     with pytest.raises(APIError, match="not a JSON object"):
         client.payments.retrieve("pay_1")

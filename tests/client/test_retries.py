@@ -26,6 +26,7 @@ from workbench._exceptions import (
     RateLimitError,
     ServerError,
     TimestampError,
+    UnexpectedResponseError,
 )
 from workbench._retry import RetryPolicy, parse_retry_after
 from workbench.signing import parse_timestamp, verify
@@ -142,10 +143,32 @@ def test_no_retry_on_conflicts_and_client_errors(
 
 @pytest.mark.parametrize("status", [408, 429, 500, 502, 503, 504])
 def test_retryable_statuses_are_retried(client: Client, script: Script, status: int) -> None:
+    script.replies = [envelope("SVC-NEW-0001", status), ok(CHARGE)]
+    result = charge(client)
+    assert len(script.requests) == 2
+    assert result.retries == 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("status", [408, 429, 502, 503, 504])
+def test_a_later_status_in_plain_text_is_retried(
+    client: Client, script: Script, status: int
+) -> None:
     script.replies = [httpx2.Response(status, text="busy"), ok(CHARGE)]
     result = charge(client)
     assert len(script.requests) == 2
     assert result.retries == 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("status", [500, 501, 404])
+def test_another_server_answering_without_json_is_not_retried(
+    client: Client, script: Script, status: int
+) -> None:
+    script.replies = [httpx2.Response(status, text="<html><title>Nope</title></html>")]
+    with pytest.raises(UnexpectedResponseError, match=r'an HTML page \("Nope"\)') as info:
+        charge(client)
+    assert len(script.requests) == 1
+    assert not info.value.retryable
+    assert "<html>" not in str(info.value)
 
 
 def test_gives_up_after_max_retries_with_the_last_error(client: Client, script: Script) -> None:

@@ -28,3 +28,10 @@ def test_help_imports_no_command_module(args: list[str], shown: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert shown in done.stdout
     assert imported == [], f"--help imported {imported}"
+
+
+@pytest.mark.parametrize("name", sorted(_COMMANDS))
+def test_a_commands_help_shows_no_docstring_markup(name: str) -> None:
+    result = CliRunner().invoke(main, [name, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "``" not in result.output, "reStructuredText literal markup shown as is"

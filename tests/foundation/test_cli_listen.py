@@ -174,7 +174,9 @@ def test_listen_verifies_forwards_logs_and_rejects_a_forgery(
             assert port > 0
             assert url == f"http://127.0.0.1:{port}/shop/hooks"
             lines.wait_for(r"^Ready\.")
-            assert secret not in "\n".join(lines.seen)
+            # A local sandbox's secret is shown whole, once, for a receiver of the reader's.
+            shown = [line for line in lines.seen if secret in line]
+            assert shown == [f"Verifying with the webhook secret {secret}"]
             store = client.sandbox.fixtures().stores[0]
             assert store.webhook_url == url
 
@@ -325,3 +327,48 @@ def test_a_remote_service_needs_the_secret_given(
     )
     assert result.exit_code == 2
     assert "--secret" in result.output
+
+
+def test_print_secret_prints_the_local_sandbox_secret_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_url: str, client: Client
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(
+        main,
+        ["listen", "--print-secret"],
+        env={"WORKBENCH_BASE_URL": sandbox_url, "WORKBENCH_WEBHOOK_SECRET": ""},
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output == f"{client.sandbox.fixtures().webhook_secret}\n"
+
+
+def test_print_secret_is_refused_against_a_remote_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(
+        main,
+        ["listen", "--print-secret", "--secret", "whsec_x"],
+        env={"WORKBENCH_BASE_URL": "https://api.sandbox-payments.example"},
+    )
+    assert result.exit_code == 2
+    assert "whsec_x" not in result.output
+    assert "in its dashboard" in result.output
+
+
+def test_no_sandbox_to_read_the_secret_from_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    port = free_port()
+    result = CliRunner().invoke(
+        main,
+        ["listen", "--print-secret"],
+        env={"WORKBENCH_BASE_URL": f"http://127.0.0.1:{port}", "WORKBENCH_WEBHOOK_SECRET": ""},
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"Error: cannot read the sandbox's webhook secret: GET /sandbox/fixtures failed after "
+        f"1 retries: connection refused by 127.0.0.1:{port}; is the local sandbox running? "
+        f"Start it with `workbench sandbox --port {port}`"
+    ]

@@ -144,6 +144,33 @@ def test_rule2_missing_or_malformed_timestamp(text: str | None, reason: str) -> 
 
 
 @pytest.mark.parametrize(
+    ("text", "microsecond"),
+    [
+        ("2026-03-14T09:26:53.1Z", 100_000),
+        ("2026-03-14T09:26:53.123Z", 123_000),  # JavaScript's toISOString()
+        ("2026-03-14T09:26:53.123456Z", 123_456),  # Python's isoformat()
+        ("2026-03-14T09:26:53.1234567Z", 123_456),  # .NET's "o"
+        ("2026-03-14T09:26:53.123456789Z", 123_456),  # Go's RFC3339Nano
+    ],
+)
+def test_a_fraction_of_a_second_is_iso_8601_and_accepted(text: str, microsecond: int) -> None:
+    assert signing.parse_timestamp(text) == NOW.replace(microsecond=microsecond)
+    _verify(signature=signing.sign(SECRET, text, "POST", "/v1/x", b""), timestamp=text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2026-03-14T09:26:53.Z", "2026-03-14T09:26:53,123Z", "2026-03-14T09:26:53.1234567890Z"],
+)
+def test_a_fraction_without_digits_after_a_comma_or_past_nanoseconds_is_malformed(
+    text: str,
+) -> None:
+    with pytest.raises(signing.TimestampInvalid) as info:
+        signing.parse_timestamp(text)
+    assert info.value.reason == "malformed"
+
+
+@pytest.mark.parametrize(
     "text", ["2026-03-14T09:26:53+00:00", "2026-03-14T12:26:53+03:00", "2026-03-14T09:26:53-0000"]
 )
 def test_rule3_timestamp_with_offset_is_invalid(text: str) -> None:

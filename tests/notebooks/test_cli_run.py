@@ -127,6 +127,7 @@ def test_external_stops_with_one_message_when_nothing_answers(
     )
     assert result.exit_code == 1, result.output
     assert f"Nothing answers at {url} (WORKBENCH_BASE_URL)" in result.output
+    assert f"connection refused by {url.split('//')[1]};" in result.output
     assert "No flow ran." in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert not (tmp_path / "ran").exists()

@@ -17,7 +17,7 @@ from workbench.spec import limits
     ("change", "field"),
     [
         ({"amount": "10000"}, "amount"),
-        ({"amount": 100.0}, "amount"),
+        ({"amount": 100.5}, "amount"),
         ({"amount": True}, "amount"),
         ({"amount": 0}, "amount"),
         ({"amount": -500}, "amount"),

@@ -18,7 +18,7 @@ from workbench.sandbox import SandboxServer
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Replace uvicorn.run so the command returns instead of serving forever."""
+    """Replace the server so the command returns instead of serving forever."""
     calls: list[dict[str, Any]] = []
 
     def fake_run(app: object, **kwargs: Any) -> None:
@@ -26,27 +26,29 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         if not isinstance(app, str):  # several workers get the factory's import string
             app.state.sandbox.stop()  # type: ignore[attr-defined]
 
-    monkeypatch.setattr("uvicorn.run", fake_run)
+    monkeypatch.setattr("workbench.cli.sandbox.serve", fake_run)
     return calls
 
 
 def test_banner_prints_base_url_and_default_demo_credentials(served: list[dict[str, Any]]) -> None:
     result = CliRunner().invoke(
         main,
-        ["sandbox", "--port", "9999", "--db", "sqlite://"],
+        ["sandbox", "--port", "0", "--db", "sqlite://"],
         env={"WORKBENCH_API_KEY": "", "WORKBENCH_SECRET_KEY": ""},
     )
     assert result.exit_code == 0, result.output
-    assert "http://127.0.0.1:9999" in result.output
+    port = served[0]["port"]
+    assert port != 0, "the port bound, not the 0 asked for"
+    assert served[0]["sock"].fileno() == -1, "the socket is closed once the command ends"
+    assert f"http://127.0.0.1:{port}/" in result.output
     assert DEFAULT_SECRET_KEY in result.output
-    assert served[0]["port"] == 9999
 
 
 def test_user_provided_secret_is_masked(served: list[dict[str, Any]]) -> None:
     secret = "sk_test_my_own_very_secret_value"
     result = CliRunner().invoke(
         main,
-        ["sandbox", "--db", "sqlite://"],
+        ["sandbox", "--port", "0", "--db", "sqlite://"],
         env={"WORKBENCH_API_KEY": "pk_test_mine_1234", "WORKBENCH_SECRET_KEY": secret},
     )
     assert result.exit_code == 0, result.output
@@ -57,7 +59,9 @@ def test_user_provided_secret_is_masked(served: list[dict[str, Any]]) -> None:
 
 
 def test_several_workers_refuse_an_in_memory_database(served: list[dict[str, Any]]) -> None:
-    result = CliRunner().invoke(main, ["sandbox", "--workers", "2", "--db", "sqlite://"])
+    result = CliRunner().invoke(
+        main, ["sandbox", "--port", "0", "--workers", "2", "--db", "sqlite://"]
+    )
     assert result.exit_code == 2
     assert "needs a database the processes can share" in result.output
     assert served == []
@@ -69,7 +73,7 @@ def test_several_workers_share_an_sqlite_file(
     for name in (ENV_DB, ENV_RECONCILER, ENV_WORKERS):  # the command sets them: restore after
         monkeypatch.setenv(name, "")
     db = f"sqlite:///{tmp_path / 'shared.db'}"
-    result = CliRunner().invoke(main, ["sandbox", "--workers", "3", "--db", db])
+    result = CliRunner().invoke(main, ["sandbox", "--port", "0", "--workers", "3", "--db", db])
     assert result.exit_code == 0, result.output
     assert served[0]["app"] == "workbench.cli.sandbox:app_from_environment"
     assert served[0]["workers"] == 3
@@ -83,7 +87,9 @@ def test_several_workers_share_an_sqlite_file(
 
 
 def test_one_worker_is_served_in_process(served: list[dict[str, Any]]) -> None:
-    result = CliRunner().invoke(main, ["sandbox", "--workers", "1", "--db", "sqlite://"])
+    result = CliRunner().invoke(
+        main, ["sandbox", "--port", "0", "--workers", "1", "--db", "sqlite://"]
+    )
     assert result.exit_code == 0, result.output
     assert not isinstance(served[0]["app"], str)
     assert "workers" not in served[0]
@@ -104,13 +110,13 @@ def test_one_worker_opens_the_apps_own_database_once_before_serving(
     monkeypatch.setattr(runtime, "open_schema", counting_open_schema)
     open_when_served: list[bool] = []
     monkeypatch.setattr(
-        "uvicorn.run",
+        "workbench.cli.sandbox.serve",
         lambda app, **kwargs: (
             open_when_served.append(app.state.sandbox.is_open) or app.state.sandbox.stop()
         ),
     )
     db = f"sqlite:///{tmp_path / 'one.db'}"
-    result = CliRunner().invoke(main, ["sandbox", "--db", db])
+    result = CliRunner().invoke(main, ["sandbox", "--port", "0", "--db", db])
     assert result.exit_code == 0, result.output
     assert open_when_served == [True]  # the app's startup finds it open: no second opening
     assert len(opened) == 1
@@ -127,9 +133,9 @@ def test_the_collector_is_off_until_the_app_starts_and_on_again_after(
             collecting.append(gc.isenabled())
         collecting.append(gc.isenabled())
 
-    monkeypatch.setattr("uvicorn.run", run)
+    monkeypatch.setattr("workbench.cli.sandbox.serve", run)
     try:
-        result = CliRunner().invoke(main, ["sandbox", "--db", "sqlite://"])
+        result = CliRunner().invoke(main, ["sandbox", "--port", "0", "--db", "sqlite://"])
         assert result.exit_code == 0, result.output
         assert collecting == [False, True, True]
         assert gc.isenabled()

@@ -17,14 +17,18 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 from click.testing import CliRunner, Result
 
 from tests.ports import free_port
 from tests.postgres import PG_ADMIN_URL, pg_available
 from workbench.cli import main
+from workbench.sandbox import SandboxConfig
+from workbench.sandbox.runtime import SandboxRuntime
 
 SECRET = "s3cret-pw-not-to-print"
 
@@ -78,6 +82,66 @@ def test_no_postgres_server_names_the_address() -> None:
     result = _sandbox(f"postgresql+psycopg://u:{SECRET}@127.0.0.1:{port}/sandbox")
     line = _one_line_error(result.output, result.exit_code)
     assert f"Nothing accepts PostgreSQL connections at 127.0.0.1:{port}" in line, line
+
+
+@pytest.fixture
+def limited_user() -> Iterator[tuple[str, str, sa.Engine]]:
+    """A database and a login role of their own on the local PostgreSQL: the role owns
+    nothing, so PostgreSQL 15's public schema refuses it CREATE. Both dropped afterwards."""
+    reason = pg_available()
+    if reason:
+        pytest.skip(f"PostgreSQL does not answer: {reason}")
+    name = f"wb_denied_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        conn.execute(sa.text(f'CREATE ROLE "{name}" LOGIN'))
+    try:
+        yield name, PG_ADMIN_URL.split("@", 1)[1].rsplit("/", 1)[0], admin
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            conn.execute(sa.text(f'DROP ROLE IF EXISTS "{name}"'))
+        admin.dispose()
+
+
+def test_a_postgres_user_refused_the_schema_is_one_line_naming_the_grant(
+    limited_user: tuple[str, str, sa.Engine],
+) -> None:
+    name, server, _admin = limited_user
+    result = _sandbox(f"postgresql+psycopg://{name}:{SECRET}@{server}/{name}")
+    line = _one_line_error(result.output, result.exit_code)
+    assert line == (
+        f"Error: PostgreSQL at {server}: user {name} may not create the sandbox's tables in "
+        f'the schema public of "{name}": as the database\'s owner run `psql -h '
+        f"{server.replace(':', ' -p ')} -d {name} -c 'GRANT CREATE ON SCHEMA public TO "
+        f'"{name}"\'`, or give --db a database this user owns'
+    )
+
+
+def test_a_postgres_user_refused_the_database_is_one_line_naming_the_grant(
+    limited_user: tuple[str, str, sa.Engine],
+) -> None:
+    name, server, admin = limited_user
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'REVOKE CONNECT ON DATABASE "{name}" FROM PUBLIC'))
+    result = _sandbox(f"postgresql+psycopg://{name}@{server}/{name}")
+    line = _one_line_error(result.output, result.exit_code)
+    assert f'user {name} may not connect to "{name}": as its owner run `psql' in line, line
+    assert f'GRANT CONNECT ON DATABASE "{name}" TO "{name}"' in line, line
+
+
+def test_tables_another_postgres_user_made_are_one_line_naming_that_user(
+    limited_user: tuple[str, str, sa.Engine],
+) -> None:
+    name, server, _admin = limited_user
+    url = PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    # Made by the administrator; PUBLIC may use the schema, not another user's tables.
+    SandboxRuntime(SandboxConfig(db_url=url, run_reconciler_in_background=False)).open().stop()
+    result = _sandbox(f"postgresql+psycopg://{name}@{server}/{name}")
+    line = _one_line_error(result.output, result.exit_code)
+    assert f"user {name} may not use the table " in line, line
+    assert "which another user made: give --db that user" in line, line
 
 
 def _bound_by_permissions() -> list[str]:

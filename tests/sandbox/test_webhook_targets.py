@@ -236,11 +236,11 @@ def test_the_operator_allows_private_ranges_with_a_sandbox_option(
 ) -> None:
     configs: list[SandboxConfig] = []
 
-    def run(app: Any, **_: Any) -> None:  # uvicorn.run, which would serve forever
+    def run(app: Any, **_: Any) -> None:  # the server, which would serve forever
         configs.append(app.state.sandbox.config)
         app.state.sandbox.stop()
 
-    monkeypatch.setattr("uvicorn.run", run)
-    result = CliRunner().invoke(main, ["sandbox", "--db", "sqlite://", *flag])
+    monkeypatch.setattr("workbench.cli.sandbox.serve", run)
+    result = CliRunner().invoke(main, ["sandbox", "--port", "0", "--db", "sqlite://", *flag])
     assert result.exit_code == 0, result.output
     assert configs[0].webhook_allow_private is bool(flag)

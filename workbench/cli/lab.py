@@ -74,7 +74,7 @@ def lab(folder: Path, db_url: str | None, port: int, lab_args: tuple[str, ...]) 
 
     Where the notebooks folder holds no notebook, the ones shipped with the package are
     copied into it first (a notebook already there is never overwritten), so what you
-    edit is your own copy. Extra arguments go to ``jupyter lab``. Stopping JupyterLab
+    edit is your own copy. Extra arguments go to `jupyter lab`. Stopping JupyterLab
     stops the sandbox; the command exits with JupyterLab's status. JupyterLab's -h,
     --help-all, -V and --version are answered without a sandbox or a copy.
     """

@@ -149,8 +149,13 @@ def _resolve_secret(given: str | None, settings: Settings) -> str:
             f"no webhook secret: pass --secret or set {ENV_WEBHOOK_SECRET} "
             "(the secret of the store's webhook endpoint)"
         )
-    with _sandbox_client(settings) as client:
-        found = client.sandbox.fixtures().webhook_secret
+    from workbench._exceptions import WorkbenchError
+
+    try:
+        with _sandbox_client(settings) as client:
+            found = client.sandbox.fixtures().webhook_secret
+    except WorkbenchError as exc:  # a sandbox not started yet, most often
+        raise click.ClickException(f"cannot read the sandbox's webhook secret: {exc}") from None
     if not found:
         raise click.UsageError("the sandbox lists no webhook secret for your store")
     return found
@@ -233,6 +238,12 @@ def _stop_on_signals(stop: _Stop, ready: threading.Event) -> Iterator[None]:
     "Default against a local sandbox: read from its fixtures.",
 )
 @click.option(
+    "--print-secret",
+    is_flag=True,
+    help="Print the local sandbox's webhook secret alone and exit (for a receiver of "
+    "your own, in any language).",
+)
+@click.option(
     "--set-webhook",
     "set_webhook",
     is_flag=True,
@@ -265,6 +276,7 @@ def listen(
     port: int,
     path: str | None,
     secret: str | None,
+    print_secret: bool,
     set_webhook: bool,
     forward_to: str | None,
     log_path: Path | None,
@@ -274,11 +286,21 @@ def listen(
 
     Like `stripe listen`: each delivery is checked with
     workbench.webhooks.construct_event (signature, timestamp, replay) and printed as
-    time, event type, object id and outcome. Against a local sandbox, a redelivery is
-    followed by its event's earlier attempts (status or error). The keys and base URL
-    come from WORKBENCH_* (or .env), as for the client. Stop with Ctrl-C.
+    time, event type, object id and outcome. Against a local sandbox, the webhook secret
+    is printed on start (--print-secret prints it alone), and a redelivery is followed by
+    its event's earlier attempts (status or error). The keys and base URL come from
+    WORKBENCH_* (or .env), as for the client. Stop with Ctrl-C.
     """
     settings = Settings.load()
+    local = settings.environment is Environment.LOCAL
+    if print_secret:
+        if not local:
+            raise click.UsageError(
+                "--print-secret reads a local sandbox's secret: the service's webhook "
+                "secret is in its dashboard"
+            )
+        click.echo(_resolve_secret(secret, settings))
+        return
     if set_webhook and settings.environment is not Environment.LOCAL:
         raise click.UsageError(
             "--set-webhook works only against a local sandbox: configure the service's "
@@ -335,7 +357,11 @@ def _listen(
         except OSError as exc:
             raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
         click.echo(f"Listening on {listener.url} (port {listener.port})")
-        click.echo(f"Verifying with the webhook secret {mask_secret(webhook_secret)}")
+        # A local sandbox's secret is shown whole, as `stripe listen` shows its own: a
+        # receiver of the reader's needs it, and it guards nothing outside this machine.
+        local = settings.environment is Environment.LOCAL
+        shown = webhook_secret if local else mask_secret(webhook_secret)
+        click.echo(f"Verifying with the webhook secret {shown}")
         if forward_to:
             click.echo(f"Forwarding verified deliveries to {forward_to}")
         if set_webhook:

@@ -21,7 +21,7 @@ def openapi(output: Path | None) -> None:
     """Print the sandbox's OpenAPI 3.1 document (JSON): stable operationIds, tags, examples.
 
     Hand it to a client generator, a mock server or a test tool:
-    ``workbench openapi > openapi.json``. Nothing is started and no database is opened.
+    `workbench openapi > openapi.json`. Nothing is started and no database is opened.
     """
     from workbench.sandbox.app import create_app
     from workbench.sandbox.openapi import openapi_json

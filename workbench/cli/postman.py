@@ -27,8 +27,8 @@ def postman(output: Path | None, base_url: str) -> None:
     """Write a Postman collection (v2.1) of every endpoint, signed by a pre-request script.
 
     Import it in Postman (File > Import) or run it with newman:
-    ``newman run collection.json --env-var baseUrl=... --env-var apiKey=...
-    --env-var secretKey=...``. The variables default to the local sandbox and its demo
+    `newman run collection.json --env-var baseUrl=... --env-var apiKey=...
+    --env-var secretKey=...`. The variables default to the local sandbox and its demo
     merchant's public test keys, never to keys from the environment. Requests are in the
     order a run needs (each keeps the identifiers the next ones use).
     """

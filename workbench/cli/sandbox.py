@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import gc
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,16 +29,20 @@ if TYPE_CHECKING:
     from workbench.sandbox.runtime import SandboxRuntime
 
 __all__ = [
+    "PORT_TAKEN_EXIT_STATUS",
     "WORKER_HEALTHCHECK_SECONDS",
     "DatabaseProblem",
+    "PortTaken",
     "app_from_environment",
     "check_db_url",
     "config_from_environment",
     "database_problems",
+    "listen",
     "open_runtime",
     "prepare_database",
     "protocol_from_environment",
     "sandbox",
+    "serve",
     "watch_master",
 ]
 
@@ -53,6 +59,9 @@ ENV_STRICT_REPLAY = "WORKBENCH_SANDBOX_STRICT_REPLAY"
 ENV_MAX_HEADER_BYTES = "WORKBENCH_SANDBOX_MAX_HEADER_BYTES"
 ENV_HEADER_TIMEOUT = "WORKBENCH_SANDBOX_HEADER_TIMEOUT"
 ENV_HTTP = "WORKBENCH_SANDBOX_HTTP"
+ENV_BODY_TIMEOUT = "WORKBENCH_SANDBOX_BODY_TIMEOUT"
+ENV_MIN_BODY_RATE = "WORKBENCH_SANDBOX_MIN_BODY_RATE"
+ENV_MAX_CONNECTIONS = "WORKBENCH_SANDBOX_MAX_CONNECTIONS_PER_ADDRESS"
 #: How long a worker may take to answer uvicorn's health check (starting, or busy)
 #: before it is killed and replaced: a start under load takes far longer than the default 5 s.
 WORKER_HEALTHCHECK_SECONDS = 120
@@ -146,6 +155,9 @@ def _worker_limits() -> HttpLimits:
         max_header_bytes=int(os.environ[ENV_MAX_HEADER_BYTES]),
         header_timeout=float(os.environ[ENV_HEADER_TIMEOUT]),
         implementation=os.environ[ENV_HTTP],
+        body_timeout=float(os.environ[ENV_BODY_TIMEOUT]),
+        min_body_rate=int(os.environ[ENV_MIN_BODY_RATE]),
+        max_connections_per_address=int(os.environ[ENV_MAX_CONNECTIONS]),
     )
 
 
@@ -203,6 +215,70 @@ class DatabaseProblem(click.ClickException):
     """A database the command cannot use: one line naming the problem and the fix, exit 2."""
 
     exit_code = 2
+
+
+#: The exit status of ``workbench sandbox`` when its port is taken: 2 is a wrong call or
+#: database, 3 a server that failed to start (uvicorn's own status).
+PORT_TAKEN_EXIT_STATUS = 4
+#: What uvicorn exits with when the server did not start.
+_STARTUP_FAILURE = 3
+
+
+class PortTaken(click.ClickException):
+    """The port is in use: one line, before anything else is printed, exit 4."""
+
+    exit_code = PORT_TAKEN_EXIT_STATUS
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """Bind the sandbox's socket first, so the banner and every link carry the port bound.
+
+    With ``port`` 0 the system picks a free port; the socket is handed to uvicorn as it
+    is (and inherited by the workers), so no other process can take the port in between.
+
+    Raises:
+        PortTaken: something already listens on ``host:port``.
+        click.ClickException: the address cannot be bound for another reason.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host}]" if ":" in host else host
+        if exc.errno == errno.EADDRINUSE:
+            raise PortTaken(
+                f"port {port} on {shown} is in use: another sandbox probably runs there "
+                f"(http://{shown}:{port}/); stop it, or start this one with --port 0 "
+                "(any free port) or another --port"
+            ) from None
+        raise click.ClickException(f"cannot listen on {shown}:{port}: {exc.strerror}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(app: FastAPI | str, *, sock: socket.socket, **settings: Any) -> None:
+    """Serve ``app`` with uvicorn on the bound ``sock``: in this process, or, for an
+    import string with ``workers`` above 1, in worker processes sharing the socket.
+
+    Exits with uvicorn's start-failure status (3) when a lone server did not start.
+    """
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    config = uvicorn.Config(app, **settings)
+    server = uvicorn.Server(config)
+    try:
+        if config.workers > 1:
+            Multiprocess(config, sockets=[sock]).run()
+        else:
+            server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    if config.workers == 1 and not server.started:
+        sys.exit(_STARTUP_FAILURE)
 
 
 def check_db_url(db_url: str) -> None:
@@ -287,7 +363,13 @@ def _reset(db_url: str, yes: bool) -> None:
 
 @click.command("sandbox")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--port",
+    default=8765,
+    show_default=True,
+    type=int,
+    help="Port to listen on (0: a free one, shown in the banner and used in every link).",
+)
 @click.option(
     "--db",
     "db_url",
@@ -333,6 +415,21 @@ def _reset(db_url: str, yes: bool) -> None:
     type=click.FloatRange(0),
     help="Seconds a connection may take to send complete headers before it is closed "
     "(0: no limit).  [default: 10]",
+)
+@click.option(
+    "--body-timeout",
+    default=None,
+    type=click.FloatRange(0),
+    help="Seconds a request body may take once its headers are complete before the "
+    "connection is closed (0: no limit); a body slower than 1024 bytes a second on "
+    "average after 2 s is closed too.  [default: 10]",
+)
+@click.option(
+    "--max-connections-per-address",
+    default=None,
+    type=click.IntRange(0),
+    help="Connections one client address may hold open at once, per worker; one more "
+    "is answered 429 and closed (0: no cap).  [default: 256]",
 )
 @click.option(
     "--keep-alive",
@@ -381,6 +478,8 @@ def sandbox(
     strict_replay: bool,
     max_header_bytes: int | None,
     header_timeout: float | None,
+    body_timeout: float | None,
+    max_connections_per_address: int | None,
     keep_alive: int | None,
     reset: bool,
     yes: bool,
@@ -396,20 +495,34 @@ def sandbox(
     A database written by an older version is migrated; one it cannot serve is refused
     with a message, and --reset starts it afresh.
     """
-    import uvicorn
-
     from workbench.sandbox import create_app
     from workbench.sandbox.server import http_settings
     from workbench.sandbox.storage import is_memory_url
     from workbench.sandbox.storage.problems import safe_url
     from workbench.sandbox.storage.writelock import CROSS_PROCESS
 
+    if db_url:
+        check_db_url(db_url)
+    if workers > 1 and not CROSS_PROCESS:
+        raise click.UsageError(
+            "--workers above 1 runs on Linux and macOS only: the processes share the "
+            "database through POSIX file locks (fcntl) and named pipes, which this system "
+            "lacks. Run one worker (the default), which serves everything the same way."
+        )
+    if workers > 1 and db_url and is_memory_url(db_url):
+        raise click.UsageError(
+            "--workers above 1 needs a database the processes can share: an SQLite file "
+            "or PostgreSQL (postgresql+psycopg://...), not an in-memory one"
+        )
+    # Bound before anything is printed: a taken port is the one line shown, and the banner
+    # and every link (checkoutUrl, acsUrl) carry the port bound (the system's for --port 0).
+    listener = listen(host, port)
+    click.get_current_context().call_on_close(listener.close)
+    port = listener.getsockname()[1]
     if public_url is None:
         wildcard = host in ("0.0.0.0", "::", "")  # noqa: S104 - comparing, not binding
         name = socket.gethostname() if wildcard else host
         public_url = f"http://{f'[{name}]' if ':' in name else name}:{port}"
-    if db_url:
-        check_db_url(db_url)
     config = _config(
         db_url,
         not no_reconciler,
@@ -424,20 +537,13 @@ def sandbox(
         config.max_header_bytes = max_header_bytes
     if header_timeout is not None:
         config.header_timeout_seconds = header_timeout
+    if body_timeout is not None:
+        config.body_timeout_seconds = body_timeout
+    if max_connections_per_address is not None:
+        config.max_connections_per_address = max_connections_per_address
     if keep_alive is not None:
         config.keep_alive_seconds = keep_alive
     config.http_implementation = http_implementation
-    if workers > 1 and not CROSS_PROCESS:
-        raise click.UsageError(
-            "--workers above 1 runs on Linux and macOS only: the processes share the "
-            "database through POSIX file locks (fcntl) and named pipes, which this system "
-            "lacks. Run one worker (the default), which serves everything the same way."
-        )
-    if workers > 1 and is_memory_url(config.db_url):
-        raise click.UsageError(
-            "--workers above 1 needs a database the processes can share: an SQLite file "
-            "or PostgreSQL (postgresql+psycopg://...), not an in-memory one"
-        )
     base = config.public_base_url
     click.echo(f"Payments Workbench sandbox at {base}/  (start page: keys, links, test cards)")
     click.echo(f"API reference (Swagger UI, no network needed): {base}/docs")
@@ -454,7 +560,7 @@ def sandbox(
     if workers == 1:
         app = create_app(config)
         open_runtime(app.state.sandbox)  # the app's own: its startup finds it open
-        uvicorn.run(app, host=host, port=port, log_level="info", **limits)
+        serve(app, sock=listener, host=host, port=port, log_level="info", **limits)
         return
     prepare_database(config)
     gc.enable()  # this process only watches the workers: no app starts in it
@@ -470,10 +576,14 @@ def sandbox(
     os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)
     os.environ[ENV_HEADER_TIMEOUT] = str(config.header_timeout_seconds)
     os.environ[ENV_HTTP] = config.http_implementation
+    os.environ[ENV_BODY_TIMEOUT] = str(config.body_timeout_seconds)
+    os.environ[ENV_MIN_BODY_RATE] = str(config.min_body_rate)
+    os.environ[ENV_MAX_CONNECTIONS] = str(config.max_connections_per_address)
     limits["http"] = "workbench.cli.sandbox:protocol_from_environment"
     click.echo(f"{workers} workers; one reconciler pass at a time across them (a lease)")
-    uvicorn.run(
+    serve(
         "workbench.cli.sandbox:app_from_environment",
+        sock=listener,
         factory=True,
         workers=workers,
         host=host,

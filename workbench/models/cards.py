@@ -19,3 +19,8 @@ class CardToken(APIObject):
 
     def __repr__(self) -> str:
         return f"CardToken(token={self.token!r}, card_mask={self.card_mask!r})"
+
+    @property
+    def id(self) -> str:
+        """The vault token, which is the card's id (the same as ``token``)."""
+        return self.token

@@ -37,6 +37,11 @@ class CheckoutSession(APIObject):
     currency: str = "TRY"
     status: str = "active"
 
+    @property
+    def id(self) -> str:
+        """The session's id (``sessionId``), the same as ``session_id``."""
+        return self.session_id
+
 
 class UpdateCardSession(APIObject):
     """A card-update session of the buyer portal: only id, page address and expiry."""
@@ -44,6 +49,11 @@ class UpdateCardSession(APIObject):
     session_id: str
     checkout_url: str
     expires_at: UtcDatetime
+
+    @property
+    def id(self) -> str:
+        """The session's id (``sessionId``), the same as ``session_id``."""
+        return self.session_id
 
 
 class CardCharge(APIObject):
@@ -128,6 +138,11 @@ class PublicPaymentStatus(APIObject):
     payment_id: str
     status: str
 
+    @property
+    def id(self) -> str:
+        """The payment's id (``paymentId``), the same as ``payment_id``."""
+        return self.payment_id
+
 
 class Refund(APIObject):
     """One refund record (``lastRefund`` of a refund answer)."""
@@ -138,6 +153,11 @@ class Refund(APIObject):
     bank_refund_id: str | None = None
     created_at: UtcDatetime | None = None
     completed_at: UtcDatetime | None = None
+
+    @property
+    def id(self) -> str:
+        """The refund's id (``refundId``), the same as ``refund_id``."""
+        return self.refund_id
 
 
 class RefundResult(APIObject):
@@ -160,6 +180,14 @@ class RefundResult(APIObject):
         if self.http_status == 202:
             return True
         return self.last_refund is not None and self.last_refund.status != "completed"
+
+    @property
+    def id(self) -> str:
+        """The refunded payment's id (``paymentId``), the same as ``payment_id``.
+
+        The refund's own id is ``last_refund.id``.
+        """
+        return self.payment_id
 
 
 class Payment(APIObject):

@@ -48,6 +48,11 @@ class SavedCard(APIObject):
     token: str
     default: bool = False
 
+    @property
+    def id(self) -> str:
+        """The saved card's token, which is its id (the same as ``token``)."""
+        return self.token
+
 
 class CustomerFixture(APIObject):
     """A built-in customer and the cards saved for it."""
@@ -69,6 +74,11 @@ class TestCard(APIObject):
     card_type: str | None = None
     number: str | None = Field(default=None, repr=False)
     description: str | None = None
+
+    @property
+    def id(self) -> str:
+        """The test card's token, which is its id (the same as ``token``)."""
+        return self.token
 
 
 class SandboxFixtures(APIObject):
@@ -160,6 +170,11 @@ class EventDeliveries(APIObject):
 
         return to_frame(self.attempts)
 
+    @property
+    def id(self) -> str:
+        """The event's id (``eventId``), the same as ``event_id``."""
+        return self.event_id
+
 
 class FailNext(APIObject):
     """``POST /sandbox/fail-next``: the failure armed for the next request."""
@@ -202,3 +217,8 @@ class ChallengeAnswer(APIObject):
     correlation_id: str
     pares: str = Field(repr=False)
     result: str
+
+    @property
+    def id(self) -> str:
+        """The challenged payment's id (``paymentId``), the same as ``payment_id``."""
+        return self.payment_id

@@ -56,6 +56,11 @@ class SubscriptionCharge(APIObject):
     amount_minor: Kurus
     charged_at: UtcDatetime | None = None
 
+    @property
+    def id(self) -> str | None:
+        """The id of the payment this charge made (``paymentId``; ``None`` while it has none)."""
+        return self.payment_id
+
 
 class SubscriptionChargeList(APIObject):
     """The charges of a subscription (``GET /v1/subscriptions/{id}/charges``)."""
@@ -97,6 +102,11 @@ class ChargeReceipt(APIObject):
     expected_at: UtcDatetime | None = None
     check_at: str | None = None
 
+    @property
+    def id(self) -> str:
+        """The id of the subscription being charged (``subscriptionId``)."""
+        return self.subscription_id
+
 
 class PublicSubscription(APIObject):
     """The buyer portal's view of a subscription."""
@@ -112,6 +122,11 @@ class PublicSubscription(APIObject):
     card_brand: str | None = None
     next_charge_at: UtcDatetime | None = None
 
+    @property
+    def id(self) -> str:
+        """The portal's id of the subscription (``publicHash``): the buyer's link, a secret."""
+        return self.public_hash
+
 
 class PublicCancellation(APIObject):
     """The answer to the buyer portal's cancel."""
@@ -119,3 +134,8 @@ class PublicCancellation(APIObject):
     public_hash: str
     status: str
     cancel_at_period_end: bool | None = None
+
+    @property
+    def id(self) -> str:
+        """The portal's id of the subscription (``publicHash``): the buyer's link, a secret."""
+        return self.public_hash

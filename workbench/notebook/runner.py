@@ -11,13 +11,20 @@ notebook with ``client.sandbox.`` in a code cell (outside a comment line) needs 
 `control_calls` lists those calls; ``workbench run --external`` skips such a notebook
 against a real service, which has no control routes, and prints that list as the reason.
 A notebook that reaches the controls some other way is not detected and will fail there.
+
+Ctrl-C stops a run between two awaits of the notebook's execution: the kernel is ended as
+after a last cell, no executed copy is written for the notebook cut short, and
+`run_flows` raises `RunInterrupted` holding the flows that finished before.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import re
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -39,7 +46,14 @@ from traitlets.config import Config
 
 from workbench.notebook.shipped import discover
 
-__all__ = ["FlowResult", "control_calls", "discover", "execute_notebook", "run_flows"]
+__all__ = [
+    "FlowResult",
+    "RunInterrupted",
+    "control_calls",
+    "discover",
+    "execute_notebook",
+    "run_flows",
+]
 
 EXECUTED_DIR = "_executed"
 
@@ -68,6 +82,48 @@ class FlowResult:
     executed: Path | None
     error: str | None = None
     skipped: str | None = None
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C stopped `run_flows`.
+
+    Attributes:
+        finished: the results of the notebooks that ended before it, in order.
+        unfinished: the notebooks that did not end: the one running (no executed copy
+            written for it), and those after it.
+    """
+
+    def __init__(self, finished: list[FlowResult], unfinished: list[Path]) -> None:
+        super().__init__(f"interrupted after {len(finished)} notebooks")
+        self.finished = finished
+        self.unfinished = unfinished
+
+
+class _StoppableClient(NotebookClient):
+    """A notebook client that Ctrl-C stops by cancelling the execution.
+
+    nbclient's own SIGINT handler kills the kernel under the running cell: the cell then
+    fails with DeadKernelError, and nbclient's clean-up with an AssertionError (the
+    kernel manager already gone), which ``workbench run`` printed as two tracebacks.
+    Cancelled instead, the execution ends through nbclient's usual clean-up (the
+    kernel ended as after a last cell) and `interrupted` says why it ended.
+    """
+
+    interrupted = False
+
+    async def async_start_new_kernel(self, **kwargs: object) -> None:
+        # nbclient has just set its handlers (SIGINT, SIGTERM); SIGINT's is replaced here,
+        # and nbclient removes it when the execution ends.
+        task = asyncio.current_task()
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals, or a thread
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._interrupt, task)
+        await super().async_start_new_kernel(**kwargs)
+
+    def _interrupt(self, task: asyncio.Task[object] | None) -> None:
+        if self.interrupted or task is None:
+            return  # a second Ctrl-C while the kernel is being ended
+        self.interrupted = True
+        task.cancel()
 
 
 def control_calls(notebook: Path) -> list[str]:
@@ -162,7 +218,7 @@ def execute_notebook(
     started = time.perf_counter()
     error: str | None = None
     with tempfile.TemporaryDirectory(prefix="wb-kernel-") as sockets:
-        client = NotebookClient(
+        client = _StoppableClient(
             notebook,
             timeout=timeout,
             kernel_name=kernel_name,
@@ -185,12 +241,21 @@ def execute_notebook(
         try:
             client.execute(env=dict(env))
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
+            if client.interrupted:
+                raise KeyboardInterrupt from None
             error = _one_line(exc)
+        except asyncio.CancelledError:
+            if client.interrupted:
+                raise KeyboardInterrupt from None
+            raise
     seconds = time.perf_counter() - started
     notebook.metadata.pop("widgets", None)
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(notebook, output)  # type: ignore[no-untyped-call]
+        # Written whole or not at all: a Ctrl-C while writing leaves no half a notebook.
+        partial = output.with_name(f".{output.name}.partial")
+        nbformat.write(notebook, partial)  # type: ignore[no-untyped-call]
+        partial.replace(output)
     return FlowResult(source.stem, source, error is None, seconds, output, error)
 
 
@@ -214,26 +279,48 @@ def run_flows(
         progress: called with a line of text before and after each notebook.
         skip: called with each notebook first; a reason it returns skips that notebook
             (not executed, stored outputs untouched, ``FlowResult.skipped`` set).
+
+    Raises:
+        RunInterrupted: Ctrl-C (SIGINT) stopped the run; it holds the finished results.
     """
     kernel_env = dict(os.environ if env is None else env)
     results: list[FlowResult] = []
-    for index, source in enumerate(notebooks, start=1):
-        reason = skip(source) if skip else None
-        if reason:
-            results.append(FlowResult(source.stem, source, False, 0.0, None, skipped=reason))
-            if progress:
-                progress(f"[{index}/{len(notebooks)}] {source.stem}: skipped: {reason}")
-            continue
-        if progress:
-            progress(f"[{index}/{len(notebooks)}] {source.stem} ...")
-        target = output_dir / source.name if output_dir else None
-        result = execute_notebook(source, env=kernel_env, output=target)
-        if in_place and result.passed and target is not None:
-            # Only a notebook that ran through replaces its stored outputs; a failed run
-            # stays in the executed copy for reading.
-            shutil.copyfile(target, source)
-        results.append(result)
-        if progress:
-            word = "passed" if result.passed else f"FAILED: {result.error}"
-            progress(f"[{index}/{len(notebooks)}] {source.stem}: {word} ({result.seconds:.1f} s)")
+    try:
+        for index, source in enumerate(notebooks, start=1):
+            results.append(
+                _run_one(
+                    source, index, len(notebooks), kernel_env, output_dir, in_place, progress, skip
+                )
+            )
+    except KeyboardInterrupt:
+        raise RunInterrupted(results, notebooks[len(results) :]) from None
     return results
+
+
+def _run_one(
+    source: Path,
+    index: int,
+    count: int,
+    kernel_env: Mapping[str, str],
+    output_dir: Path | None,
+    in_place: bool,
+    progress: Callable[[str], None] | None,
+    skip: Callable[[Path], str | None] | None,
+) -> FlowResult:
+    reason = skip(source) if skip else None
+    if reason:
+        if progress:
+            progress(f"[{index}/{count}] {source.stem}: skipped: {reason}")
+        return FlowResult(source.stem, source, False, 0.0, None, skipped=reason)
+    if progress:
+        progress(f"[{index}/{count}] {source.stem} ...")
+    target = output_dir / source.name if output_dir else None
+    result = execute_notebook(source, env=kernel_env, output=target)
+    if in_place and result.passed and target is not None:
+        # Only a notebook that ran through replaces its stored outputs; a failed run
+        # stays in the executed copy for reading.
+        shutil.copyfile(target, source)
+    if progress:
+        word = "passed" if result.passed else f"FAILED: {result.error}"
+        progress(f"[{index}/{count}] {source.stem}: {word} ({result.seconds:.1f} s)")
+    return result

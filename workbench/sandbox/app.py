@@ -26,6 +26,7 @@ from workbench.sandbox.edge import (
     HostGuard,
     KeyRateLimit,
     MerchantSwitches,
+    MethodGate,
     RequestIdMiddleware,
     SignatureCheck,
     StrictReplay,
@@ -183,9 +184,12 @@ def create_app(
         public_routes=(_FRONT_DOOR, *RETURN_PAGE_ROUTES, *public_routes),
     )
     app.add_middleware(BodyLimits)
-    app.add_middleware(CanonicalPath)
-    # Outside the signature check, which lets these routes through uncounted.
+    # Outside the signature check, which lets these routes through uncounted; inside
+    # the canonical path, so that ``/x/`` is counted as ``/x``.
     app.add_middleware(AddressRateLimit, limiter=sandbox)
+    # Before any work: a method the path does not take is never counted, read or stored.
+    app.add_middleware(MethodGate, routes=app.router.routes)
+    app.add_middleware(CanonicalPath)
     app.add_middleware(DocsHeaders)
     app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))
     app.add_middleware(RequestIdMiddleware)

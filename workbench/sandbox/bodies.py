@@ -1,8 +1,10 @@
 """What every request and response body shares: the strict request base, field types, the envelope.
 
 Each feature's ``models`` module builds its bodies on these. Requests are strict (an
-amount of ``"100"`` or ``100.0`` is a type error) and forbid unknown fields, so a typo
-such as ``amout`` is reported by name.
+amount of ``"100"`` or ``true`` is a type error, and so is ``100.5``) and forbid unknown
+fields, so a typo such as ``amout`` is reported by name. A whole number written with a
+fraction or an exponent (``100.0``, ``1e2``) is the integer it equals, as JSON Schema
+and the OpenAPI document say (docs/sandbox/decisions.md, "Whole numbers").
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from workbench.sandbox.return_urls import check_return_url
 from workbench.spec import limits
 from workbench.spec.ids import UUID4_PATTERN
 
@@ -80,21 +83,42 @@ Url = Annotated[
     AfterValidator(_parsable_url),
 ]
 #: ``returnUrl``: any absolute http(s) URL, non-ASCII path, query and host included (an
-#: IRI such as ``https://çiçek.example/sipariş``); no spaces or control characters. The
-#: redirect to it is percent-encoded (`workbench.sandbox.checkout.flow.result_url`).
+#: IRI such as ``https://çiçek.example/sipariş``); no spaces or control characters, no
+#: backslash, no user info, read as a browser reads it (`return_urls.check_return_url`).
+#: The redirect to it is that reading, percent-encoded (`return_urls.with_params`).
 #: ``callbackUrl`` stays `Url` (ASCII): its path is signed on every webhook.
 ReturnUrl = Annotated[
     str,
-    Field(min_length=8, max_length=2048, pattern=r"^https?://[^\x00-\x20\x7f-\x9f]+$"),
-    AfterValidator(_parsable_url),
+    Field(min_length=8, max_length=2048, pattern=r"^https?://[^\x00-\x20\x7f-\x9f\\]+$"),
+    AfterValidator(check_return_url),
 ]
 Identifier = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]
 
 
+#: The largest whole number a JSON reader's double holds exactly (2**53); every integer
+#: the sandbox takes is far below it (an amount at most 99,999,999,999).
+_EXACT = 2**53
+
+
+def _whole(value: Any) -> Any:
+    """``value`` as an int when it is a number with no fractional part (``85.0``)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _EXACT:
+        return int(value)
+    return value
+
+
 class StrictRequest(BaseModel):
-    """Base of every request body: strict types, unknown fields refused, no NUL characters."""
+    """Base of every request body: strict types, unknown fields refused, no NUL characters;
+    a whole number written with a fraction (``85.0``) read as the integer it is."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_numbers(cls, data: Any) -> Any:
+        if isinstance(data, dict) and any(type(v) is float for v in data.values()):
+            return {key: _whole(value) for key, value in data.items()}
+        return data
 
     @field_validator("*", mode="after")
     @classmethod

@@ -67,6 +67,12 @@ class SandboxConfig:
             served; a larger one is answered 431 (SVC-GW-4031) and its connection closed.
         header_timeout_seconds: how long a connection may take to send a complete request
             head before it is closed (slow-header clients); 0 turns the deadline off.
+        body_timeout_seconds: how long a request body may take once its head is complete
+            before the connection is closed (slow-body clients); 0 turns it off.
+        min_body_rate: bytes a second a body must average once it has taken 2 s, else
+            its connection is closed; 0 turns the minimum off.
+        max_connections_per_address: connections one client address may hold open at
+            once (per process); one more is answered 429 and closed. 0: no cap.
         keep_alive_seconds: how long an idle kept-alive connection stays open.
         http_implementation: uvicorn's HTTP parser: ``"auto"`` (httptools when
             installed), ``"httptools"`` or ``"h11"``; the limits above hold on both.
@@ -108,6 +114,9 @@ class SandboxConfig:
     webhook_allow_private: bool = False
     max_header_bytes: int = 32 * 1024
     header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 10.0
+    min_body_rate: int = 1024
+    max_connections_per_address: int = 256
     keep_alive_seconds: int = 5
     http_implementation: str = "auto"
     strict_replay: bool = False

@@ -22,12 +22,16 @@ __all__ = ["SandboxServer", "http_settings"]
 
 
 def http_settings(config: SandboxConfig) -> dict[str, Any]:
-    """uvicorn settings: the configured HTTP limits (header cap and deadline, keep-alive),
-    no trust in forwarding headers, and a log without colours where ``NO_COLOR`` is set."""
+    """uvicorn settings: the configured HTTP limits (header cap and deadline, body deadline
+    and rate, connections per address, keep-alive), no trust in forwarding headers, and a
+    log without colours where ``NO_COLOR`` is set."""
     limits = HttpLimits(
         max_header_bytes=config.max_header_bytes,
         header_timeout=config.header_timeout_seconds,
         implementation=config.http_implementation,
+        body_timeout=config.body_timeout_seconds,
+        min_body_rate=config.min_body_rate,
+        max_connections_per_address=config.max_connections_per_address,
     )
     return {
         **limits.uvicorn_settings(),

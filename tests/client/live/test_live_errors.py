@@ -138,9 +138,16 @@ def test_raw_card_number_sent_anyway_is_refused_by_the_sandbox(client: Client) -
 def test_wrong_secret_and_unknown_key(live: Live) -> None:
     with (
         Client(live.api_key, "sk_test_wrong_secret_000", live.base_url) as c,
-        pytest.raises(SignatureError),
+        pytest.raises(SignatureError) as info,
     ):
         c.payments.retrieve("pay_1")
+    assert info.value.message.startswith("X-Signature does not match")  # the service's words
+    assert str(info.value).endswith(
+        "; this client signed the request itself, so the canonical string is right: the "
+        "secret key (sk_…_000) most likely does not belong to the API key (pk_test_…0001); "
+        "use the key pair issued together for this environment"
+    )
+    assert "wrong_secret" not in str(info.value) + repr(info.value)
     with (
         Client("pk_test_unknown_0000", live.secret_key, live.base_url) as c,
         pytest.raises(APIKeyError),

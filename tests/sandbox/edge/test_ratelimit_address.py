@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import httpx2
@@ -102,3 +102,29 @@ def test_buckets_that_have_refilled_are_purged(
     assert _addresses(a) == {"198.51.100.1", "198.51.100.2", "198.51.100.3"}
     # Its bucket was kept: one token refilled in the second since, not a full new one.
     assert [b.check("", "198.51.100.2") is None for _ in range(2)] == [True, False]
+
+
+def test_the_limit_counts_the_canonical_path_and_every_unsigned_page(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    """A trailing slash once went uncounted (``/public-status/`` is served as
+    ``/public-status``); the ACS page, the demo return page and the front page were not
+    counted at all. Past the burst, each is refused like the others."""
+    server = sandbox_with(public_rate_limit_per_second=0.001, public_rate_limit_burst=BURST)
+    slashed = "/v1/payments/pay_missing/public-status/"
+    with httpx2.Client(base_url=server.base_url, timeout=30, verify=False) as anon:
+        answers = [anon.get(slashed).status_code for _ in range(BURST + 2)]
+        assert answers == [404] * BURST + [429, 429], answers
+        for path in (
+            slashed + "/",
+            "/sandbox/acs/pay_missing",
+            "/sandbox/acs/pay_missing/",
+            "/demo/merchant/return?outcome=success",
+            "/",
+            "/checkout/cs_missing/",
+        ):
+            assert_envelope(anon.get(path), 429, "SVC-GW-1004")
+        assert_envelope(anon.post("/sandbox/acs/pay_missing", data={}), 429, "SVC-GW-1004")
+        # What touches no database stays free: the pages' static files, the health check.
+        assert anon.get("/checkout/static/checkout.css").status_code == 200
+        assert anon.get("/healthz").status_code == 200

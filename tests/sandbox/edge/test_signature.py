@@ -121,6 +121,15 @@ def test_rule2_timestamp_more_than_5_minutes_away_gives_1001(
     assert_envelope(_send(anon, timestamp=ts), 401, "SVC-GW-1001")
 
 
+@pytest.mark.parametrize("digits", [3, 6, 7, 9])
+def test_a_timestamp_with_a_fraction_of_a_second_is_accepted(
+    anon: httpx2.Client, digits: int
+) -> None:
+    now = datetime.now(UTC)
+    ts = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond:06d}000"[:digits] + "Z"
+    assert _send(anon, timestamp=ts).status_code == 201
+
+
 @pytest.mark.parametrize("text", ["yesterday", "2026-13-01T00:00:00Z", "1700000000"])
 def test_rule2_malformed_timestamp_gives_1001(anon: httpx2.Client, text: str) -> None:
     assert_envelope(_send(anon, timestamp=text), 401, "SVC-GW-1001")

@@ -256,9 +256,9 @@ def test_steps_run_in_order_and_a_failing_one_changes_nothing(url: str) -> None:
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """uvicorn.run replaced: the command returns instead of serving."""
+    """The server replaced: the command returns instead of serving."""
     calls: list[Any] = []
-    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: calls.append(app))
+    monkeypatch.setattr("workbench.cli.sandbox.serve", lambda app, **kwargs: calls.append(app))
     return calls
 
 
@@ -274,7 +274,7 @@ def test_a_newer_database_is_refused_naming_the_reset_command(url: str, served: 
     assert "workbench sandbox --db " in message
     assert "--reset`" in message
 
-    result = CliRunner().invoke(main, ["sandbox", "--db", url])
+    result = CliRunner().invoke(main, ["sandbox", "--port", "0", "--db", url])
     assert result.exit_code == 1
     assert "--reset" in result.output
     assert "Traceback" not in result.output
@@ -299,7 +299,9 @@ def test_reset_says_what_it_deletes_asks_and_starts_afresh(
     _other_table(url)
     _set_version_row(url, "99")
 
-    declined = CliRunner().invoke(main, ["sandbox", "--db", url, "--reset"], input="n\n")
+    declined = CliRunner().invoke(
+        main, ["sandbox", "--port", "0", "--db", url, "--reset"], input="n\n"
+    )
     assert declined.exit_code == 1
     assert "--reset deletes" in declined.output
     if url.startswith("sqlite"):
@@ -311,7 +313,7 @@ def test_reset_says_what_it_deletes_asks_and_starts_afresh(
     assert _stored_version(url) == "99"  # nothing deleted
     assert served == []
 
-    done = CliRunner().invoke(main, ["sandbox", "--db", url, "--reset", "--yes"])
+    done = CliRunner().invoke(main, ["sandbox", "--port", "0", "--db", url, "--reset", "--yes"])
     assert done.exit_code == 0, done.output
     assert "deleted " in done.output
     assert len(served) == 1

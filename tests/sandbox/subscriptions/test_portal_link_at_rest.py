@@ -6,7 +6,10 @@ hash included, and ``workbench sandbox``'s access log printed portal paths with 
 This test runs the real command on each backend, creates a subscription and uses its
 portal under Idempotency-Keys, replays both (also after a restart: the replay key is a
 file outside the database), then reads every row of the database (and an SQLite file's
-bytes) and everything the command printed, and finds the hash nowhere.
+bytes) and everything the command printed, and finds the hash nowhere. A card update's
+session id opens its page to anyone who holds it (the access log printed it): once the
+session has ended (completed or expired) that page links nowhere, and the log shows
+``/checkout/[sessionId]``.
 """
 
 from __future__ import annotations
@@ -187,8 +190,17 @@ def test_a_portal_card_update_leaves_no_portal_link_in_the_database_or_the_log(
             assert back.params["outcome"] == "success"
             view = client.get(back.path)
             assert view.json()["cardLast4"] == "8210"
-            again = client.get(f"{command.base}/checkout/{back.params['sessionId']}")
-            assert public_hash in again.text  # the finished page links back, opened
+            # The session id opens the ended page to anyone: it links nowhere, and a
+            # second submit sends nobody to the portal.
+            session_page = f"{command.base}/checkout/{back.params['sessionId']}"
+            again = client.get(session_page)
+            assert again.status_code == 410, again.text
+            assert public_hash not in again.text
+            assert "/v1/public/subscriptions/" not in again.text
+            resubmit = client.post(f"{session_page}/pay", data=NEW_CARD, follow_redirects=False)
+            assert resubmit.status_code == 410, resubmit.text
+            assert "location" not in resubmit.headers
+            assert public_hash not in resubmit.text
     finally:
         command.stop()
 
@@ -197,6 +209,8 @@ def test_a_portal_card_update_leaves_no_portal_link_in_the_database_or_the_log(
     assert back.params["sessionId"] in stored  # the session is there, and was read
     assert public_hash not in stored
     assert public_hash not in printed
+    assert back.params["sessionId"] not in printed  # the access log redacts it
+    assert "/checkout/[sessionId]/pay" in printed
     assert "card_update_only" in stored
     if db.startswith("sqlite"):
         path = Path(db.removeprefix("sqlite:///"))
@@ -226,3 +240,22 @@ def test_a_portal_return_sealed_under_another_key_gives_no_link_back(
             assert "sealed." not in done.text
         subscription = client.get(f"/v1/subscriptions/{created.json()['id']}").json()
         assert subscription["cardLast4"] == "8210"
+
+
+def test_an_expired_card_update_page_links_nowhere(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    server = sandbox_with()
+    with signed_client(server.base_url) as client:
+        created = _post(client, "/v1/subscriptions", sub_body(), str(uuid.uuid4()))
+        public_hash = created.json()["publicHash"]
+        with httpx2.Client(base_url=server.base_url, timeout=30, verify=False) as buyer:
+            opened = buyer.post(f"/v1/public/subscriptions/{public_hash}/update-card-session")
+            checkout = opened.json()["checkoutUrl"].removeprefix(server.base_url)
+            assert buyer.get(checkout).status_code == 200
+            advanced = client.post("/sandbox/clock/advance", json={"seconds": 2 * 86_400})
+            assert advanced.status_code == 200, advanced.text
+            for ended in (buyer.get(checkout), buyer.post(f"{checkout}/pay", data=NEW_CARD)):
+                assert ended.status_code == 410, ended.text
+                assert public_hash not in ended.text
+                assert "/v1/public/subscriptions/" not in ended.text

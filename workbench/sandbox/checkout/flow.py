@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import sqlalchemy as sa
 
@@ -38,6 +37,7 @@ from workbench.sandbox.payments import acs, threeds
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments.models import ChargeRequest, ThreeDSCallbackRequest
 from workbench.sandbox.payments.tables import payments as payments_table
+from workbench.sandbox.return_urls import with_params
 from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.tables import sessions as sessions_table
 from workbench.sandbox.storage import AnyRow
@@ -114,18 +114,14 @@ class ForeignPayment(ServiceError):
 
 
 def result_url(return_url: str, **params: str | None) -> str:
-    """``returnUrl`` with ``params`` added to its query (existing parameters kept).
+    """``returnUrl`` with ``params`` added to its query (its query and fragment kept).
 
-    The answer is ASCII, as a ``Location`` header must be: a non-ASCII path or query is
-    percent-encoded as UTF-8 and a non-ASCII host becomes its IDNA (``xn--``) form;
-    escapes already in ``returnUrl`` are kept as they are.
+    The answer is ASCII, as a ``Location`` header must be, and is the address a browser
+    reads ``returnUrl`` as (`workbench.sandbox.return_urls.with_params`): a non-ASCII
+    path or query is percent-encoded as UTF-8 and a non-ASCII host becomes its IDNA
+    (``xn--``) form; escapes already in ``returnUrl`` are kept as they are.
     """
-    import httpx2  # with the first buyer to send back: the sandbox's start does not need it
-
-    parts = urlsplit(return_url)
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    query += [(k, v) for k, v in params.items() if v is not None]
-    return str(httpx2.URL(urlunsplit(parts._replace(query=urlencode(query)))))
+    return with_params(return_url, params)
 
 
 def _caller(session: Row, request_id: str) -> Caller:
@@ -137,13 +133,20 @@ def _caller(session: Row, request_id: str) -> Caller:
     )
 
 
+def _back_link(session: Row) -> str | None:
+    """Where an ended page links back to: the merchant's ``returnUrl``; none for a card
+    update, whose return is the buyer's portal (its address is the subscription's bearer,
+    and anyone holding the session id may open an ended page)."""
+    return None if session.mode == "card_update_only" else session.return_url
+
+
 def _state(conn: sa.Connection, session: Row | None) -> Ended | None:
     if session is None:
         return Ended("missing")
     if session.status == "completed":
-        return Ended("completed", session.return_url)
+        return Ended("completed", _back_link(session))
     if session.status == "expired" or session.expires_at <= business_now(conn, session.merchant_id):
-        return Ended("expired", session.return_url)
+        return Ended("expired", _back_link(session))
     return None
 
 
@@ -154,9 +157,9 @@ def _locked(conn: sa.Connection, session_id: str) -> Row | None:
 def _open(conn: sa.Connection, session_id: str) -> Row | Redirect | Ended:
     """The session, locked, while it can still be paid; else where its page goes instead:
     back to ``returnUrl`` once completed (a second submit charges nothing), or the
-    expired / missing page."""
+    completed (a card update: no link to the portal), expired or missing page."""
     session = _locked(conn, session_id)
-    if session is not None and session.status == "completed":
+    if session is not None and session.status == "completed" and _back_link(session):
         return Redirect(_outcome_url(session, _completed_with(conn, session)))
     ended = _state(conn, session)
     if ended is not None or session is None:

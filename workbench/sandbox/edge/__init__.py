@@ -8,17 +8,18 @@ feature, and no feature imports the edge (import contracts in ``pyproject.toml``
 1. `RequestIdMiddleware` (`requestid`): the request's id, taken or made, echoed.
 2. `HostGuard` (`hosts`): only the hosts this sandbox serves.
 3. `DocsHeaders` (`docs_headers`): a Content-Security-Policy on Swagger UI's pages.
-4. `AddressRateLimit` (`ratelimit_address`): the unsigned routes, per client address.
-5. `CanonicalPath` (`paths`): an API path loses its trailing slash.
-6. `BodyLimits` (`body`): the body read once; too large or carrying a NUL refused.
-7. `SignatureCheck` (`signature`): who signed it (`Caller`), or the refusal.
-8. `StrictReplay` (`replay`, strict replay mode only): a signature accepted once.
-9. `KeyRateLimit` (`ratelimit`): the signed request's key, per key.
-10. `MerchantSwitches` (`switches`): a pending fail-next, the simulated latency.
-11. `DuplicateKeys` (`jsonbody`): a JSON body naming a key twice refused; parsed once.
+4. `CanonicalPath` (`paths`): an API path loses its trailing slash.
+5. `MethodGate` (`methods`): a method the path's routes do not take, 405 with ``Allow``.
+6. `AddressRateLimit` (`ratelimit_address`): the unsigned routes, per client address.
+7. `BodyLimits` (`body`): the body read once; too large or carrying a NUL refused.
+8. `SignatureCheck` (`signature`): who signed it (`Caller`), or the refusal.
+9. `StrictReplay` (`replay`, strict replay mode only): a signature accepted once.
+10. `KeyRateLimit` (`ratelimit`): the signed request's key, per key.
+11. `MerchantSwitches` (`switches`): a pending fail-next, the simulated latency.
+12. `DuplicateKeys` (`jsonbody`): a JSON body naming a key twice refused; parsed once.
 
 Beside them: the exception handlers that give FastAPI's and Starlette's failures the
-envelope (`handlers`, with the 405's ``Allow`` from `allow`), the key records kept
+envelope (`handlers`), the methods each path takes (`allow`), the key records kept
 between requests (`keycache`), and uvicorn's protocol with the header limits
 (`httplimits`).
 """
@@ -29,6 +30,7 @@ from workbench.sandbox.edge.body import BodyLimits
 from workbench.sandbox.edge.docs_headers import DocsHeaders
 from workbench.sandbox.edge.hosts import HostGuard, allowed_hosts
 from workbench.sandbox.edge.jsonbody import DuplicateKeys
+from workbench.sandbox.edge.methods import MethodGate
 from workbench.sandbox.edge.paths import CanonicalPath
 from workbench.sandbox.edge.ratelimit import KeyRateLimit
 from workbench.sandbox.edge.ratelimit_address import AddressRateLimit
@@ -46,6 +48,7 @@ __all__ = [
     "HostGuard",
     "KeyRateLimit",
     "MerchantSwitches",
+    "MethodGate",
     "RequestIdMiddleware",
     "SignatureCheck",
     "StrictReplay",

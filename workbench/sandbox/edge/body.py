@@ -6,7 +6,8 @@ NUL anywhere a text field could get it (path, query string, body, escaped or not
 400 SVC-GW-4000, since PostgreSQL cannot store one (SQLite follows). The bytes are kept
 in the request state (`RequestState.body`: what the signature is verified over) and
 given again to the layers after this one (`replaying`). A body sent without a
-Content-Type is taken as JSON, as the spec says bodies are.
+Content-Type is taken as JSON, as the spec says bodies are. A body cut short (the
+connection closed before its last byte) reaches nothing: no answer is sent.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ __all__ = ["BodyLimits", "replaying"]
 
 class _BodyTooLarge(Exception):
     pass
+
+
+class _ClientGone(Exception):
+    """The connection closed before the body was complete (the client left, or the
+    server closed it: a body too slow, `workbench.sandbox.edge.headguard`)."""
 
 
 def replaying(body: bytes, receive: Receive) -> Receive:
@@ -44,7 +50,7 @@ async def _read_body(receive: Receive) -> bytes:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            break
+            raise _ClientGone
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limits.MAX_BODY_BYTES:
@@ -85,6 +91,8 @@ class BodyLimits:
         except _BodyTooLarge:
             message = f"request body is larger than {limits.MAX_BODY_BYTES} bytes"
             await error_response("SVC-GW-4013", message, state.request_id)(scope, receive, send)
+            return
+        except _ClientGone:  # nobody to answer, and half a body is no request
             return
         if _carries_nul(scope, body):
             message = "NUL characters are not accepted in the path, query string or body"

@@ -1,4 +1,4 @@
-"""uvicorn's h11 protocol with the sandbox's head limits (`workbench.sandbox.httplimits`).
+"""uvicorn's h11 protocol with the sandbox's connection limits (`workbench.sandbox.httplimits`).
 
 Its own module so that h11 loads only when it serves: httptools does when installed.
 """
@@ -39,7 +39,8 @@ class _LimitedConnection(h11.Connection):
 
 
 class H11Limited(HeadGuard, H11Protocol):
-    """h11 with its own incomplete-head cap answered as 431, the complete-head cap, the deadline."""
+    """h11 with its own incomplete-head cap answered as 431, the complete-head cap, the
+    head's and the body's deadlines, the connection cap."""
 
     def __init__(self, *args: Any, limits: HeadLimits, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -50,10 +51,16 @@ class H11Limited(HeadGuard, H11Protocol):
         if self._refused:
             return
         super().data_received(data)
-        if self.conn.their_state is h11.IDLE and self.conn.trailing_data[0]:
+        state = self.conn.their_state
+        if state is h11.IDLE and self.conn.trailing_data[0]:
             self._start_head_clock()  # part of a head is waiting for the rest
-        elif self.conn.their_state is not h11.IDLE:
+        elif state is not h11.IDLE:
             self._stop_head_clock()
+        if state is h11.SEND_BODY:  # the head is in, the body is still to come
+            self._start_body_clock()
+            self._body_received += len(data)
+        else:
+            self._stop_body_clock()
 
     def send_400_response(self, msg: str) -> None:
         conn = self.conn

@@ -1,4 +1,5 @@
-"""HTTP-level limits uvicorn has no setting for: a header-size cap on httptools, a header deadline.
+"""HTTP-level limits uvicorn has no setting for: a header-size cap on httptools, a header
+deadline, a body deadline and minimum rate, a cap on an address's open connections.
 
 Why this module subclasses uvicorn's protocols instead of configuring them:
 
@@ -14,7 +15,10 @@ A head is refused once more than ``max_header_bytes`` of it arrived without it b
 complete (h11's rule), or when a complete head measures more than that (request
 target plus header lines): the answer does not depend on how TCP cut the bytes. A
 connection whose head is not complete ``header_timeout`` seconds after it opened (or
-after the head's first byte, on a kept-alive connection) is closed.
+after the head's first byte, on a kept-alive connection) is closed. So is one whose
+body is still arriving ``body_timeout`` seconds after its head, or slower than
+``min_body_rate`` (`workbench.sandbox.edge.headguard`); and an address holding
+``max_connections_per_address`` connections open has its next one refused.
 """
 
 from __future__ import annotations
@@ -22,18 +26,24 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib.util
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from workbench.sandbox.edge.headguard import HEADERS_TOO_LARGE, HeadGuard, head_size
+from workbench.sandbox.edge.headguard import (
+    BODY_RATE_GRACE,
+    HEADERS_TOO_LARGE,
+    HeadGuard,
+    head_size,
+)
 from workbench.sandbox.edge.onewrite import HeadWithBody
 
-__all__ = ["HEADERS_TOO_LARGE", "HttpLimits", "head_size"]
+__all__ = ["BODY_RATE_GRACE", "HEADERS_TOO_LARGE", "HttpLimits", "head_size"]
 
 
 class _HeadTooLarge(Exception):
@@ -57,6 +67,7 @@ class _HttpToolsLimited(HeadGuard, HttpToolsProtocol):
         self._head_pending = False
         self._head_received = 0
         self._too_large = False
+        self._in_body = False
         self._idle_since: float | None = None
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -105,6 +116,8 @@ class _HttpToolsLimited(HeadGuard, HttpToolsProtocol):
             self._head_received += len(data)
             if self._head_received > self.limits.max_header_bytes:
                 self._refuse_head()
+        elif self._in_body:  # a read ended with the body still to come: rarely so
+            self._start_body_clock()
 
     def send_400_response(self, msg: str) -> None:
         if self._too_large:  # the parser stopped on `_HeadTooLarge`
@@ -118,6 +131,15 @@ class _HttpToolsLimited(HeadGuard, HttpToolsProtocol):
         self._head_received = 0
         self._start_head_clock()
 
+    def on_body(self, body: bytes) -> None:
+        self._body_received += len(body)
+        super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        self._in_body = False
+        self._stop_body_clock()
+        super().on_message_complete()
+
     def on_headers_complete(self) -> None:
         self._head_pending = False
         self._stop_head_clock()
@@ -126,6 +148,7 @@ class _HttpToolsLimited(HeadGuard, HttpToolsProtocol):
             raise _HeadTooLarge
         previous = self.cycle
         super().on_headers_complete()
+        self._in_body = True  # until `on_message_complete`, at once when there is none
         cycle = self.cycle
         if cycle is not None and cycle is not previous:  # a request's cycle (no upgrade)
             cycle.transport = HeadWithBody(  # type: ignore[assignment]
@@ -145,11 +168,24 @@ class HttpLimits:
         header_timeout: seconds a connection may take to send a complete head (0: no limit).
         implementation: ``"httptools"``, ``"h11"``, or ``"auto"`` (httptools when
             installed, as uvicorn's own ``auto``).
+        body_timeout: seconds a body may take once its head is complete (0: no limit).
+        min_body_rate: bytes a second a body must average once it has taken
+            `BODY_RATE_GRACE` seconds (0: no minimum).
+        max_connections_per_address: connections one address may hold open at once in
+            this process (0: no cap).
+        open_connections: the connections each address holds open now (kept here, as
+            each connection's protocol is built from this object).
     """
 
     max_header_bytes: int = 32 * 1024
     header_timeout: float = 10.0
     implementation: str = "auto"
+    body_timeout: float = 10.0
+    min_body_rate: int = 1024
+    max_connections_per_address: int = 256
+    open_connections: Counter[str] = field(
+        default_factory=Counter, compare=False, hash=False, repr=False
+    )
 
     @property
     def resolved(self) -> str:

@@ -1,10 +1,13 @@
 """`AddressRateLimit`: token buckets per client address on the routes that take no signature.
 
 The buyer-facing routes (``GET /v1/payments/{id}/public-status``, the portal under
-``/v1/public/``, the hosted pages under ``/checkout/``) have no API key to count by; a
-caller there is counted by the address it connects from (the peer of the TCP
-connection: a forwarding header is anyone's to write). Past the limit the answer is
-429 ``SVC-GW-1004`` in the envelope, with ``Retry-After``.
+``/v1/public/``, the hosted pages under ``/checkout/``, the simulated ACS page under
+``/sandbox/acs/``, the demo merchant's return page, the front page) have no API key to
+count by; a caller there is counted by the address it connects from (the peer of the
+TCP connection: a forwarding header is anyone's to write). Past the limit the answer is
+429 ``SVC-GW-1004`` in the envelope, with ``Retry-After``. The path is read once made
+canonical (`workbench.sandbox.edge.paths`): ``/public-status/`` is served as
+``/public-status``, so it is counted as that.
 
 The buckets live in this process (`RateLimiter`, a one-process SQLite sandbox) or in
 the database's ``address_buckets`` table (`SharedAddressLimiter`), where several workers
@@ -36,10 +39,11 @@ __all__ = [
     "address_limiter",
 ]
 
-#: The unauthenticated routes counted per address (the hosted pages' static files, which
-#: touch no database, are not).
+#: The unauthenticated routes counted per address, matched on the canonical path (the
+#: hosted pages' static files and the health check, which touch no database, are not).
 LIMITED_ROUTES = re.compile(
     r"^/v1/payments/[^/]+/public-status$|^/v1/public/|^/checkout(?:/(?!static/)|$)"
+    r"|^/sandbox/acs/|^/demo/merchant/return/*$|^/$"
 )
 
 _B = tables.address_buckets

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from workbench.sandbox.bodies import (
     Amount,
@@ -27,8 +27,32 @@ class Split(StrictRequest):
     amountMinor: Annotated[int, Field(ge=1, le=limits.MAX_AMOUNT)]
 
 
+#: What the sessions service checks across fields, said in the document (JSON Schema
+#: 2020-12, OpenAPI 3.1): ``amount`` in modes ``payment`` (the default) and ``qr``, none
+#: and a ``customerId`` in ``card_update_only``; ``splits`` only in ``payment``. That the
+#: splits sum to at most ``amount`` no schema can say.
+_MODE_RULES: dict[str, Any] = {
+    "allOf": [
+        {
+            "if": {"required": ["mode"], "properties": {"mode": {"const": "card_update_only"}}},
+            "then": {
+                "required": ["customerId"],
+                "properties": {"amount": {"type": "null"}, "customerId": {"type": "string"}},
+            },
+            "else": {"required": ["amount"], "properties": {"amount": {"type": "integer"}}},
+        },
+        {
+            "if": {"required": ["splits"], "properties": {"splits": {"type": "array"}}},
+            "then": {"properties": {"mode": {"const": "payment"}}},
+        },
+    ]
+}
+
+
 class SessionRequest(StrictRequest):
     """POST /v1/payments/sessions."""
+
+    model_config = ConfigDict(json_schema_extra=_MODE_RULES)
 
     transactionId: TransactionId
     amount: Amount | None = None

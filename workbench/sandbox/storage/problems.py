@@ -11,6 +11,7 @@ that fixes it; the URL's password never appears in it (`safe_url`).
 from __future__ import annotations
 
 import errno
+import getpass
 import os
 import re
 from pathlib import Path
@@ -68,8 +69,15 @@ def describe(url: str, error: BaseException) -> str | None:
     return None
 
 
+#: PostgreSQL's SQLSTATE for a privilege the user lacks ("permission denied for ...").
+_INSUFFICIENT_PRIVILEGE = "42501"
+_DENIED = re.compile(
+    r'permission denied for (database|schema|table|relation|sequence) "?([^"\s]+)"?'
+)
+
+
 def _postgres(url: URL, error: BaseException) -> str | None:
-    if not isinstance(error, sa.exc.OperationalError):
+    if not isinstance(error, sa.exc.DBAPIError):
         return None
     text = str(error.orig or error)
     host = url.host or "localhost"
@@ -77,6 +85,10 @@ def _postgres(url: URL, error: BaseException) -> str | None:
     where = f"{host}:{port}"
     options = f"-h {host}" + (f" -p {port}" if url.port else "")
     options += f" -U {url.username}" if url.username else ""
+    if _DENIED.search(text) or getattr(error.orig, "sqlstate", None) == _INSUFFICIENT_PRIVILEGE:
+        return _privilege(url, where, error)
+    if not isinstance(error, sa.exc.OperationalError):
+        return None
     if f'database "{url.database}" does not exist' in text:
         return (
             f'PostgreSQL at {where} has no database "{url.database}": create it with '
@@ -103,6 +115,37 @@ def _postgres(url: URL, error: BaseException) -> str | None:
     if "could not translate host name" in text or "Name or service not known" in text:
         return f"The host {host!r} of --db is not known: correct the host name in --db"
     return None
+
+
+def _privilege(url: URL, where: str, error: BaseException) -> str:
+    """What the user of ``url`` may not do, and the grant (as the database's owner) or the
+    --db that fixes it."""
+    user = url.username or os.environ.get("PGUSER") or getpass.getuser()
+    database = url.database or ""
+    head = f"PostgreSQL at {where}: user {user}"
+    own = "or give --db a database this user owns"
+    psql = f"psql -h {url.host or 'localhost'}" + (f" -p {url.port}" if url.port else "")
+    psql += f" -d {database}"
+    denied = _DENIED.search(str(error))
+    kind, name = (denied[1], denied[2]) if denied else ("", "")
+    if kind == "database":
+        grant = f'GRANT CONNECT ON DATABASE "{database}" TO "{user}"'
+        return (
+            f'{head} may not connect to "{database}": as its owner run '
+            f"`{psql} -c '{grant}'`, {own}"
+        )
+    if kind == "schema":
+        grant = f'GRANT CREATE ON SCHEMA {name} TO "{user}"'
+        return (
+            f'{head} may not create the sandbox\'s tables in the schema {name} of "{database}": '
+            f"as the database's owner run `{psql} -c '{grant}'`, {own}"
+        )
+    if kind:
+        return (
+            f'{head} may not use the {kind} {name} of "{database}", which another user made: '
+            f"give --db that user, {own}"
+        )
+    return f'{head} lacks a privilege on "{database}" ({_reason(error)}): {own}'
 
 
 def _sqlite(path: Path, error: BaseException) -> str | None:
