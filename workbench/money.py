@@ -81,8 +81,8 @@ def split_installments(amount: int, count: int) -> tuple[int, ...]:
     """An amount in kuruş split into ``count`` installments that add up to it exactly.
 
     Every installment is ``amount // count``; the first also carries the remaining
-    kuruş, ``amount % count`` (docs/sandbox/decisions.md, hosted pages, "how an
-    installment plan splits the amount").
+    kuruş, ``amount % count`` (docs/sandbox/decisions.md, hosted pages, the row
+    ``#installment-amounts``).
 
     Args:
         amount: integer kuruş, not negative.
