@@ -218,8 +218,10 @@ class BaseClient:
         connections open: close the client that made them.
 
         Example:
-            >>> patient = client.with_options(timeout=60, max_retries=5)  # doctest: +SKIP
-            >>> patient.payments.refund("pay_123")  # doctest: +SKIP
+            ```python
+            patient = client.with_options(timeout=60, max_retries=5)
+            patient.payments.refund("pay_123")
+            ```
 
         Args:
             timeout: seconds, or an `httpx2.Timeout`, per attempt (default: this client's).

@@ -8,8 +8,10 @@ bytes received, before parsing them, and returns a typed `WebhookEvent`.
 `WebhookListener` is a local receiver built on it (``workbench listen`` runs one).
 
 Example:
-    >>> seen = SeenEventIds()  # doctest: +SKIP
-    >>> event = construct_event(body, headers, WEBHOOK_SECRET, path="/webhooks", seen=seen)
+    ```python
+    seen = SeenEventIds()
+    event = construct_event(body, headers, WEBHOOK_SECRET, path="/webhooks", seen=seen)
+    ```
 """
 
 from workbench.webhooks._listener import Delivery, WebhookListener

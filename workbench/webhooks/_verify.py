@@ -242,9 +242,11 @@ def construct_event(
         ValueError: ``secret`` is empty.
 
     Example:
-        >>> event = construct_event(  # doctest: +SKIP
-        ...     request.body, request.headers, WEBHOOK_SECRET, path="/webhooks", seen=seen_ids
-        ... )
+        ```python
+        event = construct_event(
+            request.body, request.headers, WEBHOOK_SECRET, path="/webhooks", seen=seen_ids
+        )
+        ```
     """
     if not secret:
         raise ValueError("a webhook secret is needed to verify deliveries")
