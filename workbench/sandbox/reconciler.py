@@ -181,10 +181,24 @@ class Reconciler:
         return {name: due for name, due in dues.items() if due is not None}
 
     def advance(self, merchant_id: str, seconds: float) -> datetime:
-        """Move the merchant's clock ``seconds`` forward, running due work in order.
+        """Move the merchant's clock ``seconds`` forward, running due work in order
+        (`advance_to` the time ``seconds`` after its business time now).
+
+        Returns:
+            The merchant's new business time.
+        """
+        with self.db.read() as conn:
+            target = business_now(conn, merchant_id) + timedelta(seconds=seconds)
+        return self.advance_to(merchant_id, target)
+
+    def advance_to(self, merchant_id: str, target: datetime) -> datetime:
+        """Move the merchant's clock to ``target``, running due work in order.
 
         The clock stops at each due time on the way; only the work due by then runs
-        there, so an item due at 10:00 is processed before one due at 11:00.
+        there, so an item due at 10:00 is processed before one due at 11:00. Run again
+        with the same ``target`` (an advance cut off by a crash, replayed), it carries on
+        from where the clock stands and stops at the same time: a clock already past
+        ``target`` is not moved, and no work is done twice (each item's own claim).
 
         Returns:
             The merchant's new business time.
@@ -192,8 +206,6 @@ class Reconciler:
         with self._lease(merchant_id, wait=True) as held:
             if not held:
                 raise TimeoutError("another process has held the reconciler lease too long")
-            with self.db.read() as conn:
-                target = business_now(conn, merchant_id) + timedelta(seconds=seconds)
             for _ in range(_MAX_STEPS):
                 dues = self._dues(merchant_id)
                 step = min(dues.values(), default=None)
