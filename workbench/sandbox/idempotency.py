@@ -479,7 +479,7 @@ class IdempotencyPurgeWork:
         """Never drives a clock advance: the cache lifetime is wall-clock time."""
         return None
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Delete the merchant's expired records."""
         with self.db.write() as conn:
             result = conn.execute(

@@ -53,8 +53,8 @@ if os.environ.get("HOLD_MARKER"):
 
     _run = renewals.RenewalWork.run
 
-    def run(self, merchant_id, now):
-        done = _run(self, merchant_id, now)
+    def run(self, merchant_id, now, deadline):
+        done = _run(self, merchant_id, now, deadline)
         if done:
             pathlib.Path(os.environ["HOLD_MARKER"]).touch()
             time.sleep(600)

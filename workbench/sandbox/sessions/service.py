@@ -243,7 +243,7 @@ class SessionExpiryWork:
             )
         ).scalar_one_or_none()
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Expire every session due by ``now``."""
         with self.db.write() as conn:
             rows = conn.execute(
