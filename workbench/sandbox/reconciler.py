@@ -14,7 +14,9 @@ UPDATE``). A pass gives the lease back when it ends, so a clock advance asked of
 worker waits one pass at most; the lease's expiry only frees it from a process that died
 holding it. Leases are per merchant so that one merchant's slow work (a webhook receiver
 that takes its time) never holds up another merchant's clock; the background loop runs
-each merchant's pass on a small pool for the same reason.
+each merchant's pass on a small pool for the same reason. Nor does it hold up its own
+merchant's: a pass, and a clock advance in all its steps, waits on receivers
+``patience_seconds`` at most, and the attempts still open carry on after it.
 """
 
 from __future__ import annotations
