@@ -4,8 +4,9 @@ It neither stalls the clock nor gets an attempt twice: a clock advance answers w
 receiver still holds the connections it opened, and two sandboxes on one database (what
 two workers, or two hosts, are) never send the same (event, attempt) pair, nor more
 attempts at once than the concurrency limit, however far one of them moves the clock
-while the other's attempts are open. Each check is an order of things ("the answer came
-while the connections were still open"), never a duration.
+while the other's attempts are open; nor do the two worker processes of ``workbench
+sandbox --workers 2`` with their reconcilers running. Each check is an order of things
+("the answer came while the connections were still open"), never a duration.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -170,3 +172,33 @@ def test_two_sandboxes_on_one_database_never_send_an_attempt_twice(
     assert receiver.most_open <= CONCURRENCY
     receiver.close()  # the open attempts fail now, and the tick ends
     ticking.join(GUARD_SECONDS)
+
+
+def test_two_workers_never_send_an_attempt_twice_nor_more_than_the_limit_at_once(
+    workers: tuple[str, str, int], receiver: Silent
+) -> None:
+    """``workbench sandbox --workers 2``, both workers' reconcilers running, attempts
+    timing out after the default 5 s and retried, clock advances sent meanwhile."""
+    base = workers[0]
+    with signed_client(base) as client:
+        assert client.put("/sandbox/webhook", json={"url": receiver.url}).status_code == 200
+        for _ in range(EVENTS):
+            paid = client.post("/v1/payments/card", json=charge_body(threeDSecure=False))
+            assert paid.status_code == 201, paid.text
+    assert receiver.held.wait(GUARD_SECONDS), "no attempt reached the receiver"
+    moving = [_in_thread(lambda: _advance(base)) for _ in range(2)]  # either worker
+    for thread, _ in moving:
+        thread.join(120)
+    assert all(answers for _, answers in moving), "an advance had not answered"
+    guard = time.monotonic() + 180  # a guard: two rounds of retries take about 50 s
+    while len(receiver.pairs) < 2 * EVENTS:
+        assert time.monotonic() < guard, f"{len(receiver.pairs)} attempts within 180 s"
+        time.sleep(0.2)
+    sent_twice = [pair for pair, n in Counter(receiver.pairs).items() if n > 1]
+    print(
+        f"{len(receiver.pairs)} attempts arrived, {len(sent_twice)} (event, attempt) pairs "
+        f"twice, at most {receiver.most_open} at once"
+    )
+    assert [answers[0].status_code for _, answers in moving] == [200, 200]
+    assert sent_twice == []
+    assert receiver.most_open <= CONCURRENCY
