@@ -63,7 +63,7 @@ class _Slow:
     def next_due(self, conn: sa.Connection, merchant_id: str) -> None:
         return None
 
-    def run(self, merchant_id: str, now: object) -> int:
+    def run(self, merchant_id: str, now: object, deadline: float) -> int:
         self.inside.set()
         self.release.wait(10)
         return 0

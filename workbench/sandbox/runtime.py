@@ -53,7 +53,18 @@ def _sqlite_folder(url: str) -> Path | None:
     return Path(parsed.database).parent
 
 
-def _background_work(db: Database, config: SandboxConfig) -> list[DueWork]:
+def _webhook_work(db: Database, config: SandboxConfig) -> WebhookWork:
+    return WebhookWork(
+        db,
+        config.webhook_timeout_seconds,
+        config.webhook_concurrency,
+        config.webhook_max_attempts,
+        allow_private=config.webhook_allow_private,
+        detailed_errors=not config.serves_others,
+    )
+
+
+def _background_work(db: Database, config: SandboxConfig, webhooks: WebhookWork) -> list[DueWork]:
     """The reconciler's work, in the order it runs at one moment of a merchant's clock."""
     work: list[DueWork] = [
         RefundSettlementWork(db),
@@ -61,14 +72,7 @@ def _background_work(db: Database, config: SandboxConfig) -> list[DueWork]:
         ThreeDSExpiryWork(db, config.threeds_timeout_seconds),
         AuthorizationExpiryWork(db),
         RenewalWork(db),
-        WebhookWork(
-            db,
-            config.webhook_timeout_seconds,
-            config.webhook_concurrency,
-            config.webhook_max_attempts,
-            allow_private=config.webhook_allow_private,
-            detailed_errors=not config.serves_others,
-        ),
+        webhooks,
         IdempotencyPurgeWork(db),
     ]
     if config.strict_replay:
@@ -96,6 +100,7 @@ class SandboxRuntime:
         self._limiter: RateLimiter | SharedRateLimiter | None = None
         self._address_limiter: RateLimiter | None = None
         self._reconciler: Reconciler | None = None
+        self._webhooks: WebhookWork | None = None
         self._acs_secret: str | None = None
         #: Seals idempotency answers that carry a bearer, under a key the database does
         #: not hold: the configured one, else one made for this sandbox's life.
@@ -148,8 +153,11 @@ class SandboxRuntime:
             config.public_rate_limit_burst,
             shared=not (db.is_local and config.workers == 1),
         )
-        self._reconciler = Reconciler(db, config.reconciler_interval_seconds)
-        for work in _background_work(db, config):
+        self._reconciler = Reconciler(
+            db, config.reconciler_interval_seconds, config.webhook_wait_seconds
+        )
+        self._webhooks = _webhook_work(db, config)
+        for work in _background_work(db, config, self._webhooks):
             self._reconciler.register(work)
         return self
 
@@ -212,6 +220,8 @@ class SandboxRuntime:
         if self._db is None:
             return
         self.reconciler.stop()
+        if self._webhooks is not None:
+            self._webhooks.close()  # after the passes that start attempts have ended
         if not self._db.is_memory:
             self._db.dispose()
 

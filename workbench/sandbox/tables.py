@@ -149,6 +149,8 @@ events = sa.Table(
     sa.Column("last_error", sa.String(300)),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("delivered_at", UTCDateTime),
+    # Wall clock: until when the attempt under way holds the event (`events.WebhookWork`).
+    sa.Column("claimed_until", UTCDateTime),
 )
 
 event_deliveries = sa.Table(

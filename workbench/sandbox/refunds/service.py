@@ -176,7 +176,7 @@ class RefundSettlementWork:
             )
         ).scalar_one_or_none()
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Settle every refund due by ``now``."""
         with self.db.write() as conn:
             due = (

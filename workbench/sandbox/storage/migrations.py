@@ -77,11 +77,27 @@ def _v3_address_buckets(conn: sa.Connection) -> None:
     metadata.tables["address_buckets"].create(conn)
 
 
+def _v4_transaction_ids(conn: sa.Connection) -> None:
+    """Version 4: the transactionIds taken by a payment or a checkout session, one row
+    each, so a charge and a session creation racing on one are never both accepted."""
+    metadata.tables["transaction_ids"].create(conn)
+
+
+def _v5_delivery_claims(conn: sa.Connection) -> None:
+    """Version 5: a webhook attempt holds its event until a wall-clock time
+    (``events.claimed_until``), so no two processes send the same attempt."""
+    column = metadata.tables["events"].c.claimed_until
+    kind = column.type.compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE events ADD COLUMN claimed_until {kind}")
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
 STEPS: Mapping[int, Step] = {
     2: _v2_card_length_and_unsettled_money,
     3: _v3_address_buckets,
+    4: _v4_transaction_ids,
+    5: _v5_delivery_claims,
 }
 
 #: The schema this code creates and serves.

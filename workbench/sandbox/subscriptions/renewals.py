@@ -214,7 +214,7 @@ class RenewalWork:
         present = [c for c in candidates if c is not None]
         return min(present) if present else None
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Resume unfinished charges, send trial notices, then claim, charge and finish
         every subscription due by ``now`` (repeatedly, so missed cycles catch up)."""
         done = self.send_trial_notices(merchant_id, now)
