@@ -3,7 +3,8 @@
 A realistic run makes every event type there is (each `workbench.triggers` trigger, on
 one sandbox, one after another, the clock moving under earlier objects too); each
 delivery the receiver got is checked, body and headers, against the schema the served
-``/openapi.json`` gives its type, closed: a field the document does not name fails.
+``/openapi.json`` gives its type, closed: a field the document does not name fails. The
+client's typed events read every one of them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.spec.events import EVENT_TYPES
 from workbench.testing import running_sandbox
 from workbench.triggers import TRIGGERS, trigger
-from workbench.webhooks import WebhookListener
+from workbench.webhooks import EVENT_CLASSES, WebhookListener, parse_event
 
 #: Reconciler passes to let every pending delivery go out (one event of an object a
 #: pass): a guard against a hang, not a measured figure.
@@ -94,6 +95,17 @@ def test_every_delivered_body_matches_its_webhook_schema(
         failures += [f"{body['type']} {list(e.absolute_path)}: {e.message}" for e in errors]
     assert failures == []
     assert len(received) > len(EVENT_TYPES)
+
+
+def test_every_delivered_body_parses_to_its_typed_event(
+    run: tuple[dict[str, Any], list[Any]],
+) -> None:
+    """The client reads each with its type's class: no delivery falls back to untyped."""
+    _document, received = run
+    for request in received:
+        event = parse_event(request.body)
+        assert type(event) is EVENT_CLASSES[event.type], event.type
+        assert event.data.wire() == json.loads(request.body)["data"]
 
 
 def test_every_delivery_carries_the_headers_its_webhook_names(
