@@ -41,6 +41,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "postgres": ("psycopg",),
     "notebooks": ("pandas", "ipywidgets", "ipykernel", "nbclient", "nbformat", "jupyterlab"),
     "testing": ("pytest",),
+    "tracing": ("opentelemetry",),
 }
 
 #: Modules an extra's packages import under a name of their own (a failed import names them).
