@@ -40,7 +40,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     ),
     "postgres": ("psycopg",),
     "notebooks": ("pandas", "ipywidgets", "ipykernel", "nbclient", "nbformat", "jupyterlab"),
-    "testing": ("pytest",),
+    "testing": ("pytest", "yaml"),
     "tracing": ("opentelemetry",),
 }
 

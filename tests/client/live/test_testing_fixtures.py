@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,3 +143,30 @@ def test_the_env_fixture_points_a_default_client_at_the_sandbox(
     with Client() as default:
         assert default.base_url == workbench_sandbox.base_url
         assert default.sandbox.fixtures().merchant_id == "mrc_demo0001"
+
+
+def test_workbench_fixtures_runs_a_scenario_and_returns_its_named_results(
+    workbench_fixtures: Any, workbench_client: Client
+) -> None:
+    results = workbench_fixtures("refund-in-flight")
+    assert set(results) == {"charge", "refund"}
+    assert results["charge"]["id"].startswith("pay_")
+    assert results["refund"]["inFlight"] is True
+    assert results["refund"]["paymentId"] == results["charge"]["id"]
+    types = [e.type for e in workbench_client.sandbox.events().items]
+    assert types == ["payment.captured", "refund.pending"]
+
+
+def test_workbench_fixtures_checks_the_whole_file_before_making_anything(
+    workbench_fixtures: Any, workbench_client: Client, tmp_path: Path
+) -> None:
+    from workbench.scenarios import ScenarioError
+
+    scenario = tmp_path / "half.yaml"
+    scenario.write_text(
+        "steps:\n  - charge: {amount: 5000}\n  - refund: {paymentId: '${nothing.id}'}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ScenarioError, match=r"half\.yaml:3: step 2: paymentId: "):
+        workbench_fixtures(scenario)
+    assert workbench_client.sandbox.events().items == []
