@@ -53,6 +53,10 @@ __all__ = [
 
 #: The card every trigger pays with unless its event needs another.
 _APPROVED = "tok_test_success"
+_DECLINED = "tok_test_declined"
+_CHALLENGED = "tok_test_3ds_challenge"
+_FAILS_3DS = "tok_test_3ds_fail"
+_REFUND_ASYNC = "tok_test_refund_async"
 _AMOUNT = 15_000
 #: The reason of a trigger's void or cancel, and its subscriptions' description.
 _REASON = "workbench trigger"
@@ -206,6 +210,7 @@ class Trigger:
             3-D Secure page, refund settlement), so works only against the local sandbox.
         sends: the fields of `FIELDS` it sends anyway, which ``overrides`` may replace.
         takes: the fields it leaves out, which ``additions`` may give.
+        card: the test card a charge trigger pays with (its type bounds installments).
     """
 
     event: str
@@ -214,6 +219,7 @@ class Trigger:
     run: Callable[[_Run], None] = field(repr=False)
     sends: frozenset[str] = frozenset()
     takes: frozenset[str] = frozenset()
+    card: str | None = None
 
 
 @dataclass(frozen=True)
@@ -284,7 +290,7 @@ def _voided(run: _Run) -> None:
 
 
 def _declined(run: _Run) -> None:
-    token = "tok_test_declined"
+    token = _DECLINED
     try:
         run.client.payments.charge_card(
             transaction_id=run.transaction_id(),
@@ -315,11 +321,11 @@ def _challenged(run: _Run, token: str) -> tuple[str, str]:
 
 
 def _pending_3ds(run: _Run) -> None:
-    _challenged(run, "tok_test_3ds_challenge")
+    _challenged(run, _CHALLENGED)
 
 
 def _failed(run: _Run) -> None:
-    payment_id, correlation_id = _challenged(run, "tok_test_3ds_fail")
+    payment_id, correlation_id = _challenged(run, _FAILS_3DS)
     answer = run.client.sandbox.answer_challenge(payment_id, correlation_id)
     run.say(f"the buyer answers the 3-D Secure page: result {answer.result}")
     try:
@@ -339,7 +345,7 @@ def _refunded(run: _Run) -> None:
 
 
 def _refund_in_flight(run: _Run) -> None:
-    payment_id = _charge(run, "tok_test_refund_async")
+    payment_id = _charge(run, _REFUND_ASYNC)
     refund = run.client.payments.refund(payment_id)
     run.say(f"refund {payment_id} in full: {'in flight (202)' if refund.in_flight else 'done'}")
 
@@ -520,6 +526,14 @@ _FIELDS_BY_KIND = {
     "session": (frozenset({"amount", "transactionId"}), frozenset({"description", "customerId"})),
     "subscription": (frozenset({"amount", "customerId", "description"}), frozenset()),
 }
+#: The card of each charge trigger that does not pay with `_APPROVED`.
+_CARDS = {
+    "payment.declined": _DECLINED,
+    "payment.3ds_pending": _CHALLENGED,
+    "payment.failed": _FAILS_3DS,
+    "refund.pending": _REFUND_ASYNC,
+    "refund.settled": _REFUND_ASYNC,
+}
 #: The triggers that also send a reason (a void's, a cancel's).
 _WITH_REASON = ("payment.voided", "subscription.cancel_scheduled", "subscription.cancelled")
 
@@ -530,7 +544,8 @@ def _triggers(*found: Trigger) -> dict[str, Trigger]:
         sends, takes = _FIELDS_BY_KIND[entry.event.partition(".")[0]]
         if entry.event in _WITH_REASON:
             sends = sends | {"reason"}
-        table[entry.event] = dataclasses.replace(entry, sends=sends, takes=takes)
+        card = _CARDS.get(entry.event, _APPROVED) if "installments" in takes else None
+        table[entry.event] = dataclasses.replace(entry, sends=sends, takes=takes, card=card)
     return table
 
 
@@ -631,8 +646,9 @@ def check_values(
         event: an event type of `TRIGGERS`.
         overrides: values for fields the trigger sends anyway (`Trigger.sends`), as text.
         additions: values for fields it leaves out (`Trigger.takes`), as text.
-        client: when given, a ``customerId`` is also looked up among the merchant's
-            customers (a read of its fixtures).
+        client: when given, the merchant's fixtures are read (nothing is made) to check
+            that a ``customerId`` is one of its customers and that ``installments`` above
+            1 go on a credit card (`Trigger.card`).
 
     Returns:
         The values by wire name, typed (``amount`` an ``int`` of kuruş...).
@@ -664,14 +680,21 @@ def check_values(
             if name in values:
                 raise TriggerValueError(name, f"{name} is given twice")
             values[name] = FIELDS[name].parse(text)
-    customer = values.get("customerId")
-    if client is not None and customer is not None and customer not in _customers(client):
-        raise TriggerValueError("customerId", f"{customer} is not a customer of this merchant")
+    if client is not None and ("customerId" in values or values.get("installments", 1) > 1):
+        _check_fixtures(client.sandbox.fixtures(), found, values)
     return values
 
 
-def _customers(client: Client) -> set[str]:
-    return {c.id for c in client.sandbox.fixtures().customers}
+def _check_fixtures(fixtures: SandboxFixtures, found: Trigger, values: Mapping[str, Any]) -> None:
+    customer = values.get("customerId")
+    if customer is not None and customer not in {c.id for c in fixtures.customers}:
+        raise TriggerValueError("customerId", f"{customer} is not a customer of this merchant")
+    kinds = {card.token: card.card_type for card in fixtures.test_cards}
+    if values.get("installments", 1) > 1 and kinds.get(found.card or "") == "debit":
+        raise TriggerValueError(
+            "installments",
+            f"{found.event} charges {found.card}, a debit card: installments is 1 for it",
+        )
 
 
 #: Where an event's data holds a given field's value, by the field's wire name.

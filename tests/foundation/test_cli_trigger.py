@@ -193,6 +193,7 @@ def test_a_subscription_is_made_for_the_customer_amount_and_reason_given(
         (("subscription.created", "--add", "installments=2"), "has no place for installments"),
         (("session.completed", "--override", "transactionId=renewal 1"), "transactionId may not"),
         (("payment.captured", "--add", "customerId=cus_nobody"), "cus_nobody is not a customer"),
+        (("refund.settled", "--add", "installments=2"), "tok_test_refund_async, a debit card"),
         (("payment.exploded",), "'payment.exploded' is not an event the sandbox sends"),
     ],
 )
