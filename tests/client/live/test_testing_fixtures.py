@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -170,3 +171,15 @@ def test_workbench_fixtures_checks_the_whole_file_before_making_anything(
     with pytest.raises(ScenarioError, match=r"half\.yaml:3: step 2: paymentId: "):
         workbench_fixtures(scenario)
     assert workbench_client.sandbox.events().items == []
+
+
+def test_the_guides_scenario_example_does_what_its_test_says(
+    workbench_fixtures: Any, workbench_client: Client, tmp_path: Path
+) -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "testing.md").read_text("utf-8")
+    [yaml_text] = re.findall(r'```yaml title="tests/partial-refund.yaml"\n(.*?)```', page, re.S)
+    scenario = tmp_path / "partial-refund.yaml"
+    scenario.write_text(yaml_text, encoding="utf-8")
+    made = workbench_fixtures(scenario)
+    payment = workbench_client.payments.retrieve(made["charge"]["id"])
+    assert payment.refund_amount == 15_000
