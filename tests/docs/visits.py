@@ -55,6 +55,7 @@ CHECKED_PAGES: list[tuple[str, str | None]] = [
     ("reference/client/resources/", "Resources"),
     ("reference/client/models/", "Models"),
     ("reference/client/exceptions/", "Errors and retries"),
+    ("reference/client/webhooks/", "Webhooks"),
     ("reference/client/tracking/", "Tracking and waiting"),
     ("reference/client/pagination/", "Pagination"),
     ("reference/client/testing/", "Testing your integration"),

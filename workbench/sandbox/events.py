@@ -58,6 +58,7 @@ from workbench.sandbox.storage import insert_unread
 from workbench.sandbox.targets import TargetRefused, resolve_target
 from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
+from workbench.spec.events import EventData
 
 if TYPE_CHECKING:
     import httpx2
@@ -98,26 +99,36 @@ def emit(
     *,
     merchant_id: str,
     store_id: str,
-    type: str,
-    data: dict[str, Any],
+    data: EventData,
     now: datetime,
     target_url: str | None = None,
     look_up_webhook: bool = True,
 ) -> str:
     """Record an event in the caller's transaction; returns its ``evt_`` id.
 
+    ``data`` is the event's typed definition (`workbench.spec.events`): its class names
+    the type, and a field the definition does not name is refused, so no event leaves
+    with a field the OpenAPI document's ``webhooks`` section does not describe.
     ``target_url`` is where it goes; ``None``: the store's webhook, looked up, unless
     ``look_up_webhook`` is false (the caller read it already and there is none).
+
+    Raises:
+        ValueError: ``data`` holds a field its definition does not name.
     """
+    if data.model_extra:
+        raise ValueError(
+            f"{data.event_type} has no field {', '.join(sorted(data.model_extra))}: add it to "
+            f"{type(data).__name__} in workbench.spec.events first"
+        )
     if target_url is None and look_up_webhook:
         target_url = conn.execute(_WEBHOOK_URL, {"f_store": store_id}).scalar()
     event_id = new_id(IdPrefix.EVENT)
     payload = {
         "id": event_id,
-        "type": type,
+        "type": data.event_type,
         "createdAt": iso(now),
         "merchantId": merchant_id,
-        "data": data,
+        "data": data.wire(),
     }
     insert_unread(
         conn,
@@ -126,7 +137,7 @@ def emit(
             "id": event_id,
             "merchant_id": merchant_id,
             "store_id": store_id,
-            "type": type,
+            "type": data.event_type,
             "payload": dumps(payload),
             "target_url": target_url,
             "delivery_state": "pending" if target_url else "no_endpoint",

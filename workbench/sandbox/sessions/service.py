@@ -24,6 +24,7 @@ from workbench.sandbox.sessions.tables import sessions, transaction_ids
 from workbench.sandbox.storage import AnyRow, insert_unread
 from workbench.sandbox.transitions import require
 from workbench.spec import SESSION, limits
+from workbench.spec.events import SessionCompletedData, SessionExpiredData
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
@@ -210,15 +211,14 @@ def complete_session(conn: sa.Connection, session_id: str, *, payment_id: str | 
         conn,
         merchant_id=row.merchant_id,
         store_id=row.store_id,
-        type="session.completed",
         now=now,
         target_url=row.callback_url,
-        data={
-            "sessionId": session_id,
-            "transactionId": row.transaction_id,
-            "mode": row.mode,
-            "paymentId": payment_id,
-        },
+        data=SessionCompletedData(
+            session_id=session_id,
+            transaction_id=row.transaction_id,
+            mode=row.mode,
+            payment_id=payment_id,
+        ),
     )
     return conn.execute(sa.select(_S).where(_S.c.id == session_id)).one()
 
@@ -257,9 +257,8 @@ class SessionExpiryWork:
                     conn,
                     merchant_id=merchant_id,
                     store_id=row.store_id,
-                    type="session.expired",
                     now=now,
                     target_url=row.callback_url,
-                    data={"sessionId": row.id, "transactionId": row.transaction_id},
+                    data=SessionExpiredData(session_id=row.id, transaction_id=row.transaction_id),
                 )
         return len(rows)
