@@ -14,12 +14,14 @@ results. Unknown fields are kept (a newer service may add one), and a model also
 like the JSON object it came from: ``data["paymentId"]``, ``data.get("reason")``.
 
 Example:
+    ```pycon
     >>> data = PaymentVoidedData(
     ...     payment_id="pay_1", transaction_id="ord-1", status="voided",
     ...     amount=15_000, currency="TRY", reason="customer changed their mind",
     ... )
     >>> data.wire()["transactionId"], data["reason"]
     ('ord-1', 'customer changed their mind')
+    ```
 """
 
 from __future__ import annotations
