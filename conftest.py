@@ -103,9 +103,10 @@ def _private_tmpdir(request: pytest.FixtureRequest) -> Iterator[None]:
 #: fixtures' sake (each worker would build its own otherwise); the value names the unit.
 _ONE_WORKER = {
     "tests/browser/": "browser",
-    # The guide is built once per run for every worker (tests/docs/site.py); these three
+    # The guide is built once per run for every worker (tests/docs/site.py); these four
     # files read one load of each page (the `visits` fixture of tests/docs/conftest.py).
     "tests/docs/test_browser.py": "docs-browser",
+    "tests/docs/test_code_blocks.py": "docs-browser",
     "tests/docs/test_notebook_pages.py": "docs-browser",
     "tests/docs/test_images.py": "docs-browser",
     "tests/docs/test_recipes.py": "docs-recipes",
@@ -155,6 +156,7 @@ _EXPECTED_SECONDS = {
     "tests/sandbox/subscriptions/test_cancel_during_renewal.py": 8.0,
     "tests/sandbox/subscriptions/test_portal_link_at_rest.py": 7.0,
     "tests/notebooks/test_nbval_breakage.py": 12.0,
+    "tests/notebooks/test_lab_forms.py": 20.0,  # JupyterLab, a kernel and Chromium
     "tests/browser/": 1.5,
     # One unit with test_images and test_notebook_pages (one load of each page for the
     # three, the `visits` fixture of tests/docs/conftest.py): about 25 s in all.

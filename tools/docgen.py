@@ -818,10 +818,18 @@ def openapi_summary(schema: Mapping[str, Any]) -> str:
                 rows.append((f"`{method.upper()}`", _code(path), _cell(summary), statuses))
     info = schema.get("info", {})
     title = _cell(f"{info.get('title', 'OpenAPI')} {info.get('version', '')}".strip())
+    hooks = []
+    for name, item in schema.get("webhooks", {}).items():
+        body = item["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        sent_when = item["post"]["summary"].removeprefix(f"{name}: ")
+        hooks.append((_code(name), _code(body.rsplit("/", 1)[-1]), _cell(sent_when)))
     return (
-        _BANNER + f"{title}, OpenAPI {schema.get('openapi', '')}: {len(rows)} operations. The full "
-        "document is [`openapi.json`](openapi.json).\n\n"
+        _BANNER + f"{title}, OpenAPI {schema.get('openapi', '')}: {len(rows)} operations and "
+        f"{len(hooks)} webhooks. The full document is [`openapi.json`](openapi.json).\n\n"
         + _table(("Method", "Path", "Summary", "Responses"), rows)
+        + "\n### Webhooks\n\nThe document's `webhooks` section: one per event type the "
+        "sandbox sends, its body the event's envelope, with the `data` schema and an "
+        "example.\n\n" + _table(("Event", "Body schema", "Sent when"), hooks)
     )
 
 

@@ -7,7 +7,8 @@ is signed afresh by `SigningAuth` with its own X-Timestamp. A call's own
 ``timeout``, ``max_retries`` and ``extra_headers`` (`CallOptions`) hold for all
 its attempts; `BaseClient.with_options` makes a copy of the client with other
 defaults over the same connection pool. Everything here is free of I/O except
-the two small retry loops, which differ only by ``await``.
+the two small retry loops, which differ only by ``await``. Each attempt is an
+OpenTelemetry span when ``opentelemetry-api`` is installed (`workbench._tracing`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from workbench._logs import configure_logging
 from workbench._options import CallOptions, RequestOptions, check_headers, check_idempotency_key
 from workbench._response import ResponseInfo
 from workbench._retry import RetryPolicy
+from workbench._tracing import attempt_span
 from workbench._transport import (
     ProxySetting,
     ShardedAsyncTransport,
@@ -218,8 +220,10 @@ class BaseClient:
         connections open: close the client that made them.
 
         Example:
-            >>> patient = client.with_options(timeout=60, max_retries=5)  # doctest: +SKIP
-            >>> patient.payments.refund("pay_123")  # doctest: +SKIP
+            ```python
+            patient = client.with_options(timeout=60, max_retries=5)
+            patient.payments.refund("pay_123")
+            ```
 
         Args:
             timeout: seconds, or an `httpx2.Timeout`, per attempt (default: this client's).
@@ -559,7 +563,13 @@ class SyncAPIClient(BaseClient):
         while True:
             request = self._build_request(self._http, call)
             try:
-                response = self._http.send(request, auth=self._auth_for(call))
+                with attempt_span(request, call.options, retries + 1, call.idempotency_key) as span:
+                    try:
+                        response = self._http.send(request, auth=self._auth_for(call))
+                    except httpx2.TransportError as exc:
+                        span.failed(exc)
+                        raise
+                    span.answered(response)
             except httpx2.TransportError as exc:
                 if retries >= call.retry.max_retries or permanent(exc):
                     raise self._connection_error(exc, request, retries) from exc
@@ -620,7 +630,13 @@ class AsyncAPIClient(BaseClient):
         while True:
             request = self._build_request(self._http, call)
             try:
-                response = await self._http.send(request, auth=self._auth_for(call))
+                with attempt_span(request, call.options, retries + 1, call.idempotency_key) as span:
+                    try:
+                        response = await self._http.send(request, auth=self._auth_for(call))
+                    except httpx2.TransportError as exc:
+                        span.failed(exc)
+                        raise
+                    span.answered(response)
             except httpx2.TransportError as exc:
                 if retries >= call.retry.max_retries or permanent(exc):
                     raise self._connection_error(exc, request, retries) from exc

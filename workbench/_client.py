@@ -37,11 +37,13 @@ class Client(SyncAPIClient):
     defaults. Use it as a context manager, or call `close`.
 
     Example:
-        >>> with Client() as client:  # doctest: +SKIP
-        ...     charge = client.payments.charge_card(
-        ...         transaction_id="order-1", amount=12_500, card_token="tok_test_success"
-        ...     )
-        ...     charge.status, charge.idempotency_key
+        ```python
+        with Client() as client:
+            charge = client.payments.charge_card(
+                transaction_id="order-1", amount=12_500, card_token="tok_test_success"
+            )
+            print(charge.status, charge.idempotency_key)
+        ```
 
     Args:
         api_key: the public key (``pk_``).
@@ -135,8 +137,10 @@ class AsyncClient(AsyncAPIClient):
     """The asyncio client: `Client`'s constructor and namespaces, with awaitable methods.
 
     Example:
-        >>> async with AsyncClient() as client:  # doctest: +SKIP
-        ...     payment = await client.payments.retrieve("pay_123")
+        ```python
+        async with AsyncClient() as client:
+            payment = await client.payments.retrieve("pay_123")
+        ```
     """
 
     payments: AsyncPayments

@@ -41,7 +41,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     ),
     "postgres": ("psycopg",),
     "notebooks": ("pandas", "ipywidgets", "ipykernel", "nbclient", "nbformat", "jupyterlab"),
-    "testing": ("pytest",),
+    "testing": ("pytest", "yaml"),
+    "tracing": ("opentelemetry",),
 }
 
 #: Modules an extra's packages import under a name of their own (a failed import names them).

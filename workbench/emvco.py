@@ -51,8 +51,10 @@ GUID = "tr.workbench.sandbox"
 def crc16_ccitt_false(data: bytes) -> int:
     """CRC-16/CCITT-FALSE: polynomial 0x1021, initial 0xFFFF, no reflection, no final XOR.
 
+    ```pycon
     >>> hex(crc16_ccitt_false(b"123456789"))
     '0x29b1'
+    ```
     """
     # binascii's CRC-CCITT is this polynomial, unreflected; starting at 0xFFFF makes it FALSE.
     return binascii.crc_hqx(data, 0xFFFF)

@@ -1,16 +1,20 @@
 """Money in integer kuruş, shown in lira: `Decimal` only, never float.
 
+```pycon
 >>> format_try(123456)
 '1.234,56 TL'
 >>> to_kurus("1.234,56")
 123456
+>>> split_installments(125050, 3)
+(41684, 41683, 41683)
+```
 """
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["format_try", "kurus_to_lira", "to_kurus"]
+__all__ = ["format_try", "kurus_to_lira", "split_installments", "to_kurus"]
 
 
 def _require_int(amount: object) -> int:
@@ -71,3 +75,29 @@ def to_kurus(lira: str | Decimal | int) -> int:
     if kurus != kurus.to_integral_value():
         raise ValueError(f"{lira!r} has more than two decimal places")
     return int(kurus)
+
+
+def split_installments(amount: int, count: int) -> tuple[int, ...]:
+    """An amount in kuruş split into ``count`` installments that add up to it exactly.
+
+    Every installment is ``amount // count``; the first also carries the remaining
+    kuruş, ``amount % count`` (docs/sandbox/decisions.md, hosted pages, the row
+    ``#installment-amounts``).
+
+    Args:
+        amount: integer kuruş, not negative.
+        count: how many installments, at least 1.
+
+    Raises:
+        TypeError: for an amount or count that is not an integer.
+        ValueError: for a negative amount or a count below 1.
+    """
+    total = _require_int(amount)
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise TypeError(f"count must be an integer, not {type(count).__name__}")
+    if total < 0:
+        raise ValueError(f"cannot split a negative amount: {total}")
+    if count < 1:
+        raise ValueError(f"count must be at least 1, not {count}")
+    each, remainder = divmod(total, count)
+    return (each + remainder, *(each for _ in range(count - 1)))

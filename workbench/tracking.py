@@ -118,8 +118,10 @@ def allowed_actions(
         include_idempotent: also list repeats that are harmless no-ops.
 
     Example:
+        ```pycon
         >>> allowed_actions("pay_x", "authorized")
         ['capture', 'void']
+        ```
     """
     machine = machine_for(obj)
     if state is None:
@@ -160,9 +162,11 @@ class Tracker:
     """Records every call a client makes and the states its objects went through.
 
     Example:
-        >>> tracker = Tracker(client)  # doctest: +SKIP
-        >>> charge = client.payments.charge_card(...)  # doctest: +SKIP
-        >>> tracker.history(charge.payment_id)  # doctest: +SKIP
+        ```python
+        tracker = Tracker(client)
+        charge = client.payments.charge_card(...)
+        tracker.history(charge.payment_id)
+        ```
     """
 
     def __init__(self, client: BaseClient | None = None) -> None:

@@ -132,15 +132,26 @@ def test_3ds_challenge_failed(
 def test_installments(
     new_session: Callable[..., Any], page: Any, client: Client, hooks: WebhookListener, shot: Shots
 ) -> None:
-    session = new_session(installment_enabled=True, amount=120_000)
+    session = new_session(installment_enabled=True, amount=125_050)
     page.goto(session.checkout_url)
     picker = page.get_by_label("Installments")
+    plan = page.locator("#installments-plan")
     assert picker.locator("option").count() == limits.INSTALLMENTS_MAX
+    assert plan.inner_text() == "One payment of TRY 1,250.50."
     picker.select_option("3")
-    assert "3 installments of TRY 400.00" in picker.locator("option:checked").inner_text()
+    assert picker.locator("option:checked").inner_text() == (
+        "3 installments: TRY 416.84 + 2 × TRY 416.83 (total TRY 1,250.50)"
+    )
+    # The select cuts its text at phone width; the plan under it wraps and is read out.
+    assert plan.inner_text() == (
+        "The first installment is TRY 416.84 (it carries the remaining kuruş), "
+        "then 2 of TRY 416.83: TRY 1,250.50 in all."
+    )
+    assert picker.get_attribute("aria-describedby") == "installments-plan"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     fill_card(page)
     shot(page, "installments")
-    page.get_by_role("button", name="Pay TRY 1,200.00").click()
+    page.get_by_role("button", name="Pay TRY 1,250.50").click()
     query = _land(page)
     assert query["outcome"] == "success"
     payment = client.payments.retrieve(query["paymentId"])

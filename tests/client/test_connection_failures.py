@@ -91,7 +91,8 @@ def _raising(cause: BaseException) -> httpx2.MockTransport:
 
 def test_the_default_address_says_how_to_start_the_sandbox() -> None:
     refused = _raising(ConnectionRefusedError(111, "Connection refused"))
-    with Client(transport=refused, max_retries=0) as client:
+    # The address given, not read from the environment (the suite sets its own sandbox's).
+    with Client(base_url=DEFAULT_BASE_URL, transport=refused, max_retries=0) as client:
         assert client.base_url == DEFAULT_BASE_URL
         with pytest.raises(APIConnectionError) as info:
             _charge(client)

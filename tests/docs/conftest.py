@@ -3,8 +3,9 @@ once in Chromium.
 
 The build (`tests.docs.site`) is made once for the whole run, every xdist worker
 included, and starts in the background as soon as a process has collected a test that
-reads it. The browser checks (test_browser, test_images, test_notebook_pages) share one
-load of each page and width (`visits`); the root conftest keeps them on one worker.
+reads it. The browser checks (test_browser, test_images, test_notebook_pages,
+test_code_blocks) share one load of each page and width (`visits`); the root conftest
+keeps them on one worker.
 """
 
 from __future__ import annotations

@@ -135,3 +135,49 @@ def test_client_reference_documents_every_resource_method_model_and_exception(
         c for c in ("workbench._client.Client", "workbench._client.AsyncClient") if c not in client
     ]
     assert missing == []
+
+
+def _llms_index(site: Path) -> list[tuple[str, str, str]]:
+    """``llms.txt``'s page lines: (title, link, summary)."""
+    text = (site / "llms.txt").read_text(encoding="utf-8")
+    return re.findall(r"^- \[(.+?)\]\((\S+?)\)(?:: (.*))?$", text, re.MULTILINE)
+
+
+def test_llms_txt_lists_every_page_of_the_guide_once_with_a_line_each(site: Path) -> None:
+    text = (site / "llms.txt").read_text(encoding="utf-8")
+    assert text.startswith("# Payments Workbench\n\n> ")
+    lines = _llms_index(site)
+    links = [link for _title, link, _summary in lines]
+    assert len(links) == len(set(links))
+    pages = {
+        str(p.relative_to(site).with_name("index.md"))
+        for p in site.rglob("index.html")
+        if p.relative_to(site).parts[0] not in ("assets", "search")
+    }
+    assert set(links) == pages
+    for title, link, summary in lines:
+        assert (site / link).is_file(), link
+        assert summary, f"{title} has no summary line"
+        assert "\n" not in summary
+    index = {title: summary for title, _link, summary in lines}
+    assert index["Webhooks: receive, verify, de-duplicate, retry"].startswith("Run a receiver")
+    sections = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    assert sections == ["Guide", "Concepts", "Flows", "Sandbox", "Reference", "Contributing"]
+
+
+def test_llms_full_txt_holds_every_page_text_and_code(site: Path) -> None:
+    full = (site / "llms-full.txt").read_text(encoding="utf-8")
+    for _title, link, _summary in _llms_index(site):
+        page = (site / link).read_text(encoding="utf-8")
+        assert f"<!-- {link} -->\n\n{page}" in full, link
+    # Code as code: a guide page's, a notebook cell's and an API signature's.
+    assert "```python\nfrom fastapi import FastAPI, Request, Response\n" in full
+    assert 'card_token="tok_test_success",' in full
+    assert "construct_event(\n    payload: bytes | str," in full
+    # What the build includes (the generated error table) and expands (the reference).
+    assert all(code in full for code in ERRORS)
+    assert "class PaymentCaptured" in full or "PaymentCaptured\n" in full
+    # Not text to read: copy buttons, the cells' flat copies, permalink marks; no secret.
+    assert "Copied!" not in full
+    assert "¶" not in full
+    assert DEFAULT_SECRET_KEY not in full

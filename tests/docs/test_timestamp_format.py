@@ -26,7 +26,7 @@ def test_every_timestamp_the_signing_pages_show_is_accepted() -> None:
 
 
 def test_no_signing_page_says_a_fraction_is_refused() -> None:
-    refusals = re.compile(r"(no|not|without) (milliseconds|fraction)|does not\s+take", re.I)
+    refusals = re.compile(r"\b(no|not|without) (milliseconds|fractions?)\b|does not\s+take", re.I)
     for page in PAGES:
         text = page.read_text("utf-8")
         found = [m[0] for m in refusals.finditer(text)]

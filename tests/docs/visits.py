@@ -1,10 +1,11 @@
 """The built guide in headless Chromium: each page loaded once per width, read for every check.
 
-Three test modules read the same pages: test_browser (no error, no request off the
+Four test modules read the same pages: test_browser (no error, no request off the
 machine, the main heading, a screenshot, the state diagrams), test_images (the
-pictures) and test_notebook_pages (the notebook pages' layout at 1280 and 390 px, the
-errors page's table). `visit_all` loads each page of `plan` once, in a tab of its own,
-and reads there everything the three check; the tests only assert.
+pictures), test_notebook_pages (the notebook pages' layout at 1280 and 390 px, the
+errors page's table) and test_code_blocks (every other page's code blocks at 1280 px,
+then, in the same tab narrowed, at 390 px). `visit_all` loads each page of `plan` once,
+in a tab of its own, and reads there everything the four check; the tests only assert.
 
 The tabs of one width share a browser context: a page loaded in a context of its own
 cost Chromium twice the CPU of one loaded beside the others. `AT_ONCE` pages load side
@@ -54,6 +55,7 @@ CHECKED_PAGES: list[tuple[str, str | None]] = [
     ("reference/client/resources/", "Resources"),
     ("reference/client/models/", "Models"),
     ("reference/client/exceptions/", "Errors and retries"),
+    ("reference/client/webhooks/", "Webhooks"),
     ("reference/client/tracking/", "Tracking and waiting"),
     ("reference/client/pagination/", "Pagination"),
     ("reference/client/testing/", "Testing your integration"),
@@ -139,6 +141,37 @@ MEASURE_TABLES = """
   return {cut, scrolling};
 }
 """
+# The article's code blocks that scroll sideways, and those whose copy button covers a
+# word of their text (spaces a wrapped line leaves hanging under it do not count).
+MEASURE_CODE = """
+() => {
+  const blocks = [...document.querySelectorAll('article pre > code')];
+  const first = e => e.innerText.trim().split('\\n')[0].slice(0, 60);
+  const scrolling = blocks.filter(e => e.scrollWidth > e.clientWidth + 1).map(first);
+  const covered = [];
+  const range = document.createRange();
+  for (const code of blocks) {
+    const button = code.parentElement.querySelector('.md-code__button');
+    const b = button && button.getBoundingClientRect();
+    if (!b || !b.width) continue;
+    const over = r => r.width > 0 && r.right > b.left && r.left < b.right &&
+      r.bottom > b.top && r.top < b.bottom;
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    let hit = false;
+    for (let node = walker.nextNode(); node && !hit; node = walker.nextNode()) {
+      range.selectNodeContents(node);
+      if (![...range.getClientRects()].some(over)) continue;
+      for (const word of node.data.matchAll(/\\S+/g)) {
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if ([...range.getClientRects()].some(over)) { hit = true; break; }
+      }
+    }
+    if (hit) covered.push(first(code));
+  }
+  return {scrolling, covered};
+}
+"""
 # Every tab of a tabbed block is shown, so that the pictures of hidden tabs are measured.
 SHOW_TABS = ".tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }"
 MEASURE_PICTURES = """async () => {
@@ -219,17 +252,21 @@ class Visit:
     layout: dict[str, Any] | None = None
     #: Every picture of the article (`MEASURE_PICTURES`), at 1280 px.
     pictures: list[dict[str, Any]] | None = None
+    #: A page's code blocks (`MEASURE_CODE`) by width, 1280 then 390 px, every tab shown;
+    #: on every page but the notebook pages.
+    code: dict[int, dict[str, list[str]]] | None = None
     raised: BaseException | None = None
 
 
 def plan(site: Path) -> list[Wanted]:
-    """Every load the checks need: test_browser's pages and every page that may draw a
-    picture at 1280 px, the notebook pages at 390 px too."""
+    """Every load the checks need: every page at 1280 px (test_browser's pages, every
+    page that may draw a picture, every page with code), the notebook pages at 390 px
+    too."""
     checked = [path for path, _ in CHECKED_PAGES]
-    pictured = [path for path in article.pages(site) if article.page_may_draw(site, path)]
+    every = article.pages(site)
     wide = [
         Wanted(path, WIDE["width"], screenshot=path in checked)
-        for path in dict.fromkeys(checked + pictured)
+        for path in dict.fromkeys(checked + every)
     ]
     return wide + [Wanted(path, PHONE["width"]) for path in NOTEBOOK_PAGES]
 
@@ -348,6 +385,11 @@ def _read(opened: _Open, wanted: Wanted) -> None:
         # Last: showing every tab changes the page the other reads see.
         page.add_style_tag(content=SHOW_TABS)
         visit.pictures = page.evaluate(MEASURE_PICTURES)
+        if wanted.path not in NOTEBOOK_PAGES:
+            # The same tab narrowed to a phone's width: laid out again, not loaded again.
+            visit.code = {WIDE["width"]: page.evaluate(MEASURE_CODE)}
+            page.set_viewport_size(PHONE)
+            visit.code[PHONE["width"]] = page.evaluate(MEASURE_CODE)
 
 
 def visit_all(browser: Any, site: Path, base: str, wanted: list[Wanted]) -> list[Visit]:

@@ -8,6 +8,7 @@ reset, so the sandbox's event list holds only what the trigger made.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,6 +114,7 @@ def test_an_unknown_event_is_a_usage_error(sandbox_url: str) -> None:
     assert code == 2
     assert "'payment.exploded' is not an event the sandbox sends" in output
     assert "workbench trigger --list" in output
+    assert output.count("\n") == 1, output
 
 
 def test_production_is_refused_before_any_request() -> None:
@@ -132,3 +134,76 @@ def test_a_sandbox_that_does_not_answer_is_named() -> None:
     assert code == 1
     assert "http://127.0.0.1:9 did not answer" in output
     assert "Traceback" not in output
+
+
+def test_overrides_make_the_objects_with_those_values_and_the_event_carries_them(
+    client: Client, sandbox_url: str
+) -> None:
+    order = f"ord-{uuid.uuid4().hex[:10]}"
+    code, output = _invoke(
+        sandbox_url,
+        "payment.authorized",
+        "--override",
+        "amount=25050",
+        "--override",
+        f"transactionId={order}",
+        "--add",
+        "installments=3",
+        "--add",
+        "customerId=cus_demo_mehmet",
+    )
+    assert code == 0, output
+    [event] = client.sandbox.events(type="payment.authorized").items
+    assert event.data["amount"] == 25_050
+    assert event.data["transactionId"] == order
+    payment = client.payments.retrieve(event.data["paymentId"])
+    assert (payment.amount, payment.installment_count) == (25_050, 3)
+    assert "charge" not in output or "250,50" in output  # the steps name the amount given
+
+
+def test_a_subscription_is_made_for_the_customer_amount_and_reason_given(
+    client: Client, sandbox_url: str
+) -> None:
+    code, output = _invoke(
+        sandbox_url,
+        "subscription.cancelled",
+        "--override",
+        "amount=9900",
+        "--override",
+        "customerId=cus_demo_zeynep",
+        "--override",
+        "reason=moving abroad",
+    )
+    assert code == 0, output
+    [event] = client.sandbox.events(type="subscription.cancelled").items
+    assert (event.data["amountMinor"], event.data["customerId"]) == (9_900, "cus_demo_zeynep")
+    assert event.data["reason"] == "moving abroad"
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (("payment.captured", "--override", "amount=12.5"), "amount is a whole number"),
+        (("payment.captured", "--override", "amount=50"), "amount is 100.."),
+        (("payment.captured", "--override", "colour=red"), "'colour' is not a field"),
+        (("payment.captured", "--add", "amount=1000"), "give it with --override"),
+        (("payment.captured", "--override", "installments=3"), "give it with --add"),
+        (("payment.captured", "--add", "installments=13"), "installments is 1..12"),
+        (("payment.captured", "--override", "amount"), "--override 'amount': give FIELD=VALUE"),
+        (("subscription.created", "--add", "installments=2"), "has no place for installments"),
+        (("session.completed", "--override", "transactionId=renewal 1"), "transactionId may not"),
+        (("payment.captured", "--add", "customerId=cus_nobody"), "cus_nobody is not a customer"),
+        (("refund.settled", "--add", "installments=2"), "tok_test_refund_async, a debit card"),
+        (("payment.exploded",), "'payment.exploded' is not an event the sandbox sends"),
+    ],
+)
+def test_a_value_the_event_cannot_take_is_one_line_exit_2_and_nothing_made(
+    args: tuple[str, ...], names: str, client: Client, sandbox_url: str
+) -> None:
+    code, output = _invoke(sandbox_url, *args)
+    assert code == 2, output
+    assert output.startswith("workbench trigger: "), output
+    assert output.count("\n") == 1, output
+    assert names in output
+    assert client.sandbox.events().items == []
+    assert list(client.subscriptions.list()) == []

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench.money import format_try, kurus_to_lira, to_kurus
+from workbench.money import format_try, kurus_to_lira, split_installments, to_kurus
+from workbench.spec import limits
 
 
 @pytest.mark.parametrize(
@@ -63,3 +64,31 @@ def test_to_kurus_refuses_float() -> None:
 def test_round_trip(kurus: int) -> None:
     assert to_kurus(format_try(kurus, symbol="")) == kurus
     assert to_kurus(kurus_to_lira(kurus)) == kurus
+
+
+@given(
+    st.integers(min_value=limits.MIN_AMOUNT, max_value=10**12),
+    st.integers(min_value=limits.INSTALLMENTS_MIN, max_value=limits.INSTALLMENTS_MAX),
+)
+def test_installments_add_up_and_only_the_first_carries_the_remainder(
+    amount: int, count: int
+) -> None:
+    parts = split_installments(amount, count)
+    assert len(parts) == count
+    assert sum(parts) == amount
+    first, *rest = parts
+    assert set(rest) <= {amount // count}
+    assert first - amount // count == amount % count
+
+
+def test_installments_of_the_issues_amount() -> None:
+    assert split_installments(125_050, 3) == (41_684, 41_683, 41_683)
+    assert split_installments(125_050, 12) == (10_430, *[10_420] * 11)
+    assert split_installments(125_000, 4) == (31_250,) * 4
+    assert split_installments(100, 1) == (100,)
+
+
+@pytest.mark.parametrize(("amount", "count"), [(-1, 2), (100, 0), (100, -3)])
+def test_installments_refuse_a_negative_amount_or_no_installment(amount: int, count: int) -> None:
+    with pytest.raises(ValueError, match=r"negative amount|at least 1"):
+        split_installments(amount, count)

@@ -118,3 +118,23 @@ def test_sandbox_control_calls_are_marked_and_nothing_hard_codes_a_decline(path:
                 output.get("data", {}).get("text/plain", "")
             )
             assert not DECLINE_STATUS.search(text), text
+
+
+SHOWN_PAGE = re.compile(r"\bshow_page\(\s*(\w+)\.checkout_url")
+#: Calls that read a hosted page without acting on it.
+READS_PAGE = {"show_page", "open_page", "qr_payload"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in NOTEBOOKS if "show_page(" in p.read_text(encoding="utf-8")],
+    ids=lambda p: p.stem,
+)
+def test_the_last_page_a_notebook_shows_is_left_for_the_reader(path: Path) -> None:
+    """After Run All, the live page the reader is told to use still takes their action."""
+    code = "\n".join(_code(_load(path)))
+    shown = SHOWN_PAGE.findall(code)
+    assert shown, "no hosted page shown"
+    last = shown[-1]
+    used = re.findall(rf"\b(\w+)\(\s*{last}\.checkout_url", code)
+    assert set(used) <= READS_PAGE, f"a cell acts on {last}'s page: {sorted(set(used))}"

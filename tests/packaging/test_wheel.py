@@ -248,4 +248,5 @@ def test_the_wheel_holds_the_notebook_and_testing_packages_and_the_plugins_entry
     } <= names
     moved = {"workbench/testing.py", "workbench/pytest_plugin.py", "workbench/widgets.py"}
     assert moved & names == set()
+    assert "workbench/notebooks/ruff.toml" not in names  # the clone's, not the reader's
     assert "[pytest11]\nworkbench = workbench.testing.pytest_plugin\n" in declared

@@ -66,7 +66,7 @@ class _Slow:
     def pending_merchants(self, conn: sa.Connection) -> set[str]:
         return set()
 
-    def run(self, merchant_id: str, now: object) -> int:
+    def run(self, merchant_id: str, now: object, deadline: float) -> int:
         self.inside.set()
         self.release.wait(10)
         return 0

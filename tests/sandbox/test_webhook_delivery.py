@@ -2,7 +2,9 @@
 
 Each test runs its own receiver on 127.0.0.1 and checks an order of events, never a
 duration: "merchant B's clock advance answered while merchant A's attempt was still
-open", "the pass returned while the receiver was still dripping its answer".
+open", "the pass returned while the receiver was still dripping its answer". A test
+whose receiver takes its time lets the pass wait as long as an attempt may last
+(``webhook_wait_seconds``), so the pass ends with the attempt's outcome recorded.
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ def test_a_slow_receiver_does_not_hold_up_another_merchants_clock(
         _answer(handler, 204)
 
     receivers.append(Receiver(stall))
-    base = start(webhook_timeout_seconds=60)
+    base = start(webhook_timeout_seconds=60, webhook_wait_seconds=60)
     with (
         signed_client(base) as a,
         signed_client(base, OTHER_API_KEY, OTHER_SECRET_KEY) as b,
@@ -185,7 +187,7 @@ def test_events_of_different_objects_are_delivered_concurrently(
         _answer(handler, 204)
 
     receivers.append(Receiver(meet))
-    base = start(webhook_timeout_seconds=60)
+    base = start(webhook_timeout_seconds=60, webhook_wait_seconds=60)
     with signed_client(base) as client:
         client.put("/sandbox/webhook", json={"url": receivers[0].url})
         payments = [_pay(client), _pay(client)]

@@ -44,6 +44,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "trigger_command",
         "Make the sandbox send one event (payment.captured...) to your webhook.",
     ),
+    "fixtures": (
+        "workbench.cli.fixtures",
+        "fixtures_command",
+        "Set up the sandbox's state from a scenario file (YAML or JSON).",
+    ),
     "parity": (
         "workbench.cli.parity",
         "parity",

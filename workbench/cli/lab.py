@@ -15,11 +15,15 @@ from workbench.cli.sandbox import prepare_database
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_INTERACTIVE, ENV_SECRET_KEY, Settings
 from workbench.notebook.shipped import discover
 
-__all__ = ["lab"]
+__all__ = ["HIDDEN", "lab", "lab_command"]
 
 #: What JupyterLab answers with a printout, before anything else (traitlets' `Application`
 #: looks for these up to a ``--``): help and version need no sandbox and no notebooks.
 _INFORMATIONAL = frozenset({"-h", "--help", "--help-all", "-V", "--version"})
+#: What JupyterLab's file browser does not list: its own defaults (jupyter_server's
+#: ``ContentsManager.hide_globs``), then the clone's ruff settings for the notebooks
+#: (notebooks/ruff.toml), which are not for the reader.
+HIDDEN = ("__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", "ruff.toml")
 
 
 def _only_informs(lab_args: tuple[str, ...]) -> bool:
@@ -28,13 +32,26 @@ def _only_informs(lab_args: tuple[str, ...]) -> bool:
     return any(arg in _INFORMATIONAL for arg in read)
 
 
-def _jupyterlab(folder: Path, lab_args: tuple[str, ...], env: dict[str, str]) -> int:
-    """Run JupyterLab on ``folder`` until it ends; its exit status (0 when interrupted)."""
+def lab_command(folder: Path, lab_args: tuple[str, ...]) -> list[str]:
+    """The command that runs JupyterLab on ``folder`` with ``lab_args``, as `lab` runs it.
+
+    The file browser leaves out `HIDDEN` besides JupyterLab's own hidden files (unless
+    ``lab_args`` sets ``hide_globs`` itself).
+    """
     # `python -m jupyterlab` without jsonschema's IRI parsers (see the module).
-    command = [sys.executable, "-m", "workbench.notebook._lab_main", str(folder), *lab_args]
+    command = [sys.executable, "-m", "workbench.notebook._lab_main", str(folder)]
+    if not any("hide_globs" in arg for arg in lab_args):
+        command.append(f"--ContentsManager.hide_globs={list(HIDDEN)!r}")
+    command += lab_args
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in lab_args:
         # Containers and CI machines often run as root, which JupyterLab refuses by default.
         command.append("--allow-root")
+    return command
+
+
+def _jupyterlab(folder: Path, lab_args: tuple[str, ...], env: dict[str, str]) -> int:
+    """Run JupyterLab on ``folder`` until it ends; its exit status (0 when interrupted)."""
+    command = lab_command(folder, lab_args)
     status = 0
     with contextlib.suppress(KeyboardInterrupt):
         status = subprocess.run(command, env=env, check=False).returncode  # noqa: S603

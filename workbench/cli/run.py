@@ -23,12 +23,12 @@ from workbench._transport import default_ssl_context
 from workbench._unreachable import describe_failure
 from workbench.cli._run_reports import exit_status, json_summary, junit_xml, write_json
 from workbench.config import ENV_API_KEY, ENV_BASE_URL, ENV_SECRET_KEY, ConfigError, Settings
-from workbench.notebook.shipped import discover, shipped_folder
+from workbench.notebook.shipped import GUIDE_SOURCE, discover, shipped_folder
 
 if TYPE_CHECKING:
     from workbench.notebook.runner import FlowResult, RunInterrupted
 
-__all__ = ["INTERRUPTED_EXIT_STATUS", "run"]
+__all__ = ["INTERRUPTED_EXIT_STATUS", "guide_hint", "run"]
 
 #: The exit status after Ctrl-C, as a shell reports a command SIGINT ended (128 + 2).
 INTERRUPTED_EXIT_STATUS = 130
@@ -334,7 +334,7 @@ def run(
     if update_stored:
         kept = [r.name for r in results if r.passed]
         echo(f"Stored outputs rewritten in {folder}/: {', '.join(kept) or 'none'}")
-    echo("Guide: `make docs-serve`, then http://127.0.0.1:8000/")
+    echo(f"Guide: {guide_hint(Path.cwd())}")
     if junit_path is not None:
         junit_path.parent.mkdir(parents=True, exist_ok=True)
         junit_path.write_bytes(junit_xml(results, started=started))
@@ -355,3 +355,11 @@ def run(
     status = exit_status(results)
     if status:
         raise SystemExit(status)
+
+
+def guide_hint(folder: Path) -> str:
+    """Where the reader finds the guide from ``folder``: served from a clone (which has
+    ``mkdocs.yml``), else as published."""
+    if (folder / "mkdocs.yml").is_file():
+        return "`make docs-serve`, then http://127.0.0.1:8000/"
+    return GUIDE_SOURCE

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import click
 
 from workbench.config import ConfigError, Environment, Settings
-from workbench.triggers import TRIGGERS, TriggerError, trigger
+from workbench.triggers import (
+    TRIGGERS,
+    TriggerError,
+    TriggerValueError,
+    check_values,
+    trigger,
+)
 
 __all__ = ["trigger_command"]
 
@@ -17,10 +25,45 @@ def _list() -> None:
         click.echo(f"{name:<{width}}  {found.summary}{local}")
 
 
+def _refuse(message: str) -> NoReturn:
+    """Bad input: one line on standard error, exit status 2, nothing made."""
+    click.echo(f"workbench trigger: {message}", err=True)
+    raise click.exceptions.Exit(2)
+
+
+def _pairs(option: str, given: tuple[str, ...]) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in given:
+        name, equals, value = item.partition("=")
+        if not equals or not name:
+            _refuse(f"{option} {item!r}: give FIELD=VALUE, e.g. {option} amount=25000")
+        if name in pairs:
+            _refuse(f"{option} {name}: given twice")
+        pairs[name] = value
+    return pairs
+
+
 @click.command("trigger")
 @click.argument("event", required=False, metavar="EVENT")
 @click.option("--list", "show_list", is_flag=True, help="Name every event it can trigger.")
-def trigger_command(event: str | None, show_list: bool) -> None:
+@click.option(
+    "--override",
+    "overrides",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Make the objects with this value of a field the trigger sends (amount, "
+    "transactionId, customerId, description, reason); repeatable.",
+)
+@click.option(
+    "--add",
+    "additions",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Give a field the trigger leaves out (installments, customerId, description); repeatable.",
+)
+def trigger_command(
+    event: str | None, show_list: bool, overrides: tuple[str, ...], additions: tuple[str, ...]
+) -> None:
     """Make the sandbox send EVENT (payment.captured, refund.settled...) to your webhook.
 
     Creates, with the client, the objects whose change sends EVENT: a charge, a refund,
@@ -28,6 +71,11 @@ def trigger_command(event: str | None, show_list: bool) -> None:
     clock. Prints each step and the events made, the one asked for marked with `*`, and
     their delivery state. The store's webhook URL is where they go: point it at your
     handler, or run `workbench listen --set-webhook` in another terminal.
+
+    --override and --add make those objects with your own values
+    (--override amount=25000 --add installments=3), so the event carries them; a field
+    the event has no place for, or a value it cannot take, is refused with one line
+    naming the field and exit status 2, before anything is made.
 
     The sandbox is WORKBENCH_BASE_URL with WORKBENCH_API_KEY and WORKBENCH_SECRET_KEY, as
     for the client. A trigger marked "local sandbox only" in --list uses its control
@@ -41,10 +89,14 @@ def trigger_command(event: str | None, show_list: bool) -> None:
         raise click.UsageError("name an EVENT, or pass --list to see them")
     found = TRIGGERS.get(event)
     if found is None:
-        raise click.BadParameter(
-            f"{event!r} is not an event the sandbox sends; `workbench trigger --list` names them",
-            param_hint="EVENT",
+        _refuse(
+            f"{event!r} is not an event the sandbox sends; `workbench trigger --list` names them"
         )
+    given = _pairs("--override", overrides), _pairs("--add", additions)
+    try:
+        check_values(event, *given)
+    except TriggerValueError as exc:
+        _refuse(str(exc))
     try:
         settings = Settings.load()
     except ConfigError as exc:
@@ -59,10 +111,13 @@ def trigger_command(event: str | None, show_list: bool) -> None:
     from workbench._client import Client
     from workbench._exceptions import APIConnectionError, APIError
 
-    click.echo(f"Triggering {event} on {settings.base_url}")
     try:
         with Client(settings=settings) as client:
-            done = trigger(client, event)
+            check_values(event, *given, client=client)  # a customer it names: is it there?
+            click.echo(f"Triggering {event} on {settings.base_url}")
+            done = trigger(client, event, overrides=given[0], additions=given[1])
+    except TriggerValueError as exc:
+        _refuse(str(exc))
     except APIConnectionError as exc:
         raise click.ClickException(f"{settings.base_url} did not answer: {exc}") from None
     except (APIError, TriggerError) as exc:

@@ -36,9 +36,11 @@ class CallLog:
     """Watch ``client`` from now on and keep the merchant's calls for display.
 
     Example:
-        >>> calls = CallLog(client)  # doctest: +SKIP
-        >>> payment = client.payments.charge_card(...)  # doctest: +SKIP
-        >>> calls.table()  # doctest: +SKIP
+        ```python
+        calls = CallLog(client)
+        payment = client.payments.charge_card(...)
+        calls.table()
+        ```
     """
 
     def __init__(self, client: Client, *, under_cells: bool = True) -> None:

@@ -33,22 +33,27 @@ def _lira_text(kurus: int) -> str:
     return format_try(kurus, symbol="").strip()
 
 
+#: Room for a label and the widest value (a test card's name, a void reason) in full:
+#: ipywidgets' own 300 px cut them ("approved (frictionless").
+_FIELD = {"width": "100%", "max_width": "520px"}
+
+
 def _control(param: Param) -> w.Widget:
     style = {"description_width": "140px"}
+    label = {"description": param.label, "style": style, "layout": w.Layout(**_FIELD)}
     if param.kind == "lira":
-        return w.Text(value=_lira_text(param.default), description=param.label, style=style)
+        return w.Text(value=_lira_text(param.default), **label)
     if param.kind == "card":
-        return w.Dropdown(options=CARDS, value=param.default, description=param.label, style=style)
+        return w.Dropdown(options=CARDS, value=param.default, **label)
     if param.kind == "int":
         low, high = param.options or (0, 10**6)
-        return w.BoundedIntText(value=param.default, min=low, max=high,
-                                description=param.label, style=style)  # fmt: skip
+        return w.BoundedIntText(value=param.default, min=low, max=high, **label)
     if param.kind == "bool":
         return w.Checkbox(value=param.default, description=param.label, indent=False)
     if param.kind == "choice":
         return w.ToggleButtons(options=list(param.options), value=param.default,
                                description=param.label, style=style)  # fmt: skip
-    return w.Text(value=str(param.default), description=param.label, style=style)
+    return w.Text(value=str(param.default), **label)
 
 
 class FlowForm:
@@ -69,8 +74,10 @@ class FlowForm:
         self.spec = spec
         self._client = client
         self.controls: dict[str, w.Widget] = {p.name: _control(p) for p in spec.params}
+        # As wide as its words ("Run: Preauthorization" was cut at ipywidgets' 148 px).
         self.button = w.Button(description=f"Run: {spec.title}", button_style="primary",
-                               icon="play")  # fmt: skip
+                               icon="play", layout=w.Layout(width="max-content",
+                                                            max_width="100%"))  # fmt: skip
         self.status = w.HTML(value="")
         self.output = w.Output()
         self.last: FlowRun | None = None

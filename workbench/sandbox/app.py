@@ -11,6 +11,8 @@ from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from workbench._version import __version__
+from workbench.sandbox.apidocs.routes import DOCS_ASSETS
+from workbench.sandbox.apidocs.routes import router as apidocs_router
 from workbench.sandbox.checkout.routes.challenge import router as acs_router
 from workbench.sandbox.checkout.routes.pages import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
@@ -47,11 +49,6 @@ from workbench.sandbox.subscriptions.routes.merchant import router as subscripti
 from workbench.sandbox.subscriptions.routes.portal import router as portal_router
 
 __all__ = ["DOCS_ASSETS", "create_app"]
-
-#: Where Swagger UI's script and stylesheet are served from (shipped by the
-#: fastapi-offline package), so that ``/docs`` works with no network. There is no
-#: ``/redoc``: ReDoc loads its logo from its own CDN.
-DOCS_ASSETS = "/docs/static"
 
 #: The front page needs no signature (``/docs*`` and ``/openapi.json`` are public already).
 _FRONT_DOOR = ("GET", r"^/$")
@@ -118,6 +115,9 @@ def create_app(
         redirect_slashes=False,
         lifespan=lifespan,
         static_url=DOCS_ASSETS,
+        # `workbench.sandbox.apidocs` serves /docs, signing what it sends. There is no
+        # /redoc: ReDoc loads its logo from its own CDN.
+        docs_url=None,
         redoc_url=None,
         # No OpenTelemetry spans, metrics or logs: FastAPI's logs record validation
         # failures and exceptions with their messages wherever a provider is configured
@@ -132,6 +132,7 @@ def create_app(
         app,
         (
             front_router,
+            apidocs_router,
             sessions_router,
             payments_router,
             refunds_router,

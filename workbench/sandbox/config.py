@@ -68,6 +68,8 @@ class SandboxConfig:
         threeds_timeout_seconds: business time after which an unfinished challenge fails.
         webhook_timeout_seconds: the total deadline of one webhook delivery attempt
             (connect, send, wait for and read the answer).
+        webhook_wait_seconds: how long a reconciler pass, or a clock advance in all,
+            waits for webhook answers; attempts still open then carry on after it.
         webhook_concurrency: webhook attempts in flight at once for one merchant's pass.
         webhook_max_attempts: delivery attempts before an event is marked failed.
         webhook_allow_private: send webhooks to private-range addresses (10/8,
@@ -125,6 +127,7 @@ class SandboxConfig:
     refund_settle_seconds: int = 60
     threeds_timeout_seconds: int = 15 * 60
     webhook_timeout_seconds: float = 5.0
+    webhook_wait_seconds: float = 10.0
     webhook_concurrency: int = 8
     webhook_max_attempts: int = 5
     webhook_allow_private: bool = False

@@ -14,6 +14,20 @@ up. Events of different objects go out concurrently, a bounded number at once, e
 attempt under one total deadline, so a receiver that answers slowly, or a byte at a
 time, costs its own deliveries that deadline and nobody else's.
 
+Attempts are claimed in the database, one at a time per merchant whichever process
+claims (the merchant's row is locked, SQLite's single writer serialises the same way):
+a claim fixes the attempt's number (``attempts`` goes up as it is claimed) and holds the
+event until a wall-clock time past the attempt's deadline (``claimed_until``), so no
+other worker or host sends that event meanwhile, however far a clock advance moves
+business time, and the merchant's attempts in flight, counted there, never exceed the
+concurrency limit across processes. A claim whose process died lapses; the event is
+then attempted under the next number, so no (event, attempt) pair is ever sent twice.
+
+Attempts run on a thread of their own and record their outcome themselves. A reconciler
+pass waits for them only until its deadline (`Reconciler`'s patience: a tick or a
+clock advance answers within it whatever the receivers do); attempts still open then
+carry on after the pass, each to its own deadline.
+
 Where an event goes is checked twice by `workbench.sandbox.targets`: when the URL is
 given, and at each attempt after its host name is resolved; the attempt connects to the
 address checked. On a team host (`SandboxConfig.serves_others`) an attempt that got no
@@ -26,11 +40,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
-from collections.abc import Coroutine, Sequence
+import time
+from concurrent import futures
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -43,6 +59,7 @@ from workbench.sandbox.storage import insert_unread
 from workbench.sandbox.targets import TargetRefused, resolve_target
 from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
+from workbench.spec.events import EventData
 
 if TYPE_CHECKING:
     import httpx2
@@ -65,11 +82,12 @@ RETRY_DELAYS = (10, 60, 300, 1800)
 
 _E = tables.events
 _D = tables.event_deliveries
-#: How long a claimed delivery stays claimed (a pass that died frees it after this).
-_CLAIM_SECONDS = 120
+#: How long a claim outlives its attempt's deadline (wall clock): time to record the
+#: outcome. A process that died frees its claims after this.
+_CLAIM_SLACK_SECONDS = 30
 #: Keys of an event's data that name the object its order is kept for, first wins.
 _OBJECT_KEYS = ("paymentId", "subscriptionId", "sessionId")
-_T = TypeVar("_T")
+logger = logging.getLogger("workbench.sandbox.events")
 #: A failed attempt's error on a team host, whatever kept the HTTP answer away.
 _NO_ANSWER = "no HTTP answer"
 _INSERT = sa.insert(_E)
@@ -83,26 +101,36 @@ def emit(
     *,
     merchant_id: str,
     store_id: str,
-    type: str,
-    data: dict[str, Any],
+    data: EventData,
     now: datetime,
     target_url: str | None = None,
     look_up_webhook: bool = True,
 ) -> str:
     """Record an event in the caller's transaction; returns its ``evt_`` id.
 
+    ``data`` is the event's typed definition (`workbench.spec.events`): its class names
+    the type, and a field the definition does not name is refused, so no event leaves
+    with a field the OpenAPI document's ``webhooks`` section does not describe.
     ``target_url`` is where it goes; ``None``: the store's webhook, looked up, unless
     ``look_up_webhook`` is false (the caller read it already and there is none).
+
+    Raises:
+        ValueError: ``data`` holds a field its definition does not name.
     """
+    if data.model_extra:
+        raise ValueError(
+            f"{data.event_type} has no field {', '.join(sorted(data.model_extra))}: add it to "
+            f"{type(data).__name__} in workbench.spec.events first"
+        )
     if target_url is None and look_up_webhook:
         target_url = conn.execute(_WEBHOOK_URL, {"f_store": store_id}).scalar()
     event_id = new_id(IdPrefix.EVENT)
     payload = {
         "id": event_id,
-        "type": type,
+        "type": data.event_type,
         "createdAt": iso(now),
         "merchantId": merchant_id,
-        "data": data,
+        "data": data.wire(),
     }
     insert_unread(
         conn,
@@ -111,7 +139,7 @@ def emit(
             "id": event_id,
             "merchant_id": merchant_id,
             "store_id": store_id,
-            "type": type,
+            "type": data.event_type,
             "payload": dumps(payload),
             "target_url": target_url,
             "delivery_state": "pending" if target_url else "no_endpoint",
@@ -131,6 +159,7 @@ def list_events(
     if type:
         query = query.where(_E.c.type == type)
     items = []
+    wall = wall_now()
     for row in conn.execute(query):
         items.append(
             {
@@ -138,7 +167,8 @@ def list_events(
                 "delivery": {
                     "state": row.delivery_state,
                     "url": row.target_url,
-                    "attempts": row.attempts,
+                    # Those made: one under way has its number, not its outcome, yet.
+                    "attempts": row.attempts - _in_flight(row.claimed_until, wall),
                     "nextAttemptAt": iso(row.next_attempt_at)
                     if row.delivery_state == "pending"
                     else None,
@@ -210,7 +240,7 @@ class WebhookWork:
 
     Args:
         timeout_seconds: the total deadline of one attempt (connect, send, wait, read).
-        concurrency: attempts in flight at once for one merchant's pass.
+        concurrency: one merchant's attempts in flight at once, across every process.
         max_attempts: attempts before an event is marked ``failed``.
         allow_private: send to private-range addresses too (`workbench.sandbox.targets`).
         detailed_errors: name why an attempt got no HTTP answer (the exception's kind,
@@ -238,6 +268,10 @@ class WebhookWork:
         self.max_attempts = max_attempts
         self.allow_private = allow_private
         self.detailed_errors = detailed_errors
+        self._guard = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._http: httpx2.AsyncClient | None = None
 
     @staticmethod
     def _heads(conn: sa.Connection, merchant_id: str) -> list[Any]:
@@ -251,6 +285,7 @@ class WebhookWork:
                 _E.c.attempts,
                 _E.c.next_attempt_at,
                 _E.c.store_id,
+                _E.c.claimed_until,
                 tables.stores.c.webhook_secret,
             )
             .join(tables.stores, tables.stores.c.id == _E.c.store_id)
@@ -277,69 +312,165 @@ class WebhookWork:
         )
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
-        """When the earliest attempt that may be made falls due."""
-        return min((h.next_attempt_at for h in self._heads(conn, merchant_id)), default=None)
+        """When the earliest attempt that may be made falls due (one in flight is not)."""
+        wall = wall_now()
+        return min(
+            (
+                h.next_attempt_at
+                for h in self._heads(conn, merchant_id)
+                if not _in_flight(h.claimed_until, wall)
+            ),
+            default=None,
+        )
 
-    def run(self, merchant_id: str, now: datetime) -> int:
-        """Attempt every due delivery; returns how many attempts were made.
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
+        """Start every due attempt the concurrency limit allows, waiting for their
+        outcomes until ``deadline`` (`time.monotonic`); returns how many were started.
 
         An object's next event is attempted in the same pass once the one before it
-        is delivered, so a pass leaves no due event behind a delivered one.
+        is delivered, so a pass that ends before its deadline leaves no due event behind
+        a delivered one. Attempts still open at the deadline carry on after it.
         """
-        attempted = 0
+        started = 0
+        open_: set[futures.Future[bool]] = set()
         while True:
-            with self.db.write() as conn:
-                due = [h for h in self._heads(conn, merchant_id) if h.next_attempt_at <= now]
-                # Claim the batch so a concurrent pass does not deliver it twice.
-                for row in due:
+            batch = self._claim(merchant_id, now)
+            open_.update(self._start(merchant_id, delivery) for delivery in batch)
+            started += len(batch)
+            remaining = deadline - time.monotonic()
+            if not open_ or remaining <= 0:
+                return started
+            done, open_ = futures.wait(
+                open_, timeout=remaining, return_when=futures.FIRST_COMPLETED
+            )
+            if not done:
+                return started
+
+    def _claim(self, merchant_id: str, now: datetime) -> list[_Delivery]:
+        """Claim the due heads the merchant's free slots allow (see the module docstring)."""
+        batch: list[_Delivery] = []
+        with self.db.write() as conn:
+            conn.execute(
+                sa.select(tables.merchants.c.id)
+                .where(tables.merchants.c.id == merchant_id)
+                .with_for_update()
+            )
+            wall = wall_now()
+            busy = conn.execute(
+                sa.select(sa.func.count())
+                .select_from(_E)
+                .where(
+                    _E.c.merchant_id == merchant_id,
+                    _E.c.delivery_state == "pending",
+                    _E.c.claimed_until > wall,
+                )
+            ).scalar_one()
+            free = self.concurrency - int(busy)
+            if free <= 0:
+                return batch
+            until = wall + timedelta(seconds=self.timeout_seconds + _CLAIM_SLACK_SECONDS)
+            for row in self._heads(conn, merchant_id):
+                if len(batch) == free:
+                    break
+                if row.next_attempt_at > now or _in_flight(row.claimed_until, wall):
+                    continue
+                attempt = int(row.attempts) + 1
+                if attempt > self.max_attempts:  # its last attempt's claim lapsed
                     conn.execute(
                         sa.update(_E)
                         .where(_E.c.id == row.id)
-                        .values(next_attempt_at=now + timedelta(seconds=_CLAIM_SECONDS))
+                        .values(
+                            delivery_state="failed",
+                            next_attempt_at=None,
+                            claimed_until=None,
+                            last_error="the sandbox stopped during the last attempt",
+                        )
                     )
-            if not due:
-                return attempted
-            batch = [
-                _Delivery(
-                    str(r.id),
-                    str(r.type),
-                    str(r.target_url),
-                    bytes(r.payload),
-                    plain_webhook_secret(self.sealer, str(r.store_id), str(r.webhook_secret)),
-                    int(r.attempts) + 1,
+                    continue
+                conn.execute(
+                    sa.update(_E)
+                    .where(_E.c.id == row.id)
+                    .values(attempts=attempt, claimed_until=until)
                 )
-                for r in due
-            ]
-            results = _run(self._post_all(batch))
-            delivered = 0
-            for delivery, (status, error) in zip(batch, results, strict=True):
-                self._record(merchant_id, delivery, status, error)
-                delivered += error is None
-            attempted += len(batch)
-            if not delivered:
-                return attempted
+                batch.append(
+                    _Delivery(
+                        str(row.id),
+                        str(row.type),
+                        str(row.target_url),
+                        bytes(row.payload),
+                        plain_webhook_secret(
+                            self.sealer, str(row.store_id), str(row.webhook_secret)
+                        ),
+                        attempt,
+                    )
+                )
+        return batch
 
-    async def _post_all(self, batch: Sequence[_Delivery]) -> list[tuple[int | None, str | None]]:
+    def _start(self, merchant_id: str, delivery: _Delivery) -> futures.Future[bool]:
+        """Send ``delivery`` on the sending thread; the future says whether it was delivered."""
+        future = asyncio.run_coroutine_threadsafe(
+            self._attempt(merchant_id, delivery), self._sending_loop()
+        )
+        future.add_done_callback(_log_failure)
+        return future
+
+    def _sending_loop(self) -> asyncio.AbstractEventLoop:
+        with self._guard:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="sandbox-webhooks", daemon=True
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def close(self) -> None:
+        """Stop the sending thread; attempts still open are dropped (their claims lapse)."""
+        with self._guard:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is None or thread is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._shut(), loop).result(timeout=30)
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout=30)
+            if not thread.is_alive():
+                loop.close()
+
+    async def _shut(self) -> None:
+        current = asyncio.current_task()
+        pending = [task for task in asyncio.all_tasks() if task is not current]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    async def _attempt(self, merchant_id: str, delivery: _Delivery) -> bool:
         import httpx2  # with the first delivery: a sandbox that sends none never loads it
 
         from workbench._transport import default_ssl_context
 
-        gate = asyncio.Semaphore(self.concurrency)
-        async with httpx2.AsyncClient(
-            timeout=self.timeout_seconds, verify=default_ssl_context()
-        ) as http:
-
-            async def one(delivery: _Delivery) -> tuple[int | None, str | None]:
-                async with gate:
-                    try:
-                        async with asyncio.timeout(self.timeout_seconds):
-                            return await self._post(http, delivery)
-                    except TimeoutError:
-                        if not self.detailed_errors:
-                            return None, _NO_ANSWER
-                        return None, f"no answer within {self.timeout_seconds:g} s"
-
-            return list(await asyncio.gather(*(one(d) for d in batch)))
+        if self._http is None:
+            self._http = httpx2.AsyncClient(
+                timeout=self.timeout_seconds, verify=default_ssl_context()
+            )
+        try:
+            async with asyncio.timeout(self.timeout_seconds):
+                status, error = await self._post(self._http, delivery)
+        except TimeoutError:
+            status = None
+            error = (
+                f"no answer within {self.timeout_seconds:g} s"
+                if self.detailed_errors
+                else _NO_ANSWER
+            )
+        await asyncio.to_thread(self._record, merchant_id, delivery, status, error)
+        return error is None
 
     async def _post(
         self, http: httpx2.AsyncClient, delivery: _Delivery
@@ -389,6 +520,7 @@ class WebhookWork:
         status: int | None,
         error: str | None,
     ) -> None:
+        """The attempt's outcome, and the event's next step; its claim ends."""
         attempt = delivery.attempt
         with self.db.write() as conn:
             now = business_now(conn, merchant_id)
@@ -402,7 +534,7 @@ class WebhookWork:
                     error=error,
                 )
             )
-            values: dict[str, Any] = {"attempts": attempt, "last_error": error}
+            values: dict[str, Any] = {"last_error": error, "claimed_until": None}
             if error is None:
                 values.update(delivery_state="delivered", delivered_at=now, next_attempt_at=None)
             elif attempt >= self.max_attempts:
@@ -410,28 +542,18 @@ class WebhookWork:
             else:
                 delay = RETRY_DELAYS[min(attempt - 1, len(RETRY_DELAYS) - 1)]
                 values.update(next_attempt_at=now + timedelta(seconds=delay))
-            conn.execute(sa.update(_E).where(_E.c.id == delivery.event_id).values(**values))
+            # Only while the claim is this attempt's: a lapsed one was taken over.
+            conn.execute(
+                sa.update(_E)
+                .where(_E.c.id == delivery.event_id, _E.c.attempts == attempt)
+                .values(**values)
+            )
 
 
-def _run(coroutine: Coroutine[Any, Any, _T]) -> _T:
-    """Run ``coroutine`` to its end from synchronous code, whatever thread this is."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    # Called from a thread that runs an event loop: finish on a thread of our own.
-    box: list[_T] = []
-    failure: list[BaseException] = []
+def _in_flight(claimed_until: datetime | None, wall: datetime) -> bool:
+    return claimed_until is not None and claimed_until > wall
 
-    def target() -> None:
-        try:
-            box.append(asyncio.run(coroutine))
-        except BaseException as exc:  # handed back to the caller below
-            failure.append(exc)
 
-    thread = threading.Thread(target=target, name="sandbox-webhooks")
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
-    return box[0]
+def _log_failure(future: futures.Future[bool]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        logger.error("webhook attempt failed", exc_info=future.exception())

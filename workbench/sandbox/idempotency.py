@@ -31,7 +31,11 @@ endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the 
 `run_claimed` serves work that makes transactions of its own (the sandbox's control
 routes: a clock advance runs the reconciler, step by step): the claim is written as
 ``pending`` first, the work runs, then its answer is stored; a duplicate meanwhile gets
-SVC-GW-2002 (retryable), and an `ServiceError` deletes the claim.
+SVC-GW-2002 (retryable), and an `ServiceError` deletes the claim. What the work is to
+reach (its *plan*: an advance's target time) is fixed when the key is first claimed and
+stored on the pending record, so the request replayed after a crash, which takes the
+claim over once it lapses (`CLAIM_SECONDS`), finishes the same work instead of starting
+it again from where the crash left it.
 """
 
 from __future__ import annotations
@@ -58,7 +62,9 @@ if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
 
 __all__ = [
+    "CLAIM_SECONDS",
     "IdempotencyPurgeWork",
+    "Plan",
     "Refresh",
     "Work",
     "claim_read",
@@ -72,8 +78,13 @@ Work = Callable[[sa.Connection], Reply]
 #: Rebuilds a provisional reply from its object's current state, given the object's id.
 Refresh = Callable[[sa.Connection, str], Reply]
 
-#: A claim older than this whose request never finished (a crash) may be taken over.
-_CLAIM_SECONDS = 60
+#: Fixes, in the claim's transaction, what `run_claimed`'s work is to reach (stored bytes).
+Plan = Callable[[sa.Connection], bytes]
+
+#: A claim older than this whose request never finished (a crash) may be taken over. No
+#: process can tell a claim whose request died from one still running on another worker
+#: or host, so a replay waits this long: longer than a long clock advance takes.
+CLAIM_SECONDS = 60
 
 _T = tables.idempotency_records
 # Built once: SQLAlchemy then skips rebuilding and re-keying them on every request.
@@ -194,7 +205,7 @@ def _claim(
         conn.execute(
             sa.update(_T)
             .where(_T.c.id == row.id)
-            .values(locked_until=now + timedelta(seconds=_CLAIM_SECONDS))
+            .values(locked_until=now + timedelta(seconds=CLAIM_SECONDS))
         )
         return None, int(row.id)
     if row.provisional_kind:
@@ -259,7 +270,7 @@ def _record(
             "merchant_id": caller.merchant_id,
             "fingerprint": digest,
             "state": "pending" if pending else "done",
-            "locked_until": now + timedelta(seconds=_CLAIM_SECONDS) if pending else now,
+            "locked_until": now + timedelta(seconds=CLAIM_SECONDS) if pending else now,
             "status_code": reply.status,
             "body": _stored_body(reply, sealer, _context(caller.api_key, endpoint, key)),
             "request_id": caller.request_id,
@@ -344,16 +355,30 @@ def _claim_or_raise(
 
 
 def _claim_pending(
-    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str
-) -> Reply | int:
-    """`run_claimed`'s claim: the stored `Reply`, or the id of a new ``pending`` record."""
+    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str, plan: Plan
+) -> Reply | tuple[int, bytes]:
+    """`run_claimed`'s claim: the stored `Reply`, or the id of the ``pending`` record
+    (new, or a lapsed one taken over) and the plan stored on it."""
     record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
-    if record_id is not None:
+    if isinstance(record_id, Reply):
         return record_id
-    _record(conn, caller, endpoint, key, digest, Reply(0, b""), pending=True)
+    if record_id is not None:  # a lapsed claim: its request died; finish what it began
+        stored = conn.execute(sa.select(_T.c.body).where(_T.c.id == record_id)).scalar_one()
+        if stored:
+            return record_id, bytes(stored)
+        fixed = plan(conn)  # a claim written before plans were stored
+        conn.execute(sa.update(_T).where(_T.c.id == record_id).values(body=fixed))
+        return record_id, fixed
+    fixed = plan(conn)
+    _record(conn, caller, endpoint, key, digest, Reply(0, fixed), pending=True)
     row = _find(conn, caller, endpoint, key)
-    assert row is not None  # inserted just above, in this transaction
-    return int(row.id)
+    if row is None:  # inserted just above, in this transaction
+        raise RuntimeError("the pending idempotency record just written was not found")
+    return int(row.id), fixed
+
+
+def _no_plan(conn: sa.Connection) -> bytes:
+    return b""
 
 
 async def run_idempotent(
@@ -400,32 +425,41 @@ async def run_claimed(
     method: str,
     path: str,
     key: str | None,
-    action: Callable[[], Awaitable[Reply]],
+    action: Callable[[bytes], Awaitable[Reply]],
     *,
     digest: str,
+    plan: Plan = _no_plan,
 ) -> Reply:
     """Run ``action`` (which makes transactions of its own) once per (key, endpoint, payload).
 
     The claim (a ``pending`` record) and then the answer are written through
-    `Database.atransact`, around ``action``.
+    `Database.atransact`, around ``action``. ``plan`` runs in the claim's transaction
+    when the key is first seen; its bytes are stored on the claim and given to
+    ``action``, then and on a replay that takes a lapsed claim over (see the module
+    docstring).
 
     Raises:
         ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
             whatever ``action`` raised (its claim is then released).
     """
     if key is None:
-        return await action()
+        return await action(await db.atransact(plan))
     endpoint = _endpoint(method, path, key)
-    claimed = await db.atransact(lambda conn: _claim_pending(conn, caller, endpoint, key, digest))
+    claimed = await db.atransact(
+        lambda conn: _claim_pending(conn, caller, endpoint, key, digest, plan)
+    )
     if isinstance(claimed, Reply):
         return claimed
+    record_id, fixed = claimed
     try:
-        reply = await action()
+        reply = await action(fixed)
     except ServiceError:
-        await db.atransact(lambda conn: conn.execute(_DELETE, {"f_id": claimed}))
+        await db.atransact(lambda conn: conn.execute(_DELETE, {"f_id": record_id}))
         raise
     context = _context(caller.api_key, endpoint, key)
-    await db.atransact(lambda conn: _store(conn, claimed, reply, caller.request_id, None, context))
+    await db.atransact(
+        lambda conn: _store(conn, record_id, reply, caller.request_id, None, context)
+    )
     return reply
 
 
@@ -453,7 +487,7 @@ class IdempotencyPurgeWork:
         """Never drives a clock advance: the cache lifetime is wall-clock time."""
         return None
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Delete the merchant's expired records."""
         with self.db.write() as conn:
             result = conn.execute(

@@ -14,13 +14,16 @@ UPDATE``). A pass gives the lease back when it ends, so a clock advance asked of
 worker waits one pass at most; the lease's expiry only frees it from a process that died
 holding it. Leases are per merchant so that one merchant's slow work (a webhook receiver
 that takes its time) never holds up another merchant's clock; the background loop runs
-each merchant's pass on a small pool for the same reason.
+each merchant's pass on a small pool for the same reason. Nor does it hold up its own
+merchant's: a pass, and a clock advance in all its steps, waits on receivers
+``patience_seconds`` at most, and the attempts still open carry on after it.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -64,8 +67,13 @@ class DueWork(Protocol):
         """When this merchant's earliest pending item falls due (``None``: nothing pending)."""
         ...
 
-    def run(self, merchant_id: str, now: datetime) -> int:
-        """Process every item due at or before ``now``; return how many were processed."""
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
+        """Process every item due at or before ``now``; return how many were processed.
+
+        ``deadline`` (`time.monotonic`) bounds how long work that waits on others (a
+        webhook receiver's answer) keeps the pass waiting; what is still open then
+        carries on after it. Work that waits on nobody does not look at it.
+        """
         ...
 
     def pending_merchants(self, conn: sa.Connection) -> set[str]:
@@ -80,11 +88,17 @@ class Reconciler:
     Args:
         db: the database whose leases and clocks it keeps.
         interval_seconds: how often the background thread (`start`) runs passes.
+        patience_seconds: how long one pass, or one clock advance in all, waits for
+            others (webhook receivers' answers) before it ends and leaves them to
+            carry on: a tick or an advance answers within it whatever receivers do.
     """
 
-    def __init__(self, db: Database, interval_seconds: float) -> None:
+    def __init__(
+        self, db: Database, interval_seconds: float, patience_seconds: float = 10.0
+    ) -> None:
         self.db = db
         self.interval_seconds = interval_seconds
+        self.patience_seconds = patience_seconds
         self.work: list[DueWork] = []
         self.holder = uuid.uuid4().hex
         self._guard = threading.Lock()
@@ -165,8 +179,11 @@ class Reconciler:
             pending = set().union(*(w.pending_merchants(conn) for w in self.work))
         return sorted(pending)
 
-    def _run_all(self, merchant_id: str, now: datetime) -> dict[str, int]:
-        return {w.name: w.run(merchant_id, now) for w in self.work}
+    def _run_all(self, merchant_id: str, now: datetime, deadline: float) -> dict[str, int]:
+        return {w.name: w.run(merchant_id, now, deadline) for w in self.work}
+
+    def _deadline(self) -> float:
+        return time.monotonic() + self.patience_seconds
 
     def tick(self, merchant_id: str | None = None, *, wait: bool = True) -> dict[str, int]:
         """One pass now, for one merchant or all; returns the items processed per work."""
@@ -182,7 +199,7 @@ class Reconciler:
                 return {w.name: 0 for w in self.work}
             with self.db.read() as conn:
                 now = business_now(conn, merchant_id)
-            return self._run_all(merchant_id, now)
+            return self._run_all(merchant_id, now, self._deadline())
 
     def _dues(self, merchant_id: str) -> dict[str, datetime]:
         with self.db.read() as conn:
@@ -190,10 +207,24 @@ class Reconciler:
         return {name: due for name, due in dues.items() if due is not None}
 
     def advance(self, merchant_id: str, seconds: float) -> datetime:
-        """Move the merchant's clock ``seconds`` forward, running due work in order.
+        """Move the merchant's clock ``seconds`` forward, running due work in order
+        (`advance_to` the time ``seconds`` after its business time now).
+
+        Returns:
+            The merchant's new business time.
+        """
+        with self.db.read() as conn:
+            target = business_now(conn, merchant_id) + timedelta(seconds=seconds)
+        return self.advance_to(merchant_id, target)
+
+    def advance_to(self, merchant_id: str, target: datetime) -> datetime:
+        """Move the merchant's clock to ``target``, running due work in order.
 
         The clock stops at each due time on the way; only the work due by then runs
-        there, so an item due at 10:00 is processed before one due at 11:00.
+        there, so an item due at 10:00 is processed before one due at 11:00. Run again
+        with the same ``target`` (an advance cut off by a crash, replayed), it carries on
+        from where the clock stands and stops at the same time: a clock already past
+        ``target`` is not moved, and no work is done twice (each item's own claim).
 
         Returns:
             The merchant's new business time.
@@ -201,8 +232,7 @@ class Reconciler:
         with self._lease(merchant_id, wait=True) as held:
             if not held:
                 raise TimeoutError("another process has held the reconciler lease too long")
-            with self.db.read() as conn:
-                target = business_now(conn, merchant_id) + timedelta(seconds=seconds)
+            deadline = self._deadline()  # one for the whole advance, however many steps
             for _ in range(_MAX_STEPS):
                 dues = self._dues(merchant_id)
                 step = min(dues.values(), default=None)
@@ -212,7 +242,7 @@ class Reconciler:
                     set_business_time(conn, merchant_id, step)
                 now = max(step, self._now(merchant_id))
                 processed = sum(
-                    w.run(merchant_id, now)
+                    w.run(merchant_id, now, deadline)
                     for w in self.work
                     if w.name in dues and dues[w.name] <= now
                 )
@@ -220,7 +250,7 @@ class Reconciler:
                     break
             with self.db.write() as conn:
                 set_business_time(conn, merchant_id, target)
-            self._run_all(merchant_id, self._now(merchant_id))
+            self._run_all(merchant_id, self._now(merchant_id), deadline)
             return self._now(merchant_id)
 
     def _now(self, merchant_id: str) -> datetime:

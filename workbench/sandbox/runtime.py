@@ -56,7 +56,19 @@ def _sqlite_folder(url: str) -> Path | None:
     return Path(parsed.database).parent
 
 
-def _background_work(db: Database, config: SandboxConfig, sealer: Sealer) -> list[DueWork]:
+def _webhook_work(db: Database, config: SandboxConfig, sealer: Sealer) -> WebhookWork:
+    return WebhookWork(
+        db,
+        config.webhook_timeout_seconds,
+        config.webhook_concurrency,
+        config.webhook_max_attempts,
+        allow_private=config.webhook_allow_private,
+        detailed_errors=not config.serves_others,
+        sealer=sealer,
+    )
+
+
+def _background_work(db: Database, config: SandboxConfig, webhooks: WebhookWork) -> list[DueWork]:
     """The reconciler's work, in the order it runs at one moment of a merchant's clock."""
     work: list[DueWork] = [
         RefundSettlementWork(db),
@@ -64,15 +76,7 @@ def _background_work(db: Database, config: SandboxConfig, sealer: Sealer) -> lis
         ThreeDSExpiryWork(db, config.threeds_timeout_seconds),
         AuthorizationExpiryWork(db),
         RenewalWork(db),
-        WebhookWork(
-            db,
-            config.webhook_timeout_seconds,
-            config.webhook_concurrency,
-            config.webhook_max_attempts,
-            allow_private=config.webhook_allow_private,
-            detailed_errors=not config.serves_others,
-            sealer=sealer,
-        ),
+        webhooks,
         IdempotencyPurgeWork(db),
     ]
     if config.strict_replay:
@@ -100,6 +104,7 @@ class SandboxRuntime:
         self._limiter: RateLimiter | SharedRateLimiter | None = None
         self._address_limiter: RateLimiter | None = None
         self._reconciler: Reconciler | None = None
+        self._webhooks: WebhookWork | None = None
         self._acs_secret: str | None = None
         #: Seals idempotency answers that carry a bearer, and the merchants' secrets,
         #: under a key the database does not hold: the configured one, else one made for
@@ -170,8 +175,11 @@ class SandboxRuntime:
             config.public_rate_limit_burst,
             shared=not (db.is_local and config.workers == 1),
         )
-        self._reconciler = Reconciler(db, config.reconciler_interval_seconds)
-        for work in _background_work(db, config, self.sealer):
+        self._reconciler = Reconciler(
+            db, config.reconciler_interval_seconds, config.webhook_wait_seconds
+        )
+        self._webhooks = _webhook_work(db, config, self.sealer)
+        for work in _background_work(db, config, self._webhooks):
             self._reconciler.register(work)
         return self
 
@@ -241,6 +249,8 @@ class SandboxRuntime:
         if self._db is None:
             return
         self.reconciler.stop()
+        if self._webhooks is not None:
+            self._webhooks.close()  # after the passes that start attempts have ended
         if not self._db.is_memory:
             self._db.dispose()
 

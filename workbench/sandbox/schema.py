@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from workbench.sandbox.edge.replay import accepted_signatures
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.refunds.tables import refunds
-from workbench.sandbox.sessions.tables import sessions
+from workbench.sandbox.sessions.tables import sessions, transaction_ids
 from workbench.sandbox.storage import metadata
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.sandbox.tables import (
@@ -62,4 +62,5 @@ TABLES: tuple[sa.Table, ...] = (
     subscriptions,
     subscription_charges,
     address_buckets,
+    transaction_ids,
 )

@@ -52,7 +52,7 @@ merchants = sa.Table(
     sa.Column("clock_offset_us", sa.BigInteger, nullable=False, default=0),
     sa.Column("fail_next", sa.String(32)),
     sa.Column("latency_ms", sa.Integer, nullable=False, default=0),
-    # When it was made (schema 4; NULL for a merchant made before, the built-ins' first).
+    # When it was made (schema 6; NULL for a merchant made before, the built-ins' first).
     sa.Column("created_at", UTCDateTime),
 )
 
@@ -152,6 +152,8 @@ events = sa.Table(
     sa.Column("last_error", sa.String(300)),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("delivered_at", UTCDateTime),
+    # Wall clock: until when the attempt under way holds the event (`events.WebhookWork`).
+    sa.Column("claimed_until", UTCDateTime),
 )
 
 event_deliveries = sa.Table(

@@ -16,10 +16,12 @@ Each name is imported from its module on first use (PEP 562), so that loading th
 plugin, which imports this package, costs nothing until a fixture runs.
 
 Example:
-    >>> with running_sandbox() as server, client_for(server) as client:  # doctest: +SKIP
-    ...     client.payments.charge_card(
-    ...         transaction_id="o-1", amount=2_500, card_token="tok_test_success"
-    ...     )
+    ```python
+    with running_sandbox() as server, client_for(server) as client:
+        client.payments.charge_card(
+            transaction_id="o-1", amount=2_500, card_token="tok_test_success"
+        )
+    ```
 """
 
 from typing import TYPE_CHECKING, Any

@@ -32,6 +32,10 @@ loaded by pytest by itself (a ``pytest11`` entry point): nothing to add to ``con
     ``WORKBENCH_BASE_URL``, ``WORKBENCH_API_KEY`` and ``WORKBENCH_SECRET_KEY`` set to
     the sandbox's and the test's merchant's for the test (``WORKBENCH_ENVIRONMENT``
     unset), for code that builds its own ``Client()``.
+``workbench_fixtures``
+    Runs a scenario file (`workbench.scenarios`) with ``workbench_client``:
+    ``workbench_fixtures("refund.yaml")`` returns the named steps' results
+    (``["refund"]["id"]``). A shipped example runs by name (``"refund-in-flight"``).
 
 Every name starts with ``workbench_``, so none collides with a project's own fixtures.
 Loading the plugin imports nothing but pytest and the table of `workbench.testing`'s
@@ -42,7 +46,8 @@ none of them pays nothing for it.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -60,6 +65,7 @@ __all__ = [
     "workbench_clock",
     "workbench_env",
     "workbench_fail_next",
+    "workbench_fixtures",
     "workbench_merchant",
     "workbench_sandbox",
     "workbench_sandbox_options",
@@ -221,3 +227,27 @@ def workbench_env(
     monkeypatch.setenv(ENV_SECRET_KEY, workbench_merchant.secret_key)
     monkeypatch.delenv(ENV_ENVIRONMENT, raising=False)  # guessed from the base URL: local
     return workbench_sandbox.base_url
+
+
+@pytest.fixture
+def workbench_fixtures(
+    workbench_client: Client, request: pytest.FixtureRequest
+) -> Callable[[str | Path], dict[str, dict[str, Any]]]:
+    """Runs a scenario file for the test: ``workbench_fixtures("file.yaml")``.
+
+    The file is found by a shipped example's name, then beside the test's module, then
+    as given. It is checked whole before its first step runs; the call returns the named
+    steps' results, by name.
+
+    Raises (from the call):
+        workbench.scenarios.ScenarioError: the file cannot be run (file, line, step).
+        workbench.scenarios.StepFailed: a step the sandbox refused, with its envelope.
+    """
+    from workbench.scenarios import EXAMPLES, load_scenario, run_scenario
+
+    def run(file: str | Path) -> dict[str, dict[str, Any]]:
+        beside = Path(request.path).parent / file
+        path = EXAMPLES.get(str(file)) or (beside if beside.is_file() else Path(file))
+        return run_scenario(workbench_client, load_scenario(path))
+
+    return run

@@ -14,12 +14,12 @@ import httpx2
 
 from workbench._transport import default_ssl_context
 from workbench.signing import canonical_path
+from workbench.webhooks._events import WebhookEvent
 from workbench.webhooks._receiver import ReceivedRequest, WebhookReceiver
 from workbench.webhooks._verify import (
     DEFAULT_TOLERANCE,
     SeenEventIds,
     SeenEvents,
-    WebhookEvent,
     WebhookPayloadError,
     WebhookVerificationError,
     construct_event,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -149,3 +152,42 @@ def test_the_merchant_is_deleted_after_its_test(workbench_sandbox: SandboxServer
         m.name for m in Client(base_url=workbench_sandbox.base_url).sandbox.list_merchants().items
     }
     assert not any(name and name.startswith("pytest ") for name in names), names
+
+
+def test_workbench_fixtures_runs_a_scenario_and_returns_its_named_results(
+    workbench_fixtures: Any, workbench_client: Client
+) -> None:
+    results = workbench_fixtures("refund-in-flight")
+    assert set(results) == {"charge", "refund"}
+    assert results["charge"]["id"].startswith("pay_")
+    assert results["refund"]["inFlight"] is True
+    assert results["refund"]["paymentId"] == results["charge"]["id"]
+    types = [e.type for e in workbench_client.sandbox.events().items]
+    assert types == ["payment.captured", "refund.pending"]
+
+
+def test_workbench_fixtures_checks_the_whole_file_before_making_anything(
+    workbench_fixtures: Any, workbench_client: Client, tmp_path: Path
+) -> None:
+    from workbench.scenarios import ScenarioError
+
+    scenario = tmp_path / "half.yaml"
+    scenario.write_text(
+        "steps:\n  - charge: {amount: 5000}\n  - refund: {paymentId: '${nothing.id}'}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ScenarioError, match=r"half\.yaml:3: step 2: paymentId: "):
+        workbench_fixtures(scenario)
+    assert workbench_client.sandbox.events().items == []
+
+
+def test_the_guides_scenario_example_does_what_its_test_says(
+    workbench_fixtures: Any, workbench_client: Client, tmp_path: Path
+) -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "testing.md").read_text("utf-8")
+    [yaml_text] = re.findall(r'```yaml title="tests/partial-refund.yaml"\n(.*?)```', page, re.S)
+    scenario = tmp_path / "partial-refund.yaml"
+    scenario.write_text(yaml_text, encoding="utf-8")
+    made = workbench_fixtures(scenario)
+    payment = workbench_client.payments.retrieve(made["charge"]["id"])
+    assert payment.refund_amount == 15_000

@@ -20,6 +20,7 @@ import httpx2
 import pytest
 
 from tests.sandbox.bodies import txn
+from workbench.money import split_installments
 from workbench.sandbox.checkout import languages
 from workbench.sandbox.checkout.rendering import with_lang
 from workbench.sandbox.merchant_return import RETURN_PATH
@@ -112,6 +113,59 @@ def test_an_english_browser_gets_english_and_the_lira_in_cldr_form(
     # The switcher offers both, each by its own name, the current one marked.
     assert f'href="{url}?lang=tr" lang="tr" hreflang="tr">Türkçe</a>' in page.text
     assert f'href="{url}?lang=en" lang="en" hreflang="en" aria-current="true">English' in page.text
+
+
+def _options(text: str) -> list[str]:
+    found = re.search(r'<select id="installments".*?</select>', text, re.S)
+    assert found is not None, "no installment picker on the page"
+    return [" ".join(o.split()) for o in re.findall(r"<option[^>]*>(.*?)</option>", found[0], re.S)]
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("tr", {
+            1: "Tek çekim: 1.250,50 TL",
+            2: "2 taksit × 625,25 TL (toplam 1.250,50 TL)",
+            3: "3 taksit: 416,84 TL + 2 × 416,83 TL (toplam 1.250,50 TL)",
+            12: "12 taksit: 104,30 TL + 11 × 104,20 TL (toplam 1.250,50 TL)",
+        }),
+        ("en", {
+            1: "Single payment: TRY 1,250.50",
+            2: "2 installments of TRY 625.25 (total TRY 1,250.50)",
+            3: "3 installments: TRY 416.84 + 2 × TRY 416.83 (total TRY 1,250.50)",
+            12: "12 installments: TRY 104.30 + 11 × TRY 104.20 (total TRY 1,250.50)",
+        }),
+    ],
+)  # fmt: skip
+def test_every_installment_option_shows_amounts_that_add_up_to_its_total(
+    client: httpx2.Client, anon: httpx2.Client, lang: str, expected: dict[int, str]
+) -> None:
+    def lira(kurus: int) -> str:
+        return languages.amount(kurus, lang)
+
+    url = _session(client, amount=125_050, installmentEnabled=True)["checkoutUrl"]
+    page = anon.get(url, params={"lang": lang}).text
+    options = _options(page)
+    assert len(options) == 12
+    for count, text in expected.items():
+        assert options[count - 1] == text
+    for count, text in enumerate(options, start=1):
+        parts = split_installments(125_050, count)
+        if count > 1:
+            shown = f"{lira(parts[0])} + {count - 1} × {lira(parts[-1])}"
+            assert (shown if parts[0] != parts[-1] else lira(parts[-1])) in text
+            assert lira(125_050) in text
+    plan = {"tr": "Tek seferde 1.250,50 TL.", "en": "One payment of TRY 1,250.50."}
+    assert f'id="installments-plan" aria-live="polite">{plan[lang]}</p>' in page
+    chosen = anon.post(f"{url}/pay", params={"lang": lang}, data={"installments": "12"}).text
+    plan = {
+        "tr": "İlk taksit 104,30 TL (artan kuruşlar ilk taksite eklenir), ardından 11 taksit × "
+        "104,20 TL: toplam 1.250,50 TL.",
+        "en": "The first installment is TRY 104.30 (it carries the remaining kuruş), then 11 of "
+        "TRY 104.20: TRY 1,250.50 in all.",
+    }
+    assert f'aria-live="polite">{plan[lang]}</p>' in chosen
 
 
 def test_the_switchers_choice_is_kept_by_a_cookie(

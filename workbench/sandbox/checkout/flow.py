@@ -17,6 +17,14 @@ refuses to be paid (SVC-GW-2001) rather than report that payment as the session'
 One session takes one payment attempt: a declined card or a failed challenge
 completes the session with ``outcome=failed`` (the merchant opens a new session for
 another try).
+
+The buyer is told what happened to their own attempt. A charge the merchant made
+through the API under the session's transactionId, and that the bank declined, is
+the one payment that transactionId holds, so the buyer's card cannot be charged: the
+page says so (``taken``: nothing was charged) instead of sending the buyer back with
+``outcome=failed`` as though their card had been refused, and it leaves the session
+as it is. (The page's own declined charge completes the session in its transaction,
+so a declined payment under a session still open is never the page's.)
 """
 
 from __future__ import annotations
@@ -184,6 +192,18 @@ def _payment_of(conn: sa.Connection, session: Row) -> Row | None:
     return payment
 
 
+def _not_the_buyers(session: Row, payment: Row | None) -> None:
+    """Refuse the page when ``payment`` is a declined charge the merchant's API made.
+
+    Raises:
+        ForeignPayment: the session is still open and its transactionId holds a
+            declined payment, which no submit of this page left (see the module
+            docstring); nothing is charged and the buyer is told so.
+    """
+    if payment is not None and payment.status == "declined":
+        raise ForeignPayment(payment.id, session.return_url)
+
+
 def _made_for(session: Row, payment: Row) -> bool:
     """Whether ``payment`` pays ``session``: its amount and currency, its way of paying."""
     by_qr = payment.behaviour == "qr"
@@ -224,7 +244,7 @@ def page_view(conn: sa.Connection, session_id: str) -> PageView | Ended:
     if ended is not None or session is None:
         return ended or Ended("missing")
     try:
-        _payment_of(conn, session)
+        _not_the_buyers(session, _payment_of(conn, session))
     except ForeignPayment as exc:
         return Ended("taken", exc.return_url)
     name = conn.execute(
@@ -270,6 +290,7 @@ def _replay(conn: sa.Connection, session: Row, base_url: str) -> Redirect | None
     payment = _payment_of(conn, session)
     if payment is None:
         return None
+    _not_the_buyers(session, payment)
     if payment.status == "pending_3ds":
         return Redirect(
             acs.challenge_url(base_url, payment.id, payment.correlation_id), final=False

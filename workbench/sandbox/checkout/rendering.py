@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from workbench.money import split_installments
 from workbench.sandbox.checkout import languages
 from workbench.sandbox.framing import FRAME_ANCESTORS
 
@@ -92,6 +93,7 @@ def _environment(lang: str) -> jinja2.Environment:
     env.install_gettext_translations(languages.translations(lang), newstyle=True)  # type: ignore[attr-defined]
     env.filters["lira"] = partial(languages.amount, code=lang)
     env.filters["moment"] = partial(languages.moment, code=lang)
+    env.filters["installments"] = split_installments
     env.filters["with_lang"] = with_lang
     return env
 

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 import anyio.to_thread
+import sqlalchemy as sa
 from fastapi import APIRouter, Body, Path, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
@@ -33,7 +34,7 @@ from workbench.sandbox.control.models import (
 )
 from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.fixtures import BUILT_IN_MERCHANTS
-from workbench.sandbox.idempotency import fingerprint, run_claimed
+from workbench.sandbox.idempotency import Plan, fingerprint, run_claimed
 from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import expiry
 from workbench.sandbox.refunds import service as refunds
@@ -71,13 +72,36 @@ async def _once(
     action: Callable[[], Awaitable[Any]],
 ) -> Response:
     """``action()``'s payload, once per Idempotency-Key: the client retries a POST after a
-    5xx, a 429 or a lost connection, and a retried advance must not move the clock twice."""
+    5xx, a 429 or a lost connection."""
+    return await _once_planned(
+        request, sandbox, caller, key, body, lambda _plan: action(), lambda _conn: b""
+    )
 
-    async def answer() -> Reply:
-        return Reply.json(200, await action())
+
+async def _once_planned(
+    request: Request,
+    sandbox: RouteServices,
+    caller: Caller,
+    key: str | None,
+    body: BaseModel | None,
+    action: Callable[[bytes], Awaitable[Any]],
+    plan: Plan,
+) -> Response:
+    """`_once` for work with a goal fixed when its key is first claimed: ``plan``'s bytes,
+    given to ``action`` then and again to the replay that finishes it after a crash."""
+
+    async def answer(fixed: bytes) -> Reply:
+        return Reply.json(200, await action(fixed))
 
     reply = await run_claimed(
-        sandbox.db, caller, "POST", raw_path(request), key, answer, digest=fingerprint(body)
+        sandbox.db,
+        caller,
+        "POST",
+        raw_path(request),
+        key,
+        answer,
+        digest=fingerprint(body),
+        plan=plan,
     )
     return reply.to_response(caller.request_id)
 
@@ -104,14 +128,27 @@ async def advance(
 ) -> Response:
     """Runs the reconciler work that falls due, in order; returns the new business time."""
 
-    def run() -> dict[str, str | None]:
+    # The target time is fixed when the Idempotency-Key is first claimed, so the request
+    # replayed after a crash finishes the same advance: it never adds its seconds again.
+    def target(conn: sa.Connection) -> bytes:
+        return control.advance_target(conn, caller.merchant_id, body.seconds)
+
+    def run(fixed: bytes) -> dict[str, str | None]:
         try:
-            moment = sandbox.reconciler.advance(caller.merchant_id, body.seconds)
+            moment = sandbox.reconciler.advance_to(caller.merchant_id, control.target_of(fixed))
         except TimeoutError as exc:
             raise ServiceError("SVC-GW-5030", str(exc), headers={"Retry-After": "1"}) from exc
         return {"businessTime": iso(moment)}
 
-    return await _once(request, sandbox, caller, idempotency_key, body, lambda: _in_thread(run))
+    return await _once_planned(
+        request,
+        sandbox,
+        caller,
+        idempotency_key,
+        body,
+        lambda fixed: _in_thread(lambda: run(fixed)),
+        target,
+    )
 
 
 @router.post("/reconciler/tick", summary="Run one reconciler pass now", **_EXTRA)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -19,12 +21,14 @@ from workbench.sandbox.sealing import Sealer
 
 __all__ = [
     "KEEP_ON_RESET",
+    "advance_target",
     "fixtures_view",
     "reset_merchant",
     "set_fail_next",
     "set_latency",
     "set_rate_limit",
     "set_webhook",
+    "target_of",
 ]
 
 #: Tables a reset leaves alone (the merchant's identity and keys).
@@ -149,3 +153,15 @@ def set_webhook(conn: sa.Connection, store_id: str, url: str | None) -> None:
     """Send the store's events from now on to ``url`` (``None``: to no webhook)."""
     stores = tables.stores
     conn.execute(stores.update().where(stores.c.id == store_id).values(webhook_url=url))
+
+
+def advance_target(conn: sa.Connection, merchant_id: str, seconds: int) -> bytes:
+    """Where a clock advance of ``seconds`` asked now ends: the merchant's business time
+    plus ``seconds``, to the microsecond, as the bytes its idempotency claim keeps."""
+    target = business_now(conn, merchant_id) + timedelta(seconds=seconds)
+    return json.dumps({"target": target.isoformat()}).encode()
+
+
+def target_of(plan: bytes) -> datetime:
+    """The target time `advance_target` stored."""
+    return datetime.fromisoformat(json.loads(plan)["target"])

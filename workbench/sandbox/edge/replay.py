@@ -98,7 +98,7 @@ class ReplayPurgeWork:
         """Never drives a clock advance: the window is wall-clock time."""
         return None
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Delete the merchant's rows that can no longer match a valid request."""
         t = accepted_signatures
         with self.db.write() as conn:

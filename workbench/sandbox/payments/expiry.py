@@ -158,7 +158,7 @@ class AuthorizationExpiryWork:
         moment: datetime = oldest
         return moment + lifetime(conn, merchant_id)
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Void every authorization of the merchant past its lifetime at ``now``."""
         done = 0
         with self.db.write() as conn:

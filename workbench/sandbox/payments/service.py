@@ -33,6 +33,7 @@ from workbench.sandbox.payments.events import emit
 from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
+from workbench.sandbox.sessions.service import take_transaction_id
 from workbench.sandbox.sessions.tables import sessions
 from workbench.sandbox.storage import AnyRow, PlannedRead, ReadPlan, insert_later, row_like
 from workbench.sandbox.transitions import require
@@ -465,6 +466,8 @@ def charge(
     values.update(response_status=reply.status, response_body=reply.body)
     # The fence's duplicate still raises, at the COMMIT on PostgreSQL.
     payment = insert_later(conn, _INSERT, values)
+    if session is None:  # a session's transactionId is the session's already
+        take_transaction_id(conn, caller.merchant_id, req.transactionId)
     if payment.status == "captured":
         save_card(conn, payment)
     emit(conn, payment, event, now, store_webhook=context.store_webhook, store_webhook_read=True)

@@ -130,7 +130,7 @@ class ThreeDSExpiryWork:
         ).scalar_one_or_none()
         return None if oldest is None else oldest + self.timeout
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Fail every challenge older than the timeout."""
         with self.db.write() as conn:
             rows = conn.execute(

@@ -25,6 +25,7 @@ from workbench.sandbox.refunds.tables import refunds
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.transitions import require
 from workbench.spec import PAYMENT, IdPrefix, limits
+from workbench.spec.events import PaymentRefundedData, RefundPendingData, RefundSettledData
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
@@ -106,17 +107,12 @@ def refund(
     else:
         values = {"refunded_amount": row.refunded_amount + amount}
     conn.execute(sa.update(_P).where(_P.c.id == payment_id).values(**values))
-    data = {
-        "paymentId": payment_id,
-        "refundId": refund_id,
-        "amount": amount,
-        "currency": row.currency,
-    }
+    made = RefundPendingData if in_flight else PaymentRefundedData
+    data = made(payment_id=payment_id, refund_id=refund_id, amount=amount, currency=row.currency)
     events.emit(
         conn,
         merchant_id=caller.merchant_id,
         store_id=row.store_id,
-        type="refund.pending" if in_flight else "payment.refunded",
         data=data,
         now=now,
         target_url=row.callback_url,
@@ -143,12 +139,11 @@ def settle(conn: sa.Connection, refund_id: str, now: datetime) -> bool:
             refunded_amount=p.refunded_amount + r.amount,
         )
     )
-    data = {"paymentId": p.id, "refundId": r.id, "amount": r.amount, "currency": p.currency}
+    data = RefundSettledData(payment_id=p.id, refund_id=r.id, amount=r.amount, currency=p.currency)
     events.emit(
         conn,
         merchant_id=p.merchant_id,
         store_id=p.store_id,
-        type="refund.settled",
         data=data,
         now=now,
         target_url=p.callback_url,
@@ -184,7 +179,7 @@ class RefundSettlementWork:
             )
         ).scalar_one_or_none()
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Settle every refund due by ``now``."""
         with self.db.write() as conn:
             due = (

@@ -20,15 +20,23 @@ from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_uuid
 from workbench.sandbox.replies import Reply, dumps
 from workbench.sandbox.sessions.models import SessionRequest
-from workbench.sandbox.sessions.tables import sessions
-from workbench.sandbox.storage import AnyRow
+from workbench.sandbox.sessions.tables import sessions, transaction_ids
+from workbench.sandbox.storage import AnyRow, insert_unread
 from workbench.sandbox.transitions import require
 from workbench.spec import SESSION, limits
+from workbench.spec.events import SessionCompletedData, SessionExpiredData
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
 
-__all__ = ["SessionExpiryWork", "complete_session", "create_session", "get_session", "session_body"]
+__all__ = [
+    "SessionExpiryWork",
+    "complete_session",
+    "create_session",
+    "get_session",
+    "session_body",
+    "take_transaction_id",
+]
 
 _S = sessions
 Row = AnyRow
@@ -36,6 +44,26 @@ Row = AnyRow
 # package imports this one (a charge reads its session's terms), and this read needs
 # three of its columns.
 _PAID = sa.table("payments", sa.column("id"), sa.column("merchant_id"), sa.column("transaction_id"))
+
+
+_TAKE = sa.insert(transaction_ids)
+
+
+def take_transaction_id(conn: sa.Connection, merchant_id: str, transaction_id: str) -> None:
+    """Record that a new payment or checkout session takes ``transaction_id``.
+
+    Called by whichever of the two finds neither under it (a charge under a session's
+    transactionId finds the session and takes nothing). Its row's primary key is the one
+    lock a charge and a session creation contend for: two transactions that each read
+    nothing under the transactionId (PostgreSQL, two connections) both insert here, one
+    meets the unique index and runs again (`Database.transact`), and then finds the
+    other's payment or session and answers as it would have, one after the other.
+
+    Raises:
+        sqlalchemy.exc.IntegrityError: another transaction took it first (on PostgreSQL
+            from the next statement or the commit).
+    """
+    insert_unread(conn, _TAKE, {"merchant_id": merchant_id, "transaction_id": transaction_id})
 
 
 def session_body(row: Row | dict[str, Any]) -> dict[str, Any]:
@@ -152,6 +180,7 @@ def create_session(
     require(SESSION, None, "create", to=row["status"])
     body = dumps(session_body(row))
     conn.execute(sa.insert(_S).values(**row, response_body=body))
+    take_transaction_id(conn, caller.merchant_id, req.transactionId)
     return Reply(201, body)
 
 
@@ -182,15 +211,14 @@ def complete_session(conn: sa.Connection, session_id: str, *, payment_id: str | 
         conn,
         merchant_id=row.merchant_id,
         store_id=row.store_id,
-        type="session.completed",
         now=now,
         target_url=row.callback_url,
-        data={
-            "sessionId": session_id,
-            "transactionId": row.transaction_id,
-            "mode": row.mode,
-            "paymentId": payment_id,
-        },
+        data=SessionCompletedData(
+            session_id=session_id,
+            transaction_id=row.transaction_id,
+            mode=row.mode,
+            payment_id=payment_id,
+        ),
     )
     return conn.execute(sa.select(_S).where(_S.c.id == session_id)).one()
 
@@ -223,7 +251,7 @@ class SessionExpiryWork:
             )
         ).scalar_one_or_none()
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Expire every session due by ``now``."""
         with self.db.write() as conn:
             rows = conn.execute(
@@ -237,9 +265,8 @@ class SessionExpiryWork:
                     conn,
                     merchant_id=merchant_id,
                     store_id=row.store_id,
-                    type="session.expired",
                     now=now,
                     target_url=row.callback_url,
-                    data={"sessionId": row.id, "transactionId": row.transaction_id},
+                    data=SessionExpiredData(session_id=row.id, transaction_id=row.transaction_id),
                 )
         return len(rows)

@@ -1,7 +1,11 @@
-"""The ``sessions`` table: hosted-checkout sessions, their terms, state and first answer.
+"""The ``sessions`` table: hosted-checkout sessions, their terms, state and first answer;
+and ``transaction_ids``, the merchant transactionIds taken by a payment or a session.
 
 A session's ``transactionId`` is also the card charge's that pays it, which is how a
 charge finds the session's terms and callback (`workbench.sandbox.payments.service`).
+Whichever of a session and a payment takes a transactionId first writes its row in
+``transaction_ids``, whose primary key is the one lock both contend for
+(`workbench.sandbox.sessions.service.take_transaction_id`).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import sqlalchemy as sa
 from workbench.sandbox.storage import UTCDateTime, metadata
 from workbench.sandbox.tables import id_column, merchant_column
 
-__all__ = ["sessions"]
+__all__ = ["sessions", "transaction_ids"]
 
 sessions = sa.Table(
     "sessions",
@@ -39,4 +43,12 @@ sessions = sa.Table(
     sa.Column("expires_at", UTCDateTime, nullable=False),
     sa.Column("completed_at", UTCDateTime),
     sa.UniqueConstraint("merchant_id", "transaction_id"),
+)
+
+transaction_ids = sa.Table(
+    "transaction_ids",
+    metadata,
+    merchant_column(),
+    sa.Column("transaction_id", sa.String(64), nullable=False),
+    sa.PrimaryKeyConstraint("merchant_id", "transaction_id"),
 )

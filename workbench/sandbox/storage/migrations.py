@@ -77,8 +77,22 @@ def _v3_address_buckets(conn: sa.Connection) -> None:
     metadata.tables["address_buckets"].create(conn)
 
 
-def _v4_merchant_creation_time(conn: sa.Connection) -> None:
-    """Version 4: a merchant records when it was made (merchants on demand, issue 43).
+def _v4_transaction_ids(conn: sa.Connection) -> None:
+    """Version 4: the transactionIds taken by a payment or a checkout session, one row
+    each, so a charge and a session creation racing on one are never both accepted."""
+    metadata.tables["transaction_ids"].create(conn)
+
+
+def _v5_delivery_claims(conn: sa.Connection) -> None:
+    """Version 5: a webhook attempt holds its event until a wall-clock time
+    (``events.claimed_until``), so no two processes send the same attempt."""
+    column = metadata.tables["events"].c.claimed_until
+    kind = column.type.compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE events ADD COLUMN claimed_until {kind}")
+
+
+def _v6_merchant_creation_time(conn: sa.Connection) -> None:
+    """Version 6: a merchant records when it was made (merchants on demand).
     The secrets stored in clear are sealed by the sandbox when it opens the database
     (`workbench.sandbox.merchant_secrets.seal_plain_secrets`: the key is not storage's)."""
     column = metadata.tables["merchants"].c.created_at
@@ -91,7 +105,9 @@ def _v4_merchant_creation_time(conn: sa.Connection) -> None:
 STEPS: Mapping[int, Step] = {
     2: _v2_card_length_and_unsettled_money,
     3: _v3_address_buckets,
-    4: _v4_merchant_creation_time,
+    4: _v4_transaction_ids,
+    5: _v5_delivery_claims,
+    6: _v6_merchant_creation_time,
 }
 
 #: The schema this code creates and serves.

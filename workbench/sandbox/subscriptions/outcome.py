@@ -16,12 +16,12 @@ from typing import Any
 import sqlalchemy as sa
 
 from workbench.sandbox import events
-from workbench.sandbox.clock import iso
 from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.subscriptions import views
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.spec import SUBSCRIPTION
+from workbench.spec.events import event_type
 
 __all__ = ["CHARGEABLE", "RETRY_OFFSETS", "emit", "finish", "finish_pending"]
 
@@ -37,14 +37,17 @@ CHARGEABLE = ("active", "trialing", "past_due", "charging")
 def emit(
     conn: sa.Connection, row: Row | dict[str, Any], type: str, now: datetime, **extra: Any
 ) -> str:
-    """Record a ``subscription.*`` event for the subscription's store."""
+    """Record a ``subscription.*`` event for the subscription's store.
+
+    ``type`` names its definition in `workbench.spec.events`; ``extra`` are that
+    definition's own fields by their Python names (``reason``, ``payment_id`` ...).
+    """
     r = row if isinstance(row, dict) else row._asdict()
     return events.emit(
         conn,
         merchant_id=r["merchant_id"],
         store_id=r["store_id"],
-        type=type,
-        data=views.event_data(r, **extra),
+        data=event_type(type).data(**views.event_fields(r), **extra),
         now=now,
     )
 
@@ -113,14 +116,14 @@ def _succeeded(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None
         row,
         "subscription.renewed",
         now,
-        paymentId=claim.payment_id,
-        chargeKind=claim.kind,
-        generateInvoice=bool(row.generate_invoices),
+        payment_id=claim.payment_id,
+        charge_kind=claim.kind,
+        generate_invoice=bool(row.generate_invoices),
     )
 
 
 def _failed(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
-    extra = {"paymentId": claim.payment_id, "chargeKind": claim.kind}
+    extra = {"payment_id": claim.payment_id, "charge_kind": claim.kind}
     if sub.status not in CHARGEABLE:
         row = _apply(conn, sub)
         emit(conn, row, "subscription.renewal_failed", now, **extra)
@@ -144,4 +147,4 @@ def _failed(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
     )
     emit(conn, row, "subscription.renewal_failed", now, **extra)
     if sub.status != "past_due":
-        emit(conn, row, "subscription.past_due", now, retrySchedule=[iso(r) for r in retries])
+        emit(conn, row, "subscription.past_due", now, retry_schedule=retries)

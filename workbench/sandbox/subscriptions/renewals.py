@@ -54,7 +54,6 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from workbench.sandbox import cards, events
-from workbench.sandbox.clock import iso
 from workbench.sandbox.ids import new_id
 from workbench.sandbox.payments.service import settled_money
 from workbench.sandbox.payments.tables import payments
@@ -64,6 +63,7 @@ from workbench.sandbox.subscriptions.outcome import CHARGEABLE, RETRY_OFFSETS, e
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
 from workbench.spec import ERRORS, SUBSCRIPTION, IdPrefix
+from workbench.spec.events import event_type
 
 if TYPE_CHECKING:
     from workbench.sandbox.storage import Database
@@ -153,16 +153,15 @@ def charge_saved_card(
         conn,
         merchant_id=sub.merchant_id,
         store_id=sub.store_id,
-        type=f"payment.{status}",
         now=now,
-        data={
-            "paymentId": payment_id,
-            "transactionId": transaction_id,
-            "status": status,
-            "amount": amount,
-            "currency": sub.currency,
-            "subscriptionId": sub.id,
-        },
+        data=event_type(f"payment.{status}").data(
+            payment_id=payment_id,
+            transaction_id=transaction_id,
+            status=status,
+            amount=amount,
+            currency=sub.currency,
+            subscription_id=sub.id,
+        ),
     )
     return payment_id, status
 
@@ -223,7 +222,7 @@ class RenewalWork:
         present = [c for c in candidates if c is not None]
         return min(present) if present else None
 
-    def run(self, merchant_id: str, now: datetime) -> int:
+    def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Resume unfinished charges, send trial notices, then claim, charge and finish
         every subscription due by ``now`` (repeatedly, so missed cycles catch up)."""
         done = self.send_trial_notices(merchant_id, now)
@@ -253,9 +252,7 @@ class RenewalWork:
             ).all()
             for row in rows:
                 conn.execute(sa.update(_S).where(_S.c.id == row.id).values(trial_notice_at=None))
-                emit(
-                    conn, row, "subscription.trial_will_end", now, trialEndAt=iso(row.trial_end_at)
-                )
+                emit(conn, row, "subscription.trial_will_end", now, trial_end_at=row.trial_end_at)
         return len(rows)
 
     def unfinished_claims(self, merchant_id: str) -> list[int]:

@@ -516,5 +516,5 @@ def replace_card(conn: sa.Connection, subscription_id: str, card_token: str) -> 
             )
         )
     row = _update(conn, row, **values)
-    emit(conn, row, "subscription.card_updated", now, cardLast4=card.last4, cardBrand=card.brand)
+    emit(conn, row, "subscription.card_updated", now, card_last4=card.last4, card_brand=card.brand)
     return row

@@ -7,7 +7,7 @@ from typing import Any
 from workbench.sandbox.clock import iso
 from workbench.sandbox.storage import AnyRow
 
-__all__ = ["charge_item", "event_data", "full", "list_item", "public_view"]
+__all__ = ["charge_item", "event_fields", "full", "list_item", "public_view"]
 
 
 def full(row: AnyRow, public_hash: str | None = None) -> dict[str, Any]:
@@ -86,17 +86,17 @@ def public_view(row: AnyRow, public_hash: str, merchant_name: str) -> dict[str, 
     }
 
 
-def event_data(row: AnyRow | dict[str, Any], **extra: Any) -> dict[str, Any]:
-    """The ``data`` of a subscription event."""
+def event_fields(row: AnyRow | dict[str, Any]) -> dict[str, Any]:
+    """The fields every subscription event's ``data`` carries, by their Python names
+    (`workbench.spec.events.SubscriptionEventData`)."""
     r = row if isinstance(row, dict) else row._asdict()
     return {
-        "subscriptionId": r["id"],
-        "customerId": r["customer_id"],
+        "subscription_id": r["id"],
+        "customer_id": r["customer_id"],
         "status": r["status"],
-        "cycleNumber": r["cycle_number"],
-        "amountMinor": r["amount_minor"],
+        "cycle_number": r["cycle_number"],
+        "amount_minor": r["amount_minor"],
         "currency": r["currency"],
-        "nextChargeAt": iso(r["next_charge_at"]),
-        "cancelAtPeriodEnd": r["cancel_at_period_end"],
-        **extra,
+        "next_charge_at": r["next_charge_at"],
+        "cancel_at_period_end": r["cancel_at_period_end"],
     }
