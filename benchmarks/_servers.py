@@ -105,13 +105,15 @@ def postgres_database() -> Iterator[str]:
 
 
 def bench_config() -> SandboxConfig:
-    """The measured sandbox: rate limit and background reconciler off, from the environment."""
+    """The measured sandbox: rate limits off, and the background reconciler unless
+    ``BENCH_SANDBOX_RECONCILER=1``, from the environment."""
     from workbench.sandbox import SandboxConfig
 
     return SandboxConfig(
         db_url=os.environ["BENCH_SANDBOX_DB"],
         rate_limit_per_second=0,
-        run_reconciler_in_background=False,
+        public_rate_limit_per_second=0,
+        run_reconciler_in_background=os.environ.get("BENCH_SANDBOX_RECONCILER") == "1",
         workers=int(os.environ.get("BENCH_SANDBOX_WORKERS", "1")),
         owns_process=True,  # as `workbench sandbox` runs it
     )
@@ -169,10 +171,11 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", a
 
 
 @contextlib.contextmanager
-def sandbox(db_url: str, workers: int = 1) -> Iterator[str]:
+def sandbox(db_url: str, workers: int = 1, *, reconciler: bool = False) -> Iterator[str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, BENCH_SANDBOX_DB=db_url, BENCH_SANDBOX_WORKERS=str(workers))
+    env["BENCH_SANDBOX_RECONCILER"] = "1" if reconciler else "0"
     command = [sys.executable, "-c", SANDBOX_MAIN, str(port), str(workers)]
     with process(command, url + "/openapi.json", env=env, cwd=HERE.parent):
         yield url

@@ -251,6 +251,26 @@ class BaseClient:
         clone._bind_resources()
         return clone
 
+    def with_credentials(self, api_key: str, secret_key: str) -> Self:
+        """A copy of this client signing with another key pair, over the same connections.
+
+        Used for a merchant made on demand (`Sandbox.create_merchant`): its client shares
+        this one's address, pool, timeout and retries. Closing the copy leaves the
+        connections open: close the client that made them.
+
+        Args:
+            api_key: the other merchant's public key.
+            secret_key: its secret key.
+        """
+        clone = self.with_options()
+        clone._settings = dataclasses.replace(
+            self._settings, api_key=api_key, secret_key=secret_key
+        )
+        clone._auth = SigningAuth(api_key, secret_key)
+        clone._auth.clock_offset = self._auth.clock_offset
+        clone._observers = []
+        return clone
+
     def _bind_resources(self) -> None:
         """Create the resource namespaces over ``self`` (subclasses that have some)."""
 

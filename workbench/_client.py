@@ -77,7 +77,7 @@ class Client(SyncAPIClient):
     sessions: Sessions
     subscriptions: Subscriptions
     portal: Portal
-    sandbox: Sandbox
+    sandbox: Sandbox[Client]
 
     def __init__(
         self,
@@ -148,7 +148,7 @@ class AsyncClient(AsyncAPIClient):
     sessions: AsyncSessions
     subscriptions: AsyncSubscriptions
     portal: AsyncPortal
-    sandbox: AsyncSandbox
+    sandbox: AsyncSandbox[AsyncClient]
 
     def __init__(
         self,

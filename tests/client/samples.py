@@ -224,3 +224,15 @@ CHALLENGE: dict[str, Any] = {
     "pares": "abc.def",
     "result": "Y",
 }
+
+#: ``POST /sandbox/merchants``: a merchant made on demand (test values, not real secrets).
+MERCHANT: dict[str, Any] = {
+    "merchantId": "mrc_1",
+    "name": "mine",
+    "storeId": "sto_1",
+    "apiKey": "pk_test_wb_made_1",
+    "secretKey": "sk_test_wb_made_secret_1",
+    "webhookSecret": "whsec_test_wb_made_1",
+    "customers": ["cus_1_ayse"],
+    "created": TS,
+}

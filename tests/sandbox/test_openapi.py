@@ -36,7 +36,7 @@ METHODS = ("get", "post", "put", "patch", "delete")
 #: Readable names start with what they do.
 VERBS = (
     "advance|answer|cancel|capture|charge|complete|create|fail|get|list|pause|refund|reset"
-    "|resume|retry|run|set|settle|void"
+    "|resume|retry|run|set|settle|void|delete"
 )
 NAME = re.compile(rf"^({VERBS})([A-Z][a-z0-9]*|3DS)+$")
 
@@ -260,6 +260,9 @@ def test_request_examples_get_the_documented_answers_from_a_fresh_sandbox() -> N
         ):
             call(name)
         call("resetSandboxMerchant")
+        made = call("createSandboxMerchant", public)
+        call("listSandboxMerchants", public)
+        call("deleteSandboxMerchant", public, merchant_id=made["merchantId"])
         call("failNextSandboxRequest")  # last: the next request would fail
 
     assert called == set(by_id)

@@ -11,16 +11,20 @@ import json
 import subprocess
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from click.testing import CliRunner
 
 from tests.paths import ROOT
 from tests.ports import free_port
+from tests.sandbox.bodies import charge_body
+from tests.sandbox.clients import signed_client
 from workbench.cli import main
-from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.config import DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxServer
 from workbench.sandbox import postman as collection
 from workbench.sandbox.postman import STEPS, UTF8_VECTOR_BODY, postman_collection, postman_json
@@ -80,7 +84,7 @@ def test_the_utf8_request_is_the_spec_vector_byte_for_byte() -> None:
 def test_the_collection_holds_no_key_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Its keys are the demo merchant's public test keys, whatever the environment says."""
+    """Its keys are empty (a run makes a scratch merchant), whatever the environment says."""
     monkeypatch.setenv("WORKBENCH_API_KEY", "pk_live_from_the_environment")
     monkeypatch.setenv("WORKBENCH_SECRET_KEY", "sk_live_from_the_environment")
     out = tmp_path / "collection.json"
@@ -90,12 +94,10 @@ def test_the_collection_holds_no_key_from_the_environment(
     assert "from_the_environment" not in text
     assert text == postman_json()
     variables = {v["key"]: v for v in json.loads(text)["variable"]}
-    assert variables["apiKey"]["value"] == DEFAULT_API_KEY
-    assert variables["secretKey"] == {
-        "key": "secretKey",
-        "value": DEFAULT_SECRET_KEY,
-        "type": "secret",
-    }
+    assert variables["apiKey"]["value"] == ""
+    assert variables["secretKey"] == {"key": "secretKey", "value": "", "type": "secret"}
+    assert variables["adminToken"] == {"key": "adminToken", "value": "", "type": "secret"}
+    assert DEFAULT_SECRET_KEY not in text
     assert variables["baseUrl"]["value"] == "http://127.0.0.1:8765"
 
 
@@ -129,9 +131,15 @@ def sandbox() -> Iterator[SandboxServer]:
 
 
 def _run_newman(
-    newman: str, sandbox: SandboxServer, tmp_path: Path, *extra: str, secret: str | None = None
+    newman: str,
+    base_url: str,
+    tmp_path: Path,
+    *extra: str,
+    api_key: str = "",
+    secret: str = "",
 ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
-    """Run the collection as a user would, keys and address given as environment values."""
+    """Run the collection as the guide says, keys and address given as environment values
+    (empty ones, as an unset ``$WORKBENCH_API_KEY`` gives, unless keys are given)."""
     document = tmp_path / "collection.json"
     document.write_text(postman_json(), encoding="utf-8")
     report = tmp_path / "report.json"
@@ -140,11 +148,11 @@ def _run_newman(
         "run",
         str(document),
         "--env-var",
-        f"baseUrl={sandbox.base_url}",
+        f"baseUrl={base_url}",
         "--env-var",
-        f"apiKey={sandbox.config.api_key}",
+        f"apiKey={api_key}",
         "--env-var",
-        f"secretKey={secret or sandbox.config.secret_key}",
+        f"secretKey={secret}",
         # Nothing listens there: the sandbox's deliveries fail at once, off the network.
         "--env-var",
         f"webhookUrl=http://127.0.0.1:{free_port()}/webhooks",
@@ -173,7 +181,8 @@ def _answer(execution: dict[str, Any]) -> tuple[int, Any]:
 def test_newman_runs_every_request_against_a_fresh_sandbox(
     newman: str, sandbox: SandboxServer, tmp_path: Path
 ) -> None:
-    result, executions = _run_newman(newman, sandbox, tmp_path)
+    """No keys given: every request runs, in a scratch merchant made by the first one."""
+    result, executions = _run_newman(newman, sandbox.base_url, tmp_path)
     print(result.stdout[-6000:])  # what ran, shown with -s and on failure
     steps = [step for _, steps in STEPS for step in steps]
     assert [e["item"]["name"] for e in executions] == [s.name for s in steps]
@@ -196,6 +205,8 @@ def test_newman_runs_every_request_against_a_fresh_sandbox(
     ]
     unsigned = {e["item"]["name"] for e in executions} - {e["item"]["name"] for e in signed}
     assert unsigned == {
+        "Make a scratch merchant (when no keys are given)",
+        "Merchants of this sandbox (no secrets)",
         "Public status (unsigned)",
         "The challenge page (sandbox ACS, HTML)",
         "Answer the challenge (sandbox ACS)",
@@ -222,8 +233,70 @@ def test_newman_with_the_wrong_secret_is_refused_with_svc_gw_1002(
 ) -> None:
     """The signatures are what the sandbox checks: another secret key is refused."""
     result, executions = _run_newman(
-        newman, sandbox, tmp_path, "--folder", "Checkout sessions", secret="sk_test_not_it"
+        newman,
+        sandbox.base_url,
+        tmp_path,
+        "--folder",
+        "Checkout sessions",
+        api_key=sandbox.config.api_key,
+        secret="sk_test_not_it",
     )
     assert result.returncode != 0
     answers = [_answer(e) for e in executions]
     assert [(code, body["code"]) for code, body in answers] == [(401, "SVC-GW-1002")] * 2
+
+
+def _scratch_merchants(base_url: str) -> list[str]:
+    items = httpx2.get(f"{base_url}/sandbox/merchants", timeout=30).json()["items"]
+    return [m["merchantId"] for m in items if not m["builtIn"]]
+
+
+def test_newman_with_keys_given_resets_and_deletes_nothing_of_that_merchant(
+    newman: str, sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    config = sandbox.config
+    with signed_client(sandbox.base_url) as demo:
+        before = demo.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
+    result, executions = _run_newman(
+        newman, sandbox.base_url, tmp_path, api_key=config.api_key, secret=config.secret_key
+    )
+    print(result.stdout[-4000:])
+    ran = [e["item"]["name"] for e in executions if not e.get("skipped")]
+    scratch = [s.name for _, steps in STEPS for s in steps if s.scratch_only]
+    assert scratch
+    assert not set(scratch) & set(ran)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr
+    assert _scratch_merchants(sandbox.base_url) == []
+    with signed_client(sandbox.base_url) as demo:
+        assert demo.get(f"/v1/payments/{before}").json()["status"] == "captured"
+
+
+# The two-worker sandboxes of this module run no reconciler (the run ticks it itself).
+RECONCILER = False
+
+
+def _clock_offset(client: httpx2.Client) -> float:
+    moment = client.get("/sandbox/fixtures").json()["businessTime"]
+    business = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+    return (business - datetime.now(UTC)).total_seconds()
+
+
+def test_newman_without_keys_leaves_the_demo_merchant_as_it_was(
+    newman: str, workers: tuple[str, str, int], tmp_path: Path
+) -> None:
+    """The guide's command as pasted with no keys set, on two workers: the demo
+    merchant's payment and clock are as they were, the scratch merchant is gone."""
+    base, _, _ = workers
+    with signed_client(base) as demo:
+        made = demo.post("/v1/payments/card", json=charge_body()).json()["paymentId"]
+        payment = demo.get(f"/v1/payments/{made}").json()
+        offset = _clock_offset(demo)
+        result, executions = _run_newman(newman, base, tmp_path)
+        print(result.stdout[-4000:])
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr
+        assert len(executions) == sum(len(steps) for _, steps in STEPS)
+        assert demo.get(f"/v1/payments/{made}").json() == payment
+        assert abs(_clock_offset(demo) - offset) < 60  # the run advanced its clock 25 hours
+    made = next(e for e in executions if e["item"]["name"].startswith("Make a scratch"))
+    merchant = _answer(made)[1]["merchantId"]
+    assert merchant not in _scratch_merchants(base)

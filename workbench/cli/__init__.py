@@ -55,6 +55,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "Run the flows against two targets and report where they differ.",
     ),
     "openapi": ("workbench.cli.openapi", "openapi", "Print the sandbox's OpenAPI document."),
+    "merchants": (
+        "workbench.cli.merchants",
+        "merchants",
+        "Make, list and delete merchants of your own on a sandbox.",
+    ),
     "postman": (
         "workbench.cli.postman",
         "postman",

@@ -28,9 +28,11 @@ def postman(output: Path | None, base_url: str) -> None:
 
     Import it in Postman (File > Import) or run it with newman:
     `newman run collection.json --env-var baseUrl=... --env-var apiKey=...
-    --env-var secretKey=...`. The variables default to the local sandbox and its demo
-    merchant's public test keys, never to keys from the environment. Requests are in the
-    order a run needs (each keeps the identifiers the next ones use).
+    --env-var secretKey=...`. baseUrl defaults to the local sandbox; the keys are empty,
+    never read from the environment. With no keys, the run makes a scratch merchant
+    first and deletes it last; with keys given, it works in that merchant and never
+    resets or deletes anything of it. Requests are in the order a run needs (each keeps
+    the identifiers the next ones use).
     """
     from workbench.sandbox.postman import postman_json
 

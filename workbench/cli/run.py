@@ -184,6 +184,14 @@ def _interrupted(
     ),
 )
 @click.option(
+    "--base-url",
+    "sandbox_url",
+    default=None,
+    help="Run against the sandbox already running at this address (a persistent or a "
+    "team's one) instead of starting one: each notebook makes a merchant of its own "
+    "there, so the run leaves every other merchant's data and clock as they were.",
+)
+@click.option(
     "--update-stored",
     is_flag=True,
     help="Write outputs back into the notebooks (regenerates what nbval and the guide show).",
@@ -209,6 +217,7 @@ def _interrupted(
 def run(
     folder: Path | None,
     external: bool,
+    sandbox_url: str | None,
     update_stored: bool,
     junit_path: Path | None,
     json_path: Path | None,
@@ -249,11 +258,14 @@ def run(
     if not notebooks:
         click.echo(f"No flow notebooks found in {source}/: no flow ran.", err=True)
         raise SystemExit(1)
+    if external and sandbox_url:
+        raise click.UsageError("--external and --base-url are exclusive: choose one")
     try:
-        settings = Settings.load()
+        settings = Settings.load(base_url=sandbox_url)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
-    if external:
+    base_url = settings.base_url
+    if external or sandbox_url:
         reason = _unreachable(settings.base_url)
         if reason is not None:
             click.echo(
@@ -281,6 +293,8 @@ def run(
                     f"Using the service at {base_url}; notebooks that call "
                     "client.sandbox.* are skipped"
                 )
+            elif sandbox_url:
+                echo(f"Using the sandbox at {base_url}; each notebook makes a merchant of its own")
             else:
                 base_url = stack.enter_context(_embedded_sandbox(settings, Path(tmp)))
                 echo(f"Embedded sandbox listening at {base_url}")

@@ -67,6 +67,9 @@ ENV_MAX_CONNECTIONS = "WORKBENCH_SANDBOX_MAX_CONNECTIONS_PER_ADDRESS"
 WORKER_HEALTHCHECK_SECONDS = 120
 ENV_PRIVATE_WEBHOOKS = "WORKBENCH_SANDBOX_PRIVATE_WEBHOOKS"
 ENV_REPLAY_KEY_FILE = "WORKBENCH_SANDBOX_REPLAY_KEY_FILE"
+#: The admin token (``--admin-token``), read by the command and its workers alike.
+ENV_ADMIN_TOKEN = "WORKBENCH_SANDBOX_ADMIN_TOKEN"
+ENV_LISTEN_HOST = "WORKBENCH_SANDBOX_LISTEN_HOST"
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -80,6 +83,7 @@ def _config(
     strict_replay: bool = False,
     private_webhooks: bool = False,
     replay_key_file: str | None = None,
+    listen_host: str = "127.0.0.1",
 ) -> SandboxConfig:
     from pathlib import Path
 
@@ -98,6 +102,8 @@ def _config(
         strict_replay=strict_replay,
         webhook_allow_private=private_webhooks,
         owns_process=True,  # the command's processes serve the sandbox and nothing else
+        listen_host=listen_host,
+        admin_token=os.environ.get(ENV_ADMIN_TOKEN) or None,
     )
     if db_url:
         config.db_url = db_url
@@ -128,6 +134,7 @@ def config_from_environment() -> SandboxConfig:
         os.environ.get(ENV_STRICT_REPLAY) == "1",
         os.environ.get(ENV_PRIVATE_WEBHOOKS) == "1",
         os.environ.get(ENV_REPLAY_KEY_FILE) or None,
+        os.environ.get(ENV_LISTEN_HOST) or "127.0.0.1",
     )
 
 
@@ -314,8 +321,9 @@ def database_problems(db_url: str) -> Iterator[None]:
         raise DatabaseProblem(problem) from None
 
 
-def prepare_database(config: SandboxConfig) -> None:
-    """Open the configured database once (create or migrate its tables, fixtures) and close it.
+def prepare_database(config: SandboxConfig) -> str | None:
+    """Open the configured database once (create or migrate its tables, fixtures) and close
+    it; the admin token this made (`SandboxRuntime.new_admin_token`), to show once.
 
     Raises:
         click.ClickException: the database was written by a schema this version cannot
@@ -327,8 +335,10 @@ def prepare_database(config: SandboxConfig) -> None:
 
     check_db_url(config.db_url)
     if is_memory_url(config.db_url):
-        return  # a new, empty database every time
-    open_runtime(SandboxRuntime(config)).stop()
+        return None  # a new, empty database every time
+    runtime = open_runtime(SandboxRuntime(config))
+    runtime.stop()
+    return runtime.new_admin_token
 
 
 def open_runtime(runtime: SandboxRuntime) -> SandboxRuntime:
@@ -359,6 +369,22 @@ def _reset(db_url: str, yes: bool) -> None:
         click.confirm("Delete it?", abort=True)
     for what in reset_database(db_url, TABLES):
         click.echo(f"deleted {what}")
+
+
+def _admin_banner(config: SandboxConfig, made: str | None) -> None:
+    """Say who may make merchants; a token made by this start is shown here, once."""
+    if not config.beyond_loopback:
+        return
+    if made:
+        click.echo(f"admin token (shown once): {made}")
+        click.echo("  send it as Authorization: Bearer <token> to make or delete merchants")
+    elif config.admin_token:
+        click.echo("merchants: made, listed and deleted with the admin token given")
+    else:
+        click.echo(
+            "merchants: made, listed and deleted with the admin token shown at this "
+            "database's first start beyond loopback (or give one: --admin-token)"
+        )
 
 
 @click.command("sandbox")
@@ -459,6 +485,15 @@ def _reset(db_url: str, yes: bool) -> None:
     "[default: replay.key in the user configuration directory]",
 )
 @click.option(
+    "--admin-token",
+    envvar=ENV_ADMIN_TOKEN,
+    default=None,
+    help="The token making, listing and deleting merchants needs on a sandbox reachable "
+    "beyond loopback (Authorization: Bearer). Without it, one is made at the first such "
+    "start, printed once, and kept in the database as a hash.  [env: "
+    f"{ENV_ADMIN_TOKEN}]",
+)
+@click.option(
     "--http",
     "http_implementation",
     default="auto",
@@ -485,6 +520,7 @@ def sandbox(
     yes: bool,
     allow_private_webhooks: bool,
     replay_key_file: str | None,
+    admin_token: str | None,
     http_implementation: str,
 ) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
@@ -532,7 +568,10 @@ def sandbox(
         strict_replay,
         allow_private_webhooks,
         replay_key_file,
+        host,
     )
+    if admin_token:
+        config.admin_token = admin_token
     if max_header_bytes is not None:
         config.max_header_bytes = max_header_bytes
     if header_timeout is not None:
@@ -559,10 +598,11 @@ def sandbox(
     # and a database this version cannot serve is refused before anything listens.
     if workers == 1:
         app = create_app(config)
-        open_runtime(app.state.sandbox)  # the app's own: its startup finds it open
+        runtime = open_runtime(app.state.sandbox)  # the app's own: its startup finds it open
+        _admin_banner(config, runtime.new_admin_token)
         serve(app, sock=listener, host=host, port=port, log_level="info", **limits)
         return
-    prepare_database(config)
+    _admin_banner(config, prepare_database(config))
     gc.enable()  # this process only watches the workers: no app starts in it
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"
@@ -573,6 +613,9 @@ def sandbox(
     os.environ[ENV_STRICT_REPLAY] = "1" if strict_replay else "0"
     os.environ[ENV_PRIVATE_WEBHOOKS] = "1" if allow_private_webhooks else "0"
     os.environ[ENV_REPLAY_KEY_FILE] = replay_key_file or ""
+    os.environ[ENV_LISTEN_HOST] = host
+    if admin_token:
+        os.environ[ENV_ADMIN_TOKEN] = admin_token
     os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)
     os.environ[ENV_HEADER_TIMEOUT] = str(config.header_timeout_seconds)
     os.environ[ENV_HTTP] = config.http_implementation

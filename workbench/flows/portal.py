@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.flows._run import APPROVED_CARD, FlowRun
-from workbench.flows.subscriptions import DEMO_CUSTOMER
+from workbench.flows.subscriptions import first_customer
 from workbench.money import format_try
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def portal(
     with run.recording(client):
         fixtures = client.sandbox.fixtures()
         sub = client.subscriptions.create(
-            store_id=fixtures.store_id, customer_id=DEMO_CUSTOMER, amount_minor=amount,
+            store_id=fixtures.store_id, customer_id=first_customer(fixtures), amount_minor=amount,
             interval_count=1, interval_unit="month", card_token=card_token,
         )  # fmt: skip
         run.object_id = sub.id

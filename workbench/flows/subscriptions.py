@@ -15,12 +15,18 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from workbench._client import Client
-    from workbench.models import Subscription
+    from workbench.models import SandboxFixtures, Subscription
 
-__all__ = ["DEMO_CUSTOMER", "subscriptions"]
+__all__ = ["DEMO_CUSTOMER", "first_customer", "subscriptions"]
 
-#: The sandbox's built-in customer the flows subscribe.
+#: The demo merchant's built-in customer; the flows subscribe the client's merchant's
+#: first customer (a merchant made on demand has its own ids), this one where none is listed.
 DEMO_CUSTOMER = "cus_demo_ayse"
+
+
+def first_customer(fixtures: SandboxFixtures) -> str:
+    """The merchant's first built-in customer (Ayşe), from its fixtures."""
+    return fixtures.customers[0].id if fixtures.customers else DEMO_CUSTOMER
 
 
 def _to_next_charge(client: Client, sub: Subscription, now: datetime) -> datetime:
@@ -65,7 +71,7 @@ def subscriptions(
         assert now is not None
         trial_end = now + timedelta(days=trial_days) if trial_days else None
         sub = client.subscriptions.create(
-            store_id=fixtures.store_id, customer_id=DEMO_CUSTOMER, amount_minor=amount,
+            store_id=fixtures.store_id, customer_id=first_customer(fixtures), amount_minor=amount,
             interval_count=interval_count, interval_unit=interval_unit, card_token=card_token,
             trial_end_at=trial_end,
         )  # fmt: skip

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from workbench.models._base import APIObject, UtcDatetime
 
@@ -19,6 +19,10 @@ __all__ = [
     "EventDeliveries",
     "FailNext",
     "Latency",
+    "MerchantCredentials",
+    "MerchantDeletion",
+    "MerchantList",
+    "MerchantSummary",
     "RateLimit",
     "ReconcilerPass",
     "ResetResult",
@@ -31,6 +35,9 @@ __all__ = [
     "TestCard",
     "WebhookTarget",
 ]
+
+
+_ClientT = TypeVar("_ClientT")
 
 
 class StoreFixture(APIObject):
@@ -107,6 +114,73 @@ class ReconcilerPass(APIObject):
     """``POST /sandbox/reconciler/tick``: items processed per kind of work."""
 
     processed: dict[str, int] = Field(default_factory=dict)
+
+
+class MerchantCredentials(APIObject, Generic[_ClientT]):
+    """``POST /sandbox/merchants``: a merchant of your own, its keys, and a client for it.
+
+    The secret key and webhook secret are shown by the sandbox in this answer only and
+    kept out of ``repr``; keep them (``workbench merchants create --env`` prints them
+    for a shell). `client` is a client of the maker's class signed with these keys,
+    over the maker's connections.
+    """
+
+    _client: Any = PrivateAttr(default=None)
+
+    merchant_id: str
+    name: str | None = None
+    store_id: str
+    api_key: str
+    secret_key: str = Field(repr=False)
+    webhook_secret: str = Field(repr=False)
+    customers: list[str] = Field(default_factory=list)
+    created: UtcDatetime | None = None
+
+    @property
+    def id(self) -> str:
+        """The merchant's id (``merchant_id``)."""
+        return self.merchant_id
+
+    @property
+    def client(self) -> _ClientT:
+        """A `Client` (or `AsyncClient`) signed with these keys; close the maker's client,
+        whose connections it shares."""
+        if self._client is None:
+            raise RuntimeError("these credentials were not made by a client's create_merchant")
+        client: _ClientT = self._client
+        return client
+
+    def bind_client(self, client: _ClientT) -> None:
+        """Attach the client signed with these keys (`Sandbox.create_merchant` does)."""
+        self._client = client
+
+
+class MerchantSummary(APIObject):
+    """A merchant as ``GET /sandbox/merchants`` lists it (no secret)."""
+
+    merchant_id: str
+    name: str | None = None
+    built_in: bool = False
+    created: UtcDatetime | None = None
+    last_used: UtcDatetime | None = None
+
+    @property
+    def id(self) -> str:
+        """The merchant's id (``merchant_id``)."""
+        return self.merchant_id
+
+
+class MerchantList(APIObject):
+    """``GET /sandbox/merchants``: every merchant, the built-in ones first."""
+
+    items: list[MerchantSummary] = Field(default_factory=list)
+
+
+class MerchantDeletion(APIObject):
+    """``DELETE /sandbox/merchants/{id}``: rows deleted per table."""
+
+    merchant_id: str
+    deleted: dict[str, int] = Field(default_factory=dict)
 
 
 class SettleResult(APIObject):

@@ -5,13 +5,19 @@ show the built-in fixtures, move the business clock, run the background
 reconciler now, settle refunds, and inject failures, latency and rate limits so
 that retries and waits can be tried out. `Sandbox.answer_challenge` plays the
 buyer on the sandbox's 3-D Secure page.
+
+`Sandbox.create_merchant` makes a merchant of your own (its store, keys, customers and
+business clock), isolated from every other: one per engineer, notebook run or test,
+so nothing you do resets or moves anyone else's data. It answers with the new
+credentials, and a client already signed with them (`MerchantCredentials.client`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Unpack
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar, Unpack
 
 from workbench import models
+from workbench._base_client import AsyncAPIClient, SyncAPIClient
 from workbench._options import CallOptions, RequestOptions
 from workbench.resources._base import AsyncResource, SyncResource, segment
 
@@ -23,6 +29,9 @@ if TYPE_CHECKING:
         EventDeliveries,
         FailNext,
         Latency,
+        MerchantCredentials,
+        MerchantDeletion,
+        MerchantList,
         RateLimit,
         ReconcilerPass,
         ResetResult,
@@ -116,8 +125,104 @@ def _webhook(url: str | None) -> RequestOptions:
     return RequestOptions("PUT", "/sandbox/webhook", {"url": url}, action="set_webhook")
 
 
-class Sandbox(SyncResource):
+def _admin(options: CallOptions, admin_token: str | None) -> CallOptions:
+    """``options`` with the admin token a team sandbox asks for (``Authorization``)."""
+    if admin_token is None:
+        return options
+    headers = {**(options.get("extra_headers") or {}), "Authorization": f"Bearer {admin_token}"}
+    return {**options, "extra_headers": headers}
+
+
+def _create_merchant(name: str | None, key: str | None) -> RequestOptions:
+    body: dict[str, object] = {} if name is None else {"name": name}
+    return _post("/sandbox/merchants", "create_merchant", body, key, signed=False)
+
+
+_MERCHANTS = RequestOptions("GET", "/sandbox/merchants", signed=False, action="merchants")
+
+
+def _delete_merchant(merchant_id: str, admin_token: str | None) -> RequestOptions:
+    # With the admin token the request goes unsigned; else it is signed with this
+    # client's keys (its own merchant, or any on a sandbox only this machine reaches).
+    path = f"/sandbox/merchants/{segment(merchant_id, 'merchant_id')}"
+    return RequestOptions(
+        "DELETE", path, signed=admin_token is None, action="delete_merchant", object_id=merchant_id
+    )
+
+
+SyncClientT = TypeVar("SyncClientT", bound=SyncAPIClient)
+AsyncClientT = TypeVar("AsyncClientT", bound=AsyncAPIClient)
+
+
+class Sandbox(SyncResource, Generic[SyncClientT]):
     """Control routes of the local sandbox."""
+
+    def __init__(self, client: SyncClientT) -> None:
+        super().__init__(client)
+        self._owner = client
+
+    def create_merchant(
+        self,
+        name: str | None = None,
+        *,
+        admin_token: str | None = None,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> MerchantCredentials[SyncClientT]:
+        """Make a merchant of your own: store, key pair, webhook secret, the built-in
+        customers with their saved test cards, and a business clock of its own.
+
+        Example:
+            >>> mine = client.sandbox.create_merchant(name="my laptop")  # doctest: +SKIP
+            >>> mine.client.payments.charge_card(...)  # doctest: +SKIP
+
+        Args:
+            name: what to call it (at most 100 characters).
+            admin_token: the sandbox's admin token, needed only on a sandbox reachable
+                beyond loopback (a team host).
+
+        Returns:
+            Its credentials (the secret key is shown this once, never by ``repr``), and
+            ``.client``, a client of the same class signed with them.
+        """
+        made: MerchantCredentials[SyncClientT] = self._client.request(
+            _create_merchant(name, idempotency_key),
+            models.MerchantCredentials,
+            **_admin(options, admin_token),
+        )
+        made.bind_client(self._owner.with_credentials(made.api_key, made.secret_key))
+        return made
+
+    def list_merchants(
+        self, *, admin_token: str | None = None, **options: Unpack[CallOptions]
+    ) -> MerchantList:
+        """Every merchant of the sandbox: id, name, made, last used (no secret).
+
+        Args:
+            admin_token: needed only on a sandbox reachable beyond loopback.
+        """
+        return self._client.request(_MERCHANTS, models.MerchantList, **_admin(options, admin_token))
+
+    def delete_merchant(
+        self, merchant_id: str, *, admin_token: str | None = None, **options: Unpack[CallOptions]
+    ) -> MerchantDeletion:
+        """Delete a merchant made on demand and all its data; its keys stop working.
+
+        Signed with this client's keys (its own merchant; any, on a sandbox only this
+        machine reaches), or, with ``admin_token``, sent with the admin token instead.
+
+        Args:
+            merchant_id: the ``mrc_`` id.
+            admin_token: the sandbox's admin token (a team host).
+
+        Returns:
+            Rows deleted per table.
+        """
+        return self._client.request(
+            _delete_merchant(merchant_id, admin_token),
+            models.MerchantDeletion,
+            **_admin(options, admin_token),
+        )
 
     def fixtures(self, **options: Unpack[CallOptions]) -> SandboxFixtures:
         """Your merchant, stores (with the webhook secret), customers and test cards.
@@ -307,8 +412,47 @@ class Sandbox(SyncResource):
         )
 
 
-class AsyncSandbox(AsyncResource):
+class AsyncSandbox(AsyncResource, Generic[AsyncClientT]):
     """Control routes of the local sandbox (async); see `Sandbox`."""
+
+    def __init__(self, client: AsyncClientT) -> None:
+        super().__init__(client)
+        self._owner = client
+
+    async def create_merchant(
+        self,
+        name: str | None = None,
+        *,
+        admin_token: str | None = None,
+        idempotency_key: str | None = None,
+        **options: Unpack[CallOptions],
+    ) -> MerchantCredentials[AsyncClientT]:
+        """Make a merchant of your own; its credentials and ``.client``, an `AsyncClient`."""
+        made: MerchantCredentials[AsyncClientT] = await self._client.request(
+            _create_merchant(name, idempotency_key),
+            models.MerchantCredentials,
+            **_admin(options, admin_token),
+        )
+        made.bind_client(self._owner.with_credentials(made.api_key, made.secret_key))
+        return made
+
+    async def list_merchants(
+        self, *, admin_token: str | None = None, **options: Unpack[CallOptions]
+    ) -> MerchantList:
+        """Every merchant of the sandbox (no secret)."""
+        return await self._client.request(
+            _MERCHANTS, models.MerchantList, **_admin(options, admin_token)
+        )
+
+    async def delete_merchant(
+        self, merchant_id: str, *, admin_token: str | None = None, **options: Unpack[CallOptions]
+    ) -> MerchantDeletion:
+        """Delete a merchant made on demand and all its data."""
+        return await self._client.request(
+            _delete_merchant(merchant_id, admin_token),
+            models.MerchantDeletion,
+            **_admin(options, admin_token),
+        )
 
     async def fixtures(self, **options: Unpack[CallOptions]) -> SandboxFixtures:
         """Your merchant, stores, customers and test cards."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -13,6 +14,15 @@ from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, mask_key, mask
 __all__ = ["SandboxConfig", "default_db_url", "default_replay_key_file"]
 
 _LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def default_db_url() -> str:
@@ -92,6 +102,12 @@ class SandboxConfig:
             subscription's ``publicHash``), kept out of the database and of ``repr``;
             ``None``: a key made for this sandbox's life (``workbench sandbox`` reads
             one from a file, `default_replay_key_file`, so restarts and workers share it).
+            It also seals every merchant's secret key and webhook secret in the database.
+        listen_host: the interface the server listens on (``workbench sandbox --host``).
+            Beyond loopback (`beyond_loopback`), creating, listing or deleting merchants
+            and resetting a built-in one need the admin token.
+        admin_token: the admin token given (``--admin-token``), kept out of ``repr``;
+            ``None``: the one the database keeps (made at the first start beyond loopback).
     """
 
     db_url: str = field(default_factory=default_db_url)
@@ -125,6 +141,8 @@ class SandboxConfig:
     strict_replay: bool = False
     owns_process: bool = False
     replay_key: bytes | None = field(default=None, repr=False)
+    listen_host: str = "127.0.0.1"
+    admin_token: str | None = field(default=None, repr=False)
 
     @property
     def serves_others(self) -> bool:
@@ -133,6 +151,12 @@ class SandboxConfig:
         names = [urlsplit(self.public_base_url).hostname or ""] if self.public_base_url else []
         names += [name.lower() for name in self.allowed_hosts]
         return any(name not in _LOOPBACK_NAMES for name in names)
+
+    @property
+    def beyond_loopback(self) -> bool:
+        """Whether anyone but this machine may reach the sandbox: it listens on an
+        interface other than loopback, or serves a public URL or host name that is not."""
+        return self.serves_others or not _is_loopback(self.listen_host)
 
     @property
     def uses_default_keys(self) -> bool:

@@ -53,6 +53,7 @@ import sqlalchemy as sa
 from workbench.sandbox import tables
 from workbench.sandbox.clock import business_now, iso, wall_now
 from workbench.sandbox.ids import new_id
+from workbench.sandbox.merchant_secrets import plain_webhook_secret
 from workbench.sandbox.replies import dumps
 from workbench.sandbox.storage import insert_unread
 from workbench.sandbox.targets import TargetRefused, resolve_target
@@ -63,6 +64,7 @@ from workbench.spec.events import EventData
 if TYPE_CHECKING:
     import httpx2
 
+    from workbench.sandbox.sealing import Sealer
     from workbench.sandbox.storage import Database
 
 __all__ = [
@@ -243,6 +245,7 @@ class WebhookWork:
         allow_private: send to private-range addresses too (`workbench.sandbox.targets`).
         detailed_errors: name why an attempt got no HTTP answer (the exception's kind,
             the deadline); off on a team host, where it would map ports.
+        sealer: opens the stores' sealed webhook secrets.
     """
 
     name = "webhooks"
@@ -256,8 +259,10 @@ class WebhookWork:
         *,
         allow_private: bool = False,
         detailed_errors: bool = True,
+        sealer: Sealer | None = None,
     ) -> None:
         self.db = db
+        self.sealer = sealer
         self.timeout_seconds = timeout_seconds
         self.concurrency = concurrency
         self.max_attempts = max_attempts
@@ -279,6 +284,7 @@ class WebhookWork:
                 _E.c.target_url,
                 _E.c.attempts,
                 _E.c.next_attempt_at,
+                _E.c.store_id,
                 _E.c.claimed_until,
                 tables.stores.c.webhook_secret,
             )
@@ -296,6 +302,14 @@ class WebhookWork:
                 heads.append(row)
             waiting |= objects
         return heads
+
+    def pending_merchants(self, conn: sa.Connection) -> set[str]:
+        """Merchants with an event waiting for delivery."""
+        return set(
+            conn.execute(
+                sa.select(_E.c.merchant_id).where(_E.c.delivery_state == "pending").distinct()
+            ).scalars()
+        )
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """When the earliest attempt that may be made falls due (one in flight is not)."""
@@ -384,7 +398,9 @@ class WebhookWork:
                         str(row.type),
                         str(row.target_url),
                         bytes(row.payload),
-                        str(row.webhook_secret),
+                        plain_webhook_secret(
+                            self.sealer, str(row.store_id), str(row.webhook_secret)
+                        ),
                         attempt,
                     )
                 )

@@ -8,7 +8,9 @@
 | revoked key | `REVOKED_API_KEY` / `REVOKED_SECRET_KEY` (SVC-GW-1003) | |
 | customers | ``cus_demo_ayse``, ``cus_demo_mehmet``, ``cus_demo_zeynep`` | ``cus_other_can`` |
 
-These keys are public on purpose: they open nothing but a local sandbox.
+These keys are public on purpose: they open nothing but a local sandbox. A merchant
+made on demand (`workbench.sandbox.control.merchants`) gets the demo merchant's
+customers and saved cards under ids of its own (`customers_for`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,16 @@ import sqlalchemy as sa
 
 from workbench.sandbox import tables
 from workbench.sandbox.cards import seed_test_tokens
+from workbench.sandbox.merchant_secrets import (
+    open_secret_key,
+    open_webhook_secret,
+    seal_secret_key,
+    seal_webhook_secret,
+)
+from workbench.sandbox.sealing import Sealer
 
 __all__ = [
+    "BUILT_IN_MERCHANTS",
     "DEMO_MERCHANT_ID",
     "DEMO_STORE_ID",
     "OTHER_API_KEY",
@@ -31,6 +41,7 @@ __all__ = [
     "REVOKED_API_KEY",
     "REVOKED_SECRET_KEY",
     "CustomerFixture",
+    "customers_for",
     "customers_of",
     "ensure_fixtures",
     "reseed_customers",
@@ -44,6 +55,8 @@ OTHER_API_KEY = "pk_test_wb_other_0001"
 OTHER_SECRET_KEY = "sk_test_wb_other_secret_0001"
 REVOKED_API_KEY = "pk_test_wb_revoked_0001"
 REVOKED_SECRET_KEY = "sk_test_wb_revoked_secret_0001"
+#: The merchants every sandbox has, which cannot be deleted.
+BUILT_IN_MERCHANTS = frozenset({DEMO_MERCHANT_ID, OTHER_MERCHANT_ID})
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,26 +103,63 @@ def customers_of(merchant_id: str) -> list[CustomerFixture]:
     return [c for c in CUSTOMERS if c.merchant_id == merchant_id]
 
 
+def customers_for(merchant_id: str) -> list[CustomerFixture]:
+    """The customers a merchant starts with: a built-in merchant's own, else the demo
+    merchant's under ids of this merchant (``cus_demo_ayse`` -> ``cus_<suffix>_ayse``,
+    the suffix being the merchant id's after ``mrc_``)."""
+    if merchant_id in BUILT_IN_MERCHANTS:
+        return customers_of(merchant_id)
+    suffix = merchant_id.removeprefix("mrc_")
+    return [
+        CustomerFixture(
+            c.id.replace("cus_demo_", f"cus_{suffix}_", 1), merchant_id, c.name, c.email, c.cards
+        )
+        for c in customers_of(DEMO_MERCHANT_ID)
+    ]
+
+
 def _upsert(conn: sa.Connection, table: sa.Table, key: str, values: dict[str, object]) -> None:
     column = table.c[key]
     if conn.execute(sa.select(column).where(column == values[key])).first() is None:
         conn.execute(sa.insert(table).values(**values))
 
 
-def _upsert_key(conn: sa.Connection, values: dict[str, object]) -> None:
+def _upsert_key(conn: sa.Connection, sealer: Sealer, values: dict[str, object]) -> None:
+    """Insert or correct a built-in key; a row that already says so is not written (a
+    write would empty every worker's key cache at each start)."""
     table = tables.api_keys
-    exists = conn.execute(
-        sa.select(table.c.api_key).where(table.c.api_key == values["api_key"])
-    ).first()
-    if exists is None:
-        conn.execute(sa.insert(table).values(**values))
+    api_key, secret = str(values["api_key"]), str(values["secret_key"])
+    row = conn.execute(sa.select(table).where(table.c.api_key == api_key)).first()
+    if row is not None:
+        same = all(
+            getattr(row, name) == value for name, value in values.items() if name != "secret_key"
+        )
+        if same and open_secret_key(sealer, api_key, str(row.secret_key)) == secret:
+            return
+    sealed = {**values, "secret_key": seal_secret_key(sealer, api_key, secret)}
+    if row is None:
+        conn.execute(sa.insert(table).values(**sealed))
     else:
-        conn.execute(sa.update(table).where(table.c.api_key == values["api_key"]).values(**values))
+        conn.execute(sa.update(table).where(table.c.api_key == api_key).values(**sealed))
+
+
+def _upsert_store(conn: sa.Connection, sealer: Sealer, values: dict[str, object]) -> None:
+    """Insert a built-in store, or reseal its webhook secret if it does not open."""
+    table = tables.stores
+    store_id, secret = str(values["id"]), str(values["webhook_secret"])
+    stored = conn.execute(
+        sa.select(table.c.webhook_secret).where(table.c.id == store_id)
+    ).scalar_one_or_none()
+    sealed = seal_webhook_secret(sealer, store_id, secret)
+    if stored is None:
+        conn.execute(sa.insert(table).values(**{**values, "webhook_secret": sealed}))
+    elif open_webhook_secret(sealer, store_id, str(stored)) != secret:
+        conn.execute(sa.update(table).where(table.c.id == store_id).values(webhook_secret=sealed))
 
 
 def reseed_customers(conn: sa.Connection, merchant_id: str) -> None:
     """Insert the merchant's built-in customers and saved cards that are missing."""
-    for customer in customers_of(merchant_id):
+    for customer in customers_for(merchant_id):
         _upsert(
             conn,
             tables.customers,
@@ -139,10 +189,13 @@ def reseed_customers(conn: sa.Connection, merchant_id: str) -> None:
                 )
 
 
-def ensure_fixtures(conn: sa.Connection, *, api_key: str, secret_key: str, now: datetime) -> None:
+def ensure_fixtures(
+    conn: sa.Connection, *, api_key: str, secret_key: str, now: datetime, sealer: Sealer
+) -> None:
     """Create whatever built-in data is missing; point the demo key pair at the config's.
 
-    Idempotent: run at every start, on a fresh or a restarted database.
+    Idempotent: run at every start, on a fresh or a restarted database. The secrets are
+    stored sealed by ``sealer``.
     """
     seed_test_tokens(conn, now)
     for merchant_id, name in (
@@ -158,12 +211,12 @@ def ensure_fixtures(conn: sa.Connection, *, api_key: str, secret_key: str, now: 
                 "name": name,
                 "clock_offset_us": 0,
                 "latency_ms": 0,
+                "created_at": now,
             },
         )
-    _upsert(
+    _upsert_store(
         conn,
-        tables.stores,
-        "id",
+        sealer,
         {
             "id": DEMO_STORE_ID,
             "merchant_id": DEMO_MERCHANT_ID,
@@ -172,10 +225,9 @@ def ensure_fixtures(conn: sa.Connection, *, api_key: str, secret_key: str, now: 
             "webhook_secret": "whsec_test_wb_demo_0001",
         },
     )
-    _upsert(
+    _upsert_store(
         conn,
-        tables.stores,
-        "id",
+        sealer,
         {
             "id": OTHER_STORE_ID,
             "merchant_id": OTHER_MERCHANT_ID,
@@ -186,6 +238,7 @@ def ensure_fixtures(conn: sa.Connection, *, api_key: str, secret_key: str, now: 
     )
     _upsert_key(
         conn,
+        sealer,
         {
             "api_key": api_key,
             "secret_key": secret_key,
@@ -196,6 +249,7 @@ def ensure_fixtures(conn: sa.Connection, *, api_key: str, secret_key: str, now: 
     )
     _upsert_key(
         conn,
+        sealer,
         {
             "api_key": REVOKED_API_KEY,
             "secret_key": REVOKED_SECRET_KEY,
@@ -206,6 +260,7 @@ def ensure_fixtures(conn: sa.Connection, *, api_key: str, secret_key: str, now: 
     )
     _upsert_key(
         conn,
+        sealer,
         {
             "api_key": OTHER_API_KEY,
             "secret_key": OTHER_SECRET_KEY,

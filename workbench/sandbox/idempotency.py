@@ -475,6 +475,14 @@ class IdempotencyPurgeWork:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    def pending_merchants(self, conn: sa.Connection) -> set[str]:
+        """Merchants with an expired record."""
+        return set(
+            conn.execute(
+                sa.select(_T.c.merchant_id).where(_T.c.expires_at <= wall_now()).distinct()
+            ).scalars()
+        )
+
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """Never drives a clock advance: the cache lifetime is wall-clock time."""
         return None

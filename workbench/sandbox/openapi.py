@@ -45,6 +45,12 @@ SECURITY_SCHEMES: dict[str, dict[str, str]] = {
         "name": "X-Timestamp",
         "description": "ISO 8601 UTC ending in Z, within 5 minutes",
     },
+    "AdminToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The sandbox's admin token: needed to make, list or delete merchants "
+        "(and reset a built-in one) only on a sandbox reachable beyond loopback",
+    },
 }
 
 _JSON = "application/json"

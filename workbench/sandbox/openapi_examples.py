@@ -96,6 +96,7 @@ REQUESTS: dict[str, tuple[str, dict[str, Any]]] = {
     "setSandboxRateLimit": ("Back to the default limit", {"perSecond": None, "burst": 1}),
     "setSandboxAuthorizationLifetime": ("Back to the default (7 days)", {"seconds": None}),
     "setSandboxWebhook": ("Deliver events here", {"url": "https://shop.example/webhooks"}),
+    "createSandboxMerchant": ("A merchant of your own, named", {"name": "Ayşe's laptop"}),
     "answerSandboxChallenge": (
         "The code that passes",
         {"correlationId": _CORRELATION, "code": CHALLENGE_CODE},
@@ -118,6 +119,24 @@ _SUBSCRIBED = {
 
 #: ``operationId -> (status, summary, response body)``: the answer to the request above.
 RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
+    "createSandboxMerchant": (
+        201,
+        "Its keys: the secret key and webhook secret are shown in this answer only",
+        {
+            "merchantId": "mrc_01a20cb3edcf6f0f9874a8dd",
+            "name": "Ayşe's laptop",
+            "storeId": "sto_01a20cb3edcf6f0f9874a8dd",
+            "apiKey": "pk_test_wb_5d1f0c2a9e4b7d3c8a6f1e20",
+            "secretKey": "sk_test_wb_<32 hexadecimal digits, shown once>",
+            "webhookSecret": "whsec_test_wb_<24 hexadecimal digits, shown once>",
+            "customers": [
+                "cus_01a20cb3edcf6f0f9874a8dd_ayse",
+                "cus_01a20cb3edcf6f0f9874a8dd_mehmet",
+                "cus_01a20cb3edcf6f0f9874a8dd_zeynep",
+            ],
+            "created": "2026-11-24T08:37:27Z",
+        },
+    ),
     "createCheckoutSession": (
         201,
         "The session; send the buyer to checkoutUrl",

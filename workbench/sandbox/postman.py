@@ -20,11 +20,18 @@ itself and sends the text it hashed, so the bytes signed are the bytes sent. It 
 every POST a new UUID v4 ``Idempotency-Key`` and every request a UUID v4
 ``X-Request-Id`` (unless the request sets its own).
 
-``baseUrl``, ``apiKey`` and ``secretKey`` are collection variables, read with
-``pm.variables`` so that an environment (``newman run --env-var secretKey=...``) wins over
-them. They default to the local sandbox's address and its demo merchant's keys, which
-are public test values (`workbench.config`), never to keys read from the environment:
-a collection is a file people share.
+``baseUrl``, ``apiKey``, ``secretKey`` and ``adminToken`` are collection variables, read
+with ``pm.variables`` so that an environment (``newman run --env-var secretKey=...``) wins
+over them. ``baseUrl`` defaults to the local sandbox's address; the keys are empty, never
+read from the environment (a collection is a file people share).
+
+Whose data a run touches: with no keys given (or empty ones, as a shell's unset
+``$WORKBENCH_API_KEY`` gives), the first request makes a scratch merchant
+(``POST /sandbox/merchants``), every other request is signed with its keys, and the last
+one deletes it, so a run leaves every other merchant's data and clock as they were.
+With keys given, the run works in that merchant and never resets or deletes anything
+of it: the scratch merchant's steps (`Step.scratch_only`) are skipped. ``adminToken``
+is sent as ``Authorization: Bearer`` to ``/sandbox/merchants`` on a team host.
 """
 
 from __future__ import annotations
@@ -34,10 +41,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
 from workbench.sandbox.edge.signature import DEFAULT_PUBLIC_ROUTES
-from workbench.sandbox.fixtures import CUSTOMERS, DEMO_STORE_ID
+from workbench.sandbox.fixtures import CUSTOMERS, DEMO_MERCHANT_ID, DEMO_STORE_ID, customers_of
 from workbench.sandbox.openapi_examples import REQUESTS
 from workbench.spec.operations import OPERATIONS, TAGS, Operation
 
@@ -61,6 +67,11 @@ UTF8_VECTOR_BODY = (
 
 _CARD = {card.behaviour: card for card in TEST_CARDS}
 _MEHMET = next(c for c in CUSTOMERS if c.cards and c.cards[0] == _CARD["renewal_fails"].token)
+_DEMO_CUSTOMERS = sorted(c.id for c in customers_of(DEMO_MERCHANT_ID))
+#: Where `_MEHMET` stands in a merchant's fixtures (sorted by id: every merchant's
+#: customers are the demo merchant's, renamed alike).
+_MEHMET_AT = _DEMO_CUSTOMERS.index(_MEHMET.id)
+_AYSE_AT = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +89,8 @@ class Step:
         fields: response fields the test script checks, with their expected values.
         saves: collection variable -> response field it is set from.
         description: a line shown under the request's name.
+        scratch_only: sent only when this run made a scratch merchant (no keys given),
+            skipped otherwise: its creation, its reset, its deletion.
     """
 
     operation_id: str
@@ -89,6 +102,7 @@ class Step:
     fields: dict[str, Any] = field(default_factory=dict)
     saves: dict[str, str] = field(default_factory=dict)
     description: str = ""
+    scratch_only: bool = False
 
 
 def _example(operation_id: str, **changes: Any) -> dict[str, Any]:
@@ -102,6 +116,35 @@ _HASH = {"hash": "{{publicHash}}"}
 
 #: Every request, in the order a run sends them, grouped by folder.
 STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
+    (
+        "Merchant",
+        (
+            Step(
+                "createSandboxMerchant",
+                "Make a scratch merchant (when no keys are given)",
+                body={"name": "Postman run"},
+                expect=(201,),
+                saves={
+                    "scratchMerchantId": "merchantId",
+                    "scratchApiKey": "apiKey",
+                    "scratchSecretKey": "secretKey",
+                },
+                description="Skipped when apiKey is given: the run then works in that "
+                "merchant. Otherwise every later request is signed with this merchant's "
+                "keys, and the last one deletes it.",
+                scratch_only=True,
+            ),
+            Step(
+                "getSandboxFixtures",
+                "The merchant's store and customers",
+                saves={
+                    "storeId": "storeId",
+                    "customerId": f"customers.{_AYSE_AT}.id",
+                    "renewalCustomerId": f"customers.{_MEHMET_AT}.id",
+                },
+            ),
+        ),
+    ),
     (
         "Checkout sessions",
         (
@@ -121,8 +164,8 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
                 description=(
                     "The body of the spec's `utf8-body` signing vector, byte for byte: "
                     "multi-byte characters are signed as the UTF-8 bytes sent. Its "
-                    "transactionId is fixed: the first run creates the session (201), a "
-                    "later one finds it (200)."
+                    "transactionId is fixed: a merchant's first run creates the session "
+                    "(201), a later one with the same keys finds it (200)."
                 ),
             ),
         ),
@@ -232,7 +275,12 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             Step(
                 "createSubscription",
                 "Create a subscription",
-                body=_example("createSubscription", cardToken="{{cardToken}}"),
+                body=_example(
+                    "createSubscription",
+                    storeId="{{storeId}}",
+                    customerId="{{customerId}}",
+                    cardToken="{{cardToken}}",
+                ),
                 expect=(201,),
                 fields={"status": "active", "cycleNumber": 0},
                 saves={"subscriptionId": "id", "publicHash": "publicHash"},
@@ -240,7 +288,7 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             Step(
                 "listSubscriptions",
                 "List subscriptions",
-                query=f"storeId={DEMO_STORE_ID}&limit=10",
+                query="storeId={{storeId}}&limit=10",
             ),
             Step("getSubscription", "Get the subscription", path=_SUB, fields={"status": "active"}),
             Step("pauseSubscription", "Pause", path=_SUB, fields={"status": "paused"}),
@@ -250,13 +298,14 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
                 "Create a daily subscription whose renewal fails",
                 body=_example(
                     "createSubscription",
-                    customerId=_MEHMET.id,
+                    storeId="{{storeId}}",
+                    customerId="{{renewalCustomerId}}",
                     amountMinor=500,
                     intervalUnit="day",
                 ),
                 expect=(201,),
                 saves={"pastDueId": "id"},
-                description=f"{_MEHMET.id}'s default card declines renewals.",
+                description=f"{_MEHMET.name}'s default card declines renewals.",
             ),
             Step(
                 "advanceSandboxClock",
@@ -321,6 +370,7 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         "Sandbox controls",
         (
             Step("getSandboxFixtures", "Fixtures: store, customers, test cards"),
+            Step("listSandboxMerchants", "Merchants of this sandbox (no secrets)"),
             Step("settleSandboxRefunds", "Settle in-flight refunds"),
             Step("listSandboxEvents", "Events", saves={"eventId": "items.0.id"}),
             Step(
@@ -347,8 +397,18 @@ STEPS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             ),
             Step(
                 "resetSandboxMerchant",
-                "Reset the demo merchant",
-                description="Deletes every object of the merchant and restores its fixtures.",
+                "Reset the scratch merchant",
+                description="Deletes every object of the merchant and restores its "
+                "fixtures. Skipped when keys are given: a run never resets your merchant.",
+                scratch_only=True,
+            ),
+            Step(
+                "deleteSandboxMerchant",
+                "Delete the scratch merchant",
+                path={"merchant_id": "{{scratchMerchantId}}"},
+                description="Signed with its own keys; its keys stop working. Skipped "
+                "when keys are given.",
+                scratch_only=True,
             ),
         ),
     ),
@@ -406,14 +466,27 @@ if (!pm.request.headers.has("X-Request-Id")) {
   pm.request.headers.upsert({ key: "X-Request-Id", value: uuid.v4() });
 }
 
+// The admin token of a team host, for making, listing and deleting merchants.
+const adminToken = pm.variables.get("adminToken");
+if (adminToken && /^\\/sandbox\\/(merchants|reset)(\\/|$)/.test(path)) {
+  pm.request.headers.upsert({ key: "Authorization", value: "Bearer " + adminToken });
+}
+
 const unsigned = UNSIGNED.some(([m, rx]) => (m === "*" || m === method) && rx.test(path));
 if (unsigned) {
   ["X-Api-Key", "X-Timestamp", "X-Signature"].forEach((h) => pm.request.headers.remove(h));
 } else {
-  const apiKey = pm.variables.get("apiKey");
-  const secretKey = pm.variables.get("secretKey");
+  // The keys given, else the scratch merchant's this run made (empty values: none given).
+  const given = Boolean(pm.variables.get("apiKey"));
+  const apiKey = given ? pm.variables.get("apiKey") : pm.collectionVariables.get("scratchApiKey");
+  const secretKey = given
+    ? pm.variables.get("secretKey")
+    : pm.collectionVariables.get("scratchSecretKey");
   if (!apiKey || !secretKey) {
-    throw new Error("Set the apiKey and secretKey variables (collection or environment).");
+    throw new Error(
+      "Set the apiKey and secretKey variables, or leave apiKey empty against a sandbox " +
+        "(the first request then makes a scratch merchant).",
+    );
   }
   // ISO 8601 UTC to the second, ending in Z: no milliseconds, no offset.
   const timestamp = new Date().toISOString().replace(/\\.\\d{3}Z$/, "Z");
@@ -503,6 +576,23 @@ def _body(step: Step) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, indent=2)
 
 
+#: A scratch-only step's own pre-request script: it runs after the collection's.
+_SCRATCH_ONLY = [
+    "// Only for a scratch merchant: with keys given, nothing of that merchant is reset or",
+    "// deleted, and no merchant is made.",
+    'if (pm.variables.get("apiKey")) {',
+    "  pm.execution.skipRequest();",
+    "}",
+]
+_FORGET_SCRATCH = [
+    "if (pm.response.code === 200) {",
+    '  ["scratchMerchantId", "scratchApiKey", "scratchSecretKey"].forEach((name) =>',
+    "    pm.collectionVariables.unset(name),",
+    "  );",
+    "}",
+]
+
+
 def _event(listen: str, lines: list[str]) -> dict[str, Any]:
     """A script, in a block of its own: Postman runs every script of a run in one scope,
     where a second ``const`` of the same name is a SyntaxError."""
@@ -535,11 +625,13 @@ def _item(step: Step) -> dict[str, Any]:
     if body is not None:
         request["header"].append({"key": "Content-Type", "value": "application/json"})
         request["body"] = {"mode": "raw", "raw": body, "options": {"raw": {"language": "json"}}}
-    return {
-        "name": step.name,
-        "request": request,
-        "event": [_event("test", _tests(step))],
-    }
+    tests = _tests(step)
+    if step.operation_id == "deleteSandboxMerchant":
+        tests += _FORGET_SCRATCH
+    events = [_event("test", tests)]
+    if step.scratch_only:
+        events.insert(0, _event("prerequest", _SCRATCH_ONLY))
+    return {"name": step.name, "request": request, "event": events}
 
 
 def postman_collection(base_url: str = "http://127.0.0.1:8765") -> dict[str, Any]:
@@ -567,18 +659,26 @@ def postman_collection(base_url: str = "http://127.0.0.1:8765") -> dict[str, Any
 
     variables = {
         "baseUrl": base_url,
-        "apiKey": DEFAULT_API_KEY,
-        "secretKey": DEFAULT_SECRET_KEY,
+        "apiKey": "",
+        "secretKey": "",
+        "adminToken": "",
         "webhookUrl": "https://shop.example/webhooks",
+        # The demo merchant's, until the fixtures request sets the merchant's own.
+        "storeId": DEMO_STORE_ID,
+        "customerId": _DEMO_CUSTOMERS[_AYSE_AT],
+        "renewalCustomerId": _MEHMET.id,
     }
     return {
         "info": {
             "name": "Payments Workbench",
             "description": (
                 "Every endpoint of the payments service and the local sandbox, signed by "
-                "the collection's pre-request script. baseUrl, apiKey and secretKey default "
-                "to the local sandbox and its demo merchant (public test keys); set them in "
-                "an environment for any other target. Generated by `workbench postman`."
+                "the collection's pre-request script. baseUrl defaults to the local "
+                "sandbox. With apiKey and secretKey empty, the first request makes a "
+                "scratch merchant, the run works in it and the last request deletes it; "
+                "with keys given (in an environment, as secrets), the run works in that "
+                "merchant and never resets or deletes anything. adminToken: a team "
+                "sandbox's admin token. Generated by `workbench postman`."
             ),
             "schema": SCHEMA,
         },
@@ -588,7 +688,11 @@ def postman_collection(base_url: str = "http://127.0.0.1:8765") -> dict[str, Any
             _event("test", _COLLECTION_TESTS.splitlines()),
         ],
         "variable": [
-            {"key": key, "value": value, "type": "secret" if key == "secretKey" else "string"}
+            {
+                "key": key,
+                "value": value,
+                "type": "secret" if key in ("secretKey", "adminToken") else "string",
+            }
             for key, value in variables.items()
         ],
     }

@@ -19,6 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match
 from starlette.types import Scope
 
+from workbench.sandbox.admin import AdminAccess
 from workbench.sandbox.bodies import ErrorEnvelope
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.context import Caller, base_url_of, request_state
@@ -90,6 +91,11 @@ class RouteServices(Protocol):
     @property
     def reconciler(self) -> Reconciler:
         """The background work's runner (clock advances, ticks)."""
+        ...
+
+    @property
+    def admin(self) -> AdminAccess:
+        """Who may make, list and delete merchants (`workbench.sandbox.admin`)."""
         ...
 
     @property

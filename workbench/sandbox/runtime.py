@@ -12,11 +12,13 @@ use.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
+from workbench.sandbox.admin import AdminAccess, ensure_admin_token
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
 from workbench.sandbox.edge.keycache import KeyCache
@@ -28,13 +30,14 @@ from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
 from workbench.sandbox.keys import KEY_TABLES, KeyRecord
+from workbench.sandbox.merchant_secrets import seal_plain_secrets
 from workbench.sandbox.payments.acs import ensure_acs_secret
 from workbench.sandbox.payments.expiry import AuthorizationExpiryWork
 from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds.service import RefundSettlementWork
 from workbench.sandbox.schema import TABLES
-from workbench.sandbox.sealing import Sealer, new_key
+from workbench.sandbox.sealing import Sealer, process_key
 from workbench.sandbox.sessions.service import SessionExpiryWork
 from workbench.sandbox.storage import Database, is_memory_url
 from workbench.sandbox.storage.migrations import open_schema
@@ -53,7 +56,7 @@ def _sqlite_folder(url: str) -> Path | None:
     return Path(parsed.database).parent
 
 
-def _webhook_work(db: Database, config: SandboxConfig) -> WebhookWork:
+def _webhook_work(db: Database, config: SandboxConfig, sealer: Sealer) -> WebhookWork:
     return WebhookWork(
         db,
         config.webhook_timeout_seconds,
@@ -61,6 +64,7 @@ def _webhook_work(db: Database, config: SandboxConfig) -> WebhookWork:
         config.webhook_max_attempts,
         allow_private=config.webhook_allow_private,
         detailed_errors=not config.serves_others,
+        sealer=sealer,
     )
 
 
@@ -102,9 +106,14 @@ class SandboxRuntime:
         self._reconciler: Reconciler | None = None
         self._webhooks: WebhookWork | None = None
         self._acs_secret: str | None = None
-        #: Seals idempotency answers that carry a bearer, under a key the database does
-        #: not hold: the configured one, else one made for this sandbox's life.
-        self.sealer = Sealer(config.replay_key or new_key())
+        #: Seals idempotency answers that carry a bearer, and the merchants' secrets,
+        #: under a key the database does not hold: the configured one, else one made for
+        #: this process's life.
+        self.sealer = Sealer(config.replay_key or process_key())
+        self._admin: AdminAccess | None = None
+        #: The admin token made by this start (the database had none), for the command
+        #: that started the sandbox to show once; ``None`` otherwise.
+        self.new_admin_token: str | None = None
 
     def open(self) -> SandboxRuntime:
         """Open the database (once): tables created or migrated, fixtures, caches, work.
@@ -128,14 +137,27 @@ class SandboxRuntime:
         try:
             open_schema(db, TABLES, default_url=default_db_url())
             with db.write() as conn:
+                seal_plain_secrets(conn, self.sealer)
                 ensure_fixtures(
-                    conn, api_key=config.api_key, secret_key=config.secret_key, now=wall_now()
+                    conn,
+                    api_key=config.api_key,
+                    secret_key=config.secret_key,
+                    now=wall_now(),
+                    sealer=self.sealer,
                 )
                 self._acs_secret = ensure_acs_secret(conn)
+                digest, self.new_admin_token = ensure_admin_token(
+                    conn, create=config.beyond_loopback and not config.admin_token
+                )
         except BaseException:
             db.dispose()
             raise
         self._db = db
+        given = config.admin_token
+        self._admin = AdminAccess(
+            required=config.beyond_loopback,
+            digest=hashlib.sha256(given.encode("utf-8")).hexdigest() if given else digest,
+        )
         self._keys = KeyCache(
             enabled=True, stamp_path=db.sidecar("keys.stamp"), confirm=not db.is_local
         )
@@ -156,7 +178,7 @@ class SandboxRuntime:
         self._reconciler = Reconciler(
             db, config.reconciler_interval_seconds, config.webhook_wait_seconds
         )
-        self._webhooks = _webhook_work(db, config)
+        self._webhooks = _webhook_work(db, config, self.sealer)
         for work in _background_work(db, config, self._webhooks):
             self._reconciler.register(work)
         return self
@@ -179,6 +201,13 @@ class SandboxRuntime:
         if self._keys is None:
             raise RuntimeError(_NOT_OPEN)
         return self._keys
+
+    @property
+    def admin(self) -> AdminAccess:
+        """Who may make, list and delete merchants (once open)."""
+        if self._admin is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._admin
 
     @property
     def address_limiter(self) -> RateLimiter:

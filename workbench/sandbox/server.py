@@ -55,7 +55,8 @@ class SandboxServer:
 
     Args:
         config: the sandbox configuration (default: `SandboxConfig()`).
-        host: interface to bind.
+        host: interface to bind (default: the configuration's ``listen_host``, which
+            the server then takes as given).
         port: port to bind; 0 picks a free one.
         app: an app already built by `create_app` (default: built from ``config``).
     """
@@ -63,13 +64,15 @@ class SandboxServer:
     def __init__(
         self,
         config: SandboxConfig | None = None,
-        host: str = "127.0.0.1",
+        host: str | None = None,
         port: int = 0,
         *,
         app: FastAPI | None = None,
     ) -> None:
         self.config = config or SandboxConfig()
-        self.host = host
+        if host is not None:
+            self.config.listen_host = host
+        self.host = self.config.listen_host
         self.port = port
         self.app = app if app is not None else create_app(self.config)
         self._server: uvicorn.Server | None = None
@@ -83,8 +86,11 @@ class SandboxServer:
 
     @property
     def base_url(self) -> str:
-        """``http://host:port`` of the running server."""
-        return f"http://{self.host}:{self.port}"
+        """``http://host:port`` of the running server (loopback's for a wildcard host)."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(  # noqa: S104
+            self.host, self.host
+        )
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
     def start(self, timeout: float = 20.0) -> SandboxServer:
         """Bind, start serving, and wait until requests are accepted.

@@ -52,6 +52,8 @@ merchants = sa.Table(
     sa.Column("clock_offset_us", sa.BigInteger, nullable=False, default=0),
     sa.Column("fail_next", sa.String(32)),
     sa.Column("latency_ms", sa.Integer, nullable=False, default=0),
+    # When it was made (schema 6; NULL for a merchant made before, the built-ins' first).
+    sa.Column("created_at", UTCDateTime),
 )
 
 stores = sa.Table(
@@ -61,6 +63,7 @@ stores = sa.Table(
     merchant_column(),
     sa.Column("name", sa.String(200), nullable=False),
     sa.Column("webhook_url", sa.Text),
+    # Sealed (`workbench.sandbox.merchant_secrets`), as is ``api_keys.secret_key``.
     sa.Column("webhook_secret", sa.String(128), nullable=False),
 )
 

@@ -90,6 +90,16 @@ _ALL = (
         False,
     ),
     ErrorCode(
+        "SVC-GW-1006",
+        401,
+        "Admin token required",
+        "Only on a sandbox reachable beyond loopback (a team host): making, listing or "
+        "deleting merchants, or resetting a built-in one, without the admin token.",
+        "Send `Authorization: Bearer <admin token>`, the token the sandbox printed at its "
+        "first start or was given with --admin-token.",
+        False,
+    ),
+    ErrorCode(
         "SVC-GW-2001",
         409,
         "Idempotency conflict",
@@ -147,6 +157,15 @@ _ALL = (
         "The request line and headers exceed the size the sandbox reads (32 KiB by "
         "default); the connection is closed after this answer.",
         "Send fewer or smaller headers (large cookies on the sandbox's host are the usual cause).",
+        False,
+    ),
+    ErrorCode(
+        "SVC-GW-4090",
+        409,
+        "Built-in merchant",
+        "The sandbox's built-in merchants (the demo merchant and the second one) cannot "
+        "be deleted.",
+        "Delete only merchants made with POST /sandbox/merchants; reset a built-in one.",
         False,
     ),
     ErrorCode(

@@ -26,7 +26,8 @@ TAGS: dict[str, str] = {
     "Cards": "Exchanging a card number for a `tok_` vault token.",
     "Subscriptions": "Recurring charges of a saved card: create, list, pause, cancel, retry.",
     "Buyer portal": "What a buyer may do with the subscription's public hash, unsigned.",
-    "Sandbox controls": "The sandbox's own routes: clock, reconciler, fixtures, failures.",
+    "Sandbox controls": "The sandbox's own routes: merchants, clock, reconciler, fixtures, "
+    "failures.",
     "Sandbox 3-D Secure": "The simulated card issuer's challenge (the ACS).",
 }
 
@@ -84,6 +85,11 @@ OPERATIONS: tuple[Operation, ...] = (
         "sandbox",
     ),
     Operation("PUT", "/sandbox/webhook", "setSandboxWebhook", _CONTROL, "sandbox"),
+    Operation("POST", "/sandbox/merchants", "createSandboxMerchant", _CONTROL, "sandbox"),
+    Operation("GET", "/sandbox/merchants", "listSandboxMerchants", _CONTROL, "sandbox"),
+    Operation(
+        "DELETE", "/sandbox/merchants/{merchant_id}", "deleteSandboxMerchant", _CONTROL, "sandbox"
+    ),
     Operation("GET", "/sandbox/acs/{payment_id}", "getSandboxChallengePage", _ACS, "sandbox"),
     Operation("POST", "/sandbox/acs/{payment_id}", "answerSandboxChallenge", _ACS, "sandbox"),
     Operation("POST", "/v1/subscriptions", "createSubscription", _SUBS),

@@ -11,12 +11,12 @@ import pytest
 
 from workbench._client import AsyncClient, Client
 from workbench._exceptions import APIConnectionError, ServerError
+from workbench.models import MerchantCredentials
 from workbench.sandbox import SandboxServer
 from workbench.testing import (
     FailNext,
     SandboxClock,
     WebhookCollector,
-    client_for,
     running_sandbox,
 )
 
@@ -32,8 +32,9 @@ def test_workbench_client_talks_to_a_fresh_merchant(
     assert workbench_client.sandbox.events().items  # the charge's own event, nothing older
 
 
-def test_each_test_starts_from_a_reset_merchant(workbench_client: Client) -> None:
+def test_each_test_starts_with_a_merchant_of_its_own(workbench_client: Client) -> None:
     # the same transaction id as the previous test would replay its charge if data leaked
+    assert workbench_client.sandbox.fixtures().merchant_id != "mrc_demo0001"
     charge = workbench_client.payments.charge_card(
         transaction_id="user-test-1", amount=3_000, card_token="tok_test_success"
     )
@@ -93,10 +94,10 @@ def test_the_clock_fixture_moves_past_the_sandbox_bound_in_steps(
 
 
 def test_the_fail_next_fixture_fails_one_request(
-    workbench_sandbox: SandboxServer, workbench_fail_next: FailNext
+    workbench_client: Client, workbench_fail_next: FailNext
 ) -> None:
     assert workbench_fail_next("500") == "500"
-    with client_for(workbench_sandbox, max_retries=0) as plain:
+    with workbench_client.with_options(max_retries=0) as plain:
         with pytest.raises(ServerError):
             plain.payments.charge_card(
                 transaction_id="user-fail-1", amount=1_000, card_token="tok_test_success"
@@ -138,12 +139,19 @@ def test_the_webhooks_fixture_removes_the_target_afterwards(workbench_client: Cl
 
 
 def test_the_env_fixture_points_a_default_client_at_the_sandbox(
-    workbench_env: str, workbench_sandbox: SandboxServer
+    workbench_env: str, workbench_sandbox: SandboxServer, workbench_merchant: MerchantCredentials
 ) -> None:
     assert workbench_env == workbench_sandbox.base_url
     with Client() as default:
         assert default.base_url == workbench_sandbox.base_url
-        assert default.sandbox.fixtures().merchant_id == "mrc_demo0001"
+        assert default.sandbox.fixtures().merchant_id == workbench_merchant.merchant_id
+
+
+def test_the_merchant_is_deleted_after_its_test(workbench_sandbox: SandboxServer) -> None:
+    names = {
+        m.name for m in Client(base_url=workbench_sandbox.base_url).sandbox.list_merchants().items
+    }
+    assert not any(name and name.startswith("pytest ") for name in names), names
 
 
 def test_workbench_fixtures_runs_a_scenario_and_returns_its_named_results(

@@ -57,7 +57,9 @@ def _assert_failed_without_secret(result: subprocess.CompletedProcess[str], reas
     printed = result.stdout + result.stderr
     assert result.returncode != 0, printed  # the write really failed, and startup with it
     assert reason in printed, printed  # and the failure is reported
-    assert "UPDATE api_keys" in printed  # with the statement that failed
+    # with the statement that failed (a built-in store's webhook secret, sealed under the
+    # replay key file of the command, is written again first when the key differs)
+    assert "UPDATE api_keys" in printed or "UPDATE stores" in printed
     assert SECRET not in printed
     assert SECRET[-12:] not in printed  # not even a part of it
 

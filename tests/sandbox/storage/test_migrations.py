@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
@@ -242,7 +243,7 @@ def test_steps_run_in_order_and_a_failing_one_changes_nothing(url: str) -> None:
     db = Database(url)
     try:
         with pytest.raises(RuntimeError, match="step 3 failed"):
-            open_schema(db, TABLES, steps={**STEPS, 2: _add_column, 3: _fail})
+            open_schema(db, TABLES, steps={2: _add_column, 3: _fail})
         assert "motto" not in _merchant_columns(url)  # step 2 rolled back with step 3
         assert schema_version(db, TABLES) == 1
 
@@ -400,3 +401,40 @@ def test_version_2_clears_commission_that_never_settled_and_keeps_old_tokens_mas
         )
         assert charge.status_code == 201, charge.text
         assert charge.json()["cardMask"] == "378282******0005"
+
+
+def test_secrets_an_older_database_kept_in_clear_are_sealed_and_still_work(url: str) -> None:
+    make_v1_database(url)
+    engine = _engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO api_keys (api_key, secret_key, merchant_id, store_id, revoked) "
+                    "VALUES ('pk_test_kept_by_hand', 'sk_test_kept_by_hand_in_clear', "
+                    "'mrc_other0001', 'sto_other0001', :no)"
+                ),
+                {"no": False},
+            )
+    finally:
+        engine.dispose()
+    config = SandboxConfig(db_url=url, run_reconciler_in_background=False)
+    with (
+        SandboxServer(config) as server,
+        signed_client(
+            server.base_url, "pk_test_kept_by_hand", "sk_test_kept_by_hand_in_clear"
+        ) as c,
+    ):
+        assert c.get("/sandbox/fixtures").json()["merchantId"] == "mrc_other0001"
+        listed = httpx2.get(f"{server.base_url}/sandbox/merchants").json()["items"]
+        assert {m["merchantId"] for m in listed} == {"mrc_demo0001", "mrc_other0001"}
+    engine = _engine(url)
+    try:
+        with engine.connect() as conn:
+            keys = conn.execute(sa.text("SELECT secret_key FROM api_keys")).scalars().all()
+            hooks = conn.execute(sa.text("SELECT webhook_secret FROM stores")).scalars().all()
+    finally:
+        engine.dispose()
+    assert len(keys) == 4
+    assert all(value.startswith("wbs1:") for value in [*keys, *hooks])
+    assert not any("kept_by_hand" in value or "whsec_" in value for value in [*keys, *hooks])

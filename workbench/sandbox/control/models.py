@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
-from workbench.sandbox.bodies import StrictRequest, Url
+from workbench.sandbox.bodies import ResponseBody, StrictRequest, Url
 from workbench.sandbox.payments.expiry import MAX_LIFETIME_SECONDS
 
 __all__ = [
     "MAX_ADVANCE_SECONDS",
     "AdvanceRequest",
     "AuthorizationLifetimeRequest",
+    "CreateMerchantRequest",
     "FailNextRequest",
     "LatencyRequest",
+    "MerchantCreated",
     "RateLimitRequest",
     "WebhookRequest",
 ]
@@ -47,6 +49,34 @@ class AuthorizationLifetimeRequest(StrictRequest):
     seconds: Annotated[int, Field(ge=1, le=MAX_LIFETIME_SECONDS)] | None
 
 
+#: The longest name a merchant may be given.
+MERCHANT_NAME_MAX = 100
+
+
+def _printable(value: str) -> str:
+    if any(ch < " " or "\x7f" <= ch <= "\x9f" for ch in value):
+        raise ValueError("must not contain control characters")
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+MerchantName = Annotated[
+    str, Field(min_length=1, max_length=MERCHANT_NAME_MAX), AfterValidator(_printable)
+]
+
+
+class CreateMerchantRequest(StrictRequest):
+    """A new merchant's name (optional)."""
+
+    name: (
+        Annotated[
+            str, Field(min_length=1, max_length=MERCHANT_NAME_MAX), AfterValidator(_printable)
+        ]
+        | None
+    ) = None
+
+
 class FailNextRequest(StrictRequest):
     """How the next request of this merchant should fail."""
 
@@ -71,3 +101,16 @@ class WebhookRequest(StrictRequest):
     """The store's webhook URL (null to remove)."""
 
     url: Url | None
+
+
+class MerchantCreated(ResponseBody):
+    """A merchant just made: its ids and its keys (the secrets appear here only)."""
+
+    merchantId: str
+    name: str
+    storeId: str
+    apiKey: str
+    secretKey: str
+    webhookSecret: str
+    customers: list[str]
+    created: str

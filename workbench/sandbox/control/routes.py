@@ -1,4 +1,10 @@
-"""Routes: the sandbox-only controls under ``/sandbox/``; signed, scoped to the caller."""
+"""Routes: the sandbox-only controls under ``/sandbox/``; signed, scoped to the caller.
+
+Merchants on demand (``/sandbox/merchants``) are the exception: made and listed without
+a signature (by anyone on a sandbox only this machine reaches, with the admin token
+beyond: `workbench.sandbox.admin`), deleted by the merchant's own signed request or
+with the admin token.
+"""
 
 from __future__ import annotations
 
@@ -7,23 +13,27 @@ from typing import Annotated, Any
 
 import anyio.to_thread
 import sqlalchemy as sa
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Body, Path, Query, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
 from workbench.sandbox import events
-from workbench.sandbox.clock import iso
-from workbench.sandbox.context import Caller
+from workbench.sandbox.clock import iso, wall_now
+from workbench.sandbox.context import Caller, request_state
+from workbench.sandbox.control import merchants
 from workbench.sandbox.control import service as control
 from workbench.sandbox.control.models import (
     AdvanceRequest,
     AuthorizationLifetimeRequest,
+    CreateMerchantRequest,
     FailNextRequest,
     LatencyRequest,
+    MerchantCreated,
     RateLimitRequest,
     WebhookRequest,
 )
-from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.errors import ServiceError, request_id_of
+from workbench.sandbox.fixtures import BUILT_IN_MERCHANTS
 from workbench.sandbox.idempotency import Plan, fingerprint, run_claimed
 from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import expiry
@@ -36,6 +46,7 @@ from workbench.sandbox.routing import (
     IdemKey,
     RouteServices,
     SandboxDep,
+    caller_of,
     raw_path,
 )
 from workbench.sandbox.targets import webhook_target
@@ -104,7 +115,7 @@ async def _in_thread(run: Callable[[], Any]) -> Any:
 def fixtures(sandbox: SandboxDep, caller: CallerDep) -> Response:
     """The calling merchant's built-in data."""
     with sandbox.db.read() as conn:
-        return _ok(caller, control.fixtures_view(conn, caller.merchant_id))
+        return _ok(caller, control.fixtures_view(conn, caller.merchant_id, sandbox.sealer))
 
 
 @router.post("/clock/advance", summary="Advance the business clock", **_EXTRA)
@@ -170,7 +181,12 @@ async def settle(
 async def reset(
     request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
 ) -> Response:
-    """Counts of deleted rows per table (the reset's own Idempotency-Key record included)."""
+    """Counts of deleted rows per table (the reset's own Idempotency-Key record included).
+
+    A built-in merchant's reset on a sandbox reachable beyond loopback also needs the
+    admin token (``Authorization: Bearer``): the demo merchant is everyone's there."""
+    if caller.merchant_id in BUILT_IN_MERCHANTS:
+        _require_admin(request, sandbox, "resetting a built-in merchant")
 
     async def run() -> dict[str, Any]:
         deleted = await sandbox.db.atransact(
@@ -309,3 +325,97 @@ async def webhook(body: WebhookRequest, sandbox: SandboxDep, caller: CallerDep) 
     url = webhook_target("url", body.url, allow_private=allow)
     await sandbox.db.atransact(lambda conn: control.set_webhook(conn, caller.store_id, url))
     return _ok(caller, {"url": url})
+
+
+# --- merchants on demand ------------------------------------------------------------
+
+#: Making and listing merchants: no signature, the admin token where one is needed.
+_ADMIN_OR_OPEN: dict[str, Any] = {
+    "openapi_extra": {"security": [{"AdminToken": []}, {}]},
+}
+_MERCHANT_ERRORS: dict[int | str, dict[str, Any]] = {
+    k: v for k, v in ERROR_RESPONSES.items() if k in (400, 401, 404, 405, 409)
+}
+_NO_STORE = {"Cache-Control": "no-store"}
+_NO_NAME = CreateMerchantRequest()
+
+
+def _require_admin(request: Request, sandbox: RouteServices, what: str) -> None:
+    if not sandbox.admin.allows(request.headers.get("authorization")):
+        raise ServiceError(
+            "SVC-GW-1006",
+            f"{what} on a sandbox reachable beyond loopback needs the admin token "
+            "(Authorization: Bearer <token>)",
+        )
+
+
+@router.post(
+    "/merchants",
+    status_code=201,
+    response_model=MerchantCreated,
+    summary="Make a merchant of your own: store, keys, customers, clock (secrets shown once)",
+    responses={**_MERCHANT_ERRORS, 429: ERROR_RESPONSES[429]},
+    **_ADMIN_OR_OPEN,
+)
+async def create_merchant(
+    request: Request,
+    sandbox: SandboxDep,
+    body: Annotated[CreateMerchantRequest, Body()] = _NO_NAME,
+) -> Response:
+    """Its secret key and webhook secret appear in this answer only. Counted per client
+    address (429 past the limit)."""
+    _require_admin(request, sandbox, "making a merchant")
+    name = body.name
+    made = await sandbox.db.atransact(
+        lambda conn: merchants.create_merchant(conn, name, sandbox.sealer, wall_now())
+    )
+    reply = Reply.json(201, made.as_json())
+    reply.headers.update(_NO_STORE)
+    return reply.to_response(request_id_of(request.scope))
+
+
+@router.get(
+    "/merchants",
+    summary="Every merchant: id, name, made, last used (no secret)",
+    responses=_MERCHANT_ERRORS,
+    **_ADMIN_OR_OPEN,
+)
+def list_merchants(request: Request, sandbox: SandboxDep) -> Response:
+    """Oldest first, the built-in ones first of all."""
+    _require_admin(request, sandbox, "listing merchants")
+    with sandbox.db.read() as conn:
+        items = merchants.list_merchants(conn)
+    return Reply.json(200, {"items": items}).to_response(request_id_of(request.scope))
+
+
+@router.delete(
+    "/merchants/{merchant_id}",
+    summary="Delete a merchant and all its data (its keys stop working at once)",
+    responses=_MERCHANT_ERRORS,
+    openapi_extra={"security": [*SIGNED, {"AdminToken": []}]},
+)
+async def delete_merchant(
+    merchant_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")],
+    request: Request,
+    sandbox: SandboxDep,
+) -> Response:
+    """Signed with the merchant's own key, or (without X-Api-Key) with the admin token.
+    A built-in merchant: 409."""
+    if request_state(request.scope).caller is not None:
+        caller = await caller_of(request)
+        if caller.merchant_id != merchant_id and not sandbox.admin.allows(
+            request.headers.get("authorization")
+        ):
+            raise ServiceError("SVC-GW-4004", "no such merchant for this API key")
+    else:
+        _require_admin(request, sandbox, "deleting a merchant without its own signed request")
+    if merchant_id in BUILT_IN_MERCHANTS:
+        raise ServiceError("SVC-GW-4090", f"{merchant_id} is a built-in merchant; it stays")
+    deleted = await sandbox.db.atransact(
+        lambda conn: merchants.delete_merchant(conn, merchant_id, sandbox.tables)
+    )
+    if deleted is None:
+        raise ServiceError("SVC-GW-4004", "no such merchant")
+    await _forget_buckets(sandbox, merchant_id)
+    payload = {"merchantId": merchant_id, "deleted": deleted}
+    return Reply.json(200, payload).to_response(request_id_of(request.scope))

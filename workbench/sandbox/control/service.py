@@ -15,7 +15,9 @@ from workbench.sandbox import tables
 from workbench.sandbox.cards import TEST_CARDS
 from workbench.sandbox.clock import business_now, iso
 from workbench.sandbox.fixtures import reseed_customers
+from workbench.sandbox.merchant_secrets import plain_webhook_secret
 from workbench.sandbox.payments import expiry
+from workbench.sandbox.sealing import Sealer
 
 __all__ = [
     "KEEP_ON_RESET",
@@ -33,8 +35,9 @@ __all__ = [
 KEEP_ON_RESET = frozenset({"merchants", "stores", "api_keys", "meta", "leases"})
 
 
-def fixtures_view(conn: sa.Connection, merchant_id: str) -> dict[str, Any]:
-    """Merchant, stores, customers with their saved cards, and the test card tokens."""
+def fixtures_view(conn: sa.Connection, merchant_id: str, sealer: Sealer) -> dict[str, Any]:
+    """Merchant, stores (their webhook secrets opened by ``sealer``), customers with their
+    saved cards, and the test card tokens."""
     m = conn.execute(sa.select(tables.merchants).where(tables.merchants.c.id == merchant_id)).one()
     stores = conn.execute(
         sa.select(tables.stores).where(tables.stores.c.merchant_id == merchant_id)
@@ -60,7 +63,7 @@ def fixtures_view(conn: sa.Connection, merchant_id: str) -> dict[str, Any]:
                 "id": s.id,
                 "name": s.name,
                 "webhookUrl": s.webhook_url,
-                "webhookSecret": s.webhook_secret,
+                "webhookSecret": plain_webhook_secret(sealer, s.id, s.webhook_secret),
             }
             for s in stores
         ],

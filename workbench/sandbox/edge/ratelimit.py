@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+import sqlalchemy as sa
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.sandbox.edge.gates import gated, refuse
@@ -154,7 +155,16 @@ class KeyRateLimit:
             check = functools.partial(
                 limiter.check, record.merchant_id, record.api_key, record.rate_limit
             )
-            wait = await self.sandbox.db.in_thread(check) if limiter.shared else check()
+            try:
+                wait = await self.sandbox.db.in_thread(check) if limiter.shared else check()
+            except sa.exc.IntegrityError:
+                # A shared bucket's row names its merchant: one deleted since its key was
+                # kept (PostgreSQL) has none. Confirming the guess sends the request back
+                # to be authenticated afresh (StaleKey), where the key is refused.
+                caller = state.caller
+                if caller is not None and caller.unconfirmed:
+                    await caller.confirm_now(self.sandbox.db)
+                raise
         if wait is not None:
             retry = {"Retry-After": limiter.retry_after(wait)}
             message = "rate limit exceeded for this API key"

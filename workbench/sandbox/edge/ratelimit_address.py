@@ -2,10 +2,11 @@
 
 The buyer-facing routes (``GET /v1/payments/{id}/public-status``, the portal under
 ``/v1/public/``, the hosted pages under ``/checkout/``, the simulated ACS page under
-``/sandbox/acs/``, the demo merchant's return page, the front page) have no API key to
-count by; a caller there is counted by the address it connects from (the peer of the
-TCP connection: a forwarding header is anyone's to write). Past the limit the answer is
-429 ``SVC-GW-1004`` in the envelope, with ``Retry-After``. The path is read once made
+``/sandbox/acs/``, the demo merchant's return page, the front page) and the making of
+merchants (``/sandbox/merchants``) have no API key to count by; a caller there is
+counted by the address it connects from (the peer of the TCP connection: a
+forwarding header is anyone's to write). Past the limit the answer is 429
+``SVC-GW-1004`` in the envelope, with ``Retry-After``. The path is read once made
 canonical (`workbench.sandbox.edge.paths`): ``/public-status/`` is served as
 ``/public-status``, so it is counted as that.
 
@@ -43,7 +44,7 @@ __all__ = [
 #: hosted pages' static files and the health check, which touch no database, are not).
 LIMITED_ROUTES = re.compile(
     r"^/v1/payments/[^/]+/public-status$|^/v1/public/|^/checkout(?:/(?!static/)|$)"
-    r"|^/sandbox/acs/|^/demo/merchant/return/*$|^/$"
+    r"|^/sandbox/acs/|^/demo/merchant/return/*$|^/$|^/sandbox/merchants$"
 )
 
 _B = tables.address_buckets

@@ -84,6 +84,16 @@ class ReplayPurgeWork:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    def pending_merchants(self, conn: sa.Connection) -> set[str]:
+        """Merchants with a row past its window."""
+        return set(
+            conn.execute(
+                sa.select(accepted_signatures.c.merchant_id)
+                .where(accepted_signatures.c.expires_at <= wall_now())
+                .distinct()
+            ).scalars()
+        )
+
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """Never drives a clock advance: the window is wall-clock time."""
         return None

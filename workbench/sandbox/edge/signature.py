@@ -1,6 +1,8 @@
 """`SignatureCheck`: who signed the request, from X-Api-Key, X-Timestamp and X-Signature.
 
-Public routes (`DEFAULT_PUBLIC_ROUTES` and the app's own) pass untouched. Any other
+Public routes (`DEFAULT_PUBLIC_ROUTES` and the app's own) pass untouched, as does a
+request without X-Api-Key to a route that also takes the admin token instead
+(`ADMIN_OR_SIGNED_ROUTES`: the route checks the token). Any other
 request needs X-Api-Key naming a key of this environment, not revoked (SVC-GW-1003),
 then a timestamp and signature that `workbench.signing.verify` accepts over the body as
 received (SVC-GW-1001 / 1002: the wall clock, a constant-time comparison). The caller
@@ -40,13 +42,15 @@ from workbench.sandbox.context import (
 from workbench.sandbox.edge.body import replaying
 from workbench.sandbox.errors import error_response
 from workbench.sandbox.keys import KeyRecord, StaleKey, look_up
+from workbench.sandbox.merchant_secrets import open_secret_key
 from workbench.signing import SignatureMismatch, TimestampInvalid, verify
 
 if TYPE_CHECKING:
     from workbench.sandbox.edge.keycache import KeyCache
+    from workbench.sandbox.sealing import Sealer
     from workbench.sandbox.storage import Database
 
-__all__ = ["DEFAULT_PUBLIC_ROUTES", "KeyLookup", "SignatureCheck"]
+__all__ = ["ADMIN_OR_SIGNED_ROUTES", "DEFAULT_PUBLIC_ROUTES", "KeyLookup", "SignatureCheck"]
 
 #: Routes that take no signature: (method or "*", path regex).
 DEFAULT_PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (
@@ -57,7 +61,18 @@ DEFAULT_PUBLIC_ROUTES: tuple[tuple[str, str], ...] = (
     ("GET", r"^/(openapi\.json|docs|redoc|healthz)$"),
     ("GET", r"^/docs/"),
     ("GET", r"^/static/"),
+    # Merchants on demand: open on loopback, the admin token beyond (the route checks).
+    ("POST", r"^/sandbox/merchants$"),
+    ("GET", r"^/sandbox/merchants$"),
 )
+
+#: Routes signed by a merchant's own key or, without X-Api-Key, carrying the admin
+#: token instead: (method, path regex).
+ADMIN_OR_SIGNED_ROUTES: tuple[tuple[str, str], ...] = (("DELETE", r"^/sandbox/merchants/[^/]+$"),)
+_ADMIN_OR_SIGNED = {
+    method: re.compile("|".join(f"(?:{p})" for m, p in ADMIN_OR_SIGNED_ROUTES if m == method))
+    for method, _ in ADMIN_OR_SIGNED_ROUTES
+}
 
 
 class KeyLookup(Protocol):
@@ -75,6 +90,11 @@ class KeyLookup(Protocol):
     @property
     def keys(self) -> KeyCache[KeyRecord]:
         """Key records kept between requests."""
+        ...
+
+    @property
+    def sealer(self) -> Sealer:
+        """Opens the sealed secret keys."""
         ...
 
 
@@ -117,7 +137,11 @@ class SignatureCheck:
         return rx.search(path) is not None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._is_public(str(scope["method"]), str(scope["path"])):
+        if (
+            scope["type"] != "http"
+            or self._is_public(str(scope["method"]), str(scope["path"]))
+            or self._admin_instead(scope)
+        ):
             await self.app(scope, receive, send)
             return
         state = request_state(scope)
@@ -128,6 +152,16 @@ class SignatureCheck:
             self.sandbox.keys.discard(request_header(scope, b"x-api-key") or "")
             state.caller = state.key = None
             await self._serve(scope, replaying(state.body, receive), send, state, guess=False)
+
+    @staticmethod
+    def _admin_instead(scope: Scope) -> bool:
+        """An unsigned request to a route that takes the admin token instead."""
+        rx = _ADMIN_OR_SIGNED.get(str(scope["method"]))
+        return (
+            rx is not None
+            and rx.search(str(scope["path"])) is not None
+            and request_header(scope, b"x-api-key") is None
+        )
 
     async def _serve(
         self, scope: Scope, receive: Receive, send: Send, state: RequestState, *, guess: bool
@@ -203,9 +237,15 @@ class SignatureCheck:
             return "SVC-GW-1003", "X-Api-Key is not a key of this environment"
         if record.revoked:
             return "SVC-GW-1003", "X-Api-Key has been revoked"
+        secret = open_secret_key(self.sandbox.sealer, record.api_key, record.secret_key)
+        if secret is None:
+            return (
+                "SVC-GW-1003",
+                "X-Api-Key's secret was sealed under another key file than this sandbox's",
+            )
         try:
             verify(
-                record.secret_key,
+                secret,
                 signature=header_text(headers.get(b"x-signature")),
                 timestamp=header_text(headers.get(b"x-timestamp")),
                 method=method,

@@ -61,7 +61,7 @@ def _grouped(number: str) -> str:
 
 def _fixtures(sandbox: RouteServices) -> dict[str, Any]:
     with sandbox.db.read() as conn:
-        view = fixtures_view(conn, DEMO_MERCHANT_ID)
+        view = fixtures_view(conn, DEMO_MERCHANT_ID, sandbox.sealer)
     # The webhook secret stays behind the signed GET /sandbox/fixtures.
     return {
         "merchant": view["merchant"],

@@ -138,6 +138,14 @@ class AuthorizationExpiryWork:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    def pending_merchants(self, conn: sa.Connection) -> set[str]:
+        """Merchants with an authorization."""
+        return set(
+            conn.execute(
+                sa.select(_P.c.merchant_id).where(_P.c.status == "authorized").distinct()
+            ).scalars()
+        )
+
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """The oldest authorization's moment plus the merchant's lifetime."""
         oldest = conn.execute(

@@ -111,6 +111,16 @@ class ThreeDSExpiryWork:
         self.db = db
         self.timeout = timedelta(seconds=timeout_seconds)
 
+    def pending_merchants(self, conn: sa.Connection) -> set[str]:
+        """Merchants with a pending challenge."""
+        return set(
+            conn.execute(
+                sa.select(payments.c.merchant_id)
+                .where(payments.c.status == "pending_3ds")
+                .distinct()
+            ).scalars()
+        )
+
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """Creation time of the oldest pending challenge plus the timeout."""
         oldest = conn.execute(

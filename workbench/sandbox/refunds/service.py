@@ -163,6 +163,14 @@ class RefundSettlementWork:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    def pending_merchants(self, conn: sa.Connection) -> set[str]:
+        """Merchants with a pending refund."""
+        return set(
+            conn.execute(
+                sa.select(_R.c.merchant_id).where(_R.c.status == "pending").distinct()
+            ).scalars()
+        )
+
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """The earliest settlement time of a pending refund."""
         return conn.execute(

@@ -235,6 +235,14 @@ class SessionExpiryWork:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    def pending_merchants(self, conn: sa.Connection) -> set[str]:
+        """Merchants with an active session."""
+        return set(
+            conn.execute(
+                sa.select(_S.c.merchant_id).where(_S.c.status == "active").distinct()
+            ).scalars()
+        )
+
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """The earliest expiry of an active session."""
         return conn.execute(

@@ -91,6 +91,15 @@ def _v5_delivery_claims(conn: sa.Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE events ADD COLUMN claimed_until {kind}")
 
 
+def _v6_merchant_creation_time(conn: sa.Connection) -> None:
+    """Version 6: a merchant records when it was made (merchants on demand).
+    The secrets stored in clear are sealed by the sandbox when it opens the database
+    (`workbench.sandbox.merchant_secrets.seal_plain_secrets`: the key is not storage's)."""
+    column = metadata.tables["merchants"].c.created_at
+    kind = column.type.compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE merchants ADD COLUMN created_at {kind}")
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
 STEPS: Mapping[int, Step] = {
@@ -98,6 +107,7 @@ STEPS: Mapping[int, Step] = {
     3: _v3_address_buckets,
     4: _v4_transaction_ids,
     5: _v5_delivery_claims,
+    6: _v6_merchant_creation_time,
 }
 
 #: The schema this code creates and serves.

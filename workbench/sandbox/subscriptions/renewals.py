@@ -191,6 +191,15 @@ class RenewalWork:
         self.db = db
         self.batch_size = batch_size
 
+    def pending_merchants(self, conn: sa.Connection) -> set[str]:
+        """Merchants with an unfinished charge, a renewal or a trial-end notice ahead."""
+        selects = (
+            sa.select(_C.c.merchant_id).where(_C.c.state.in_(("processing", "charged"))),
+            sa.select(_S.c.merchant_id).where(_S.c.next_charge_at.is_not(None)),
+            sa.select(_S.c.merchant_id).where(_S.c.trial_notice_at.is_not(None)),
+        )
+        return {m for select in selects for m in conn.execute(select.distinct()).scalars()}
+
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
         """The earliest of: a charge left unfinished, a due charge, a trial-end notice."""
         candidates = [
