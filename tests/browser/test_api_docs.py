@@ -27,12 +27,14 @@ def _authorize(page: Any, api_key: str, secret_key: str) -> None:
     page.get_by_role("button", name="Authorize").first.click()
     dialog = page.locator(".dialog-ux")
     assert "secret key" in dialog.inner_text()
-    dialog.locator("input[type=text]").fill(api_key)
-    secret = dialog.locator("input[type=password]")
+    # The signing scheme's form (the admin token's, for the merchants routes, is beside it).
+    form = dialog.locator("form").filter(has=page.locator("#auth-basic-username"))
+    form.locator("#auth-basic-username").fill(api_key)
+    secret = form.locator("input[type=password]")
     assert secret.get_attribute("type") == "password"
     secret.fill(secret_key)
-    dialog.get_by_role("button", name="Apply credentials").click()
-    dialog.get_by_role("button", name="Close").click()
+    form.get_by_role("button", name="Apply credentials").click()
+    dialog.get_by_role("button", name="Close").first.click()
 
 
 def _execute(page: Any, operation_id: str, **fields: str) -> Any:

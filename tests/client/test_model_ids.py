@@ -28,6 +28,7 @@ WITHOUT_ID = {
     "SubscriptionPage",
     "SubscriptionChargeList",
     "SandboxEventList",
+    "MerchantList",
     "SandboxFixtures",
     "DeliveryAttempt",
     "AuthorizationLifetime",

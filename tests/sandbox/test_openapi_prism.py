@@ -31,6 +31,7 @@ PARAMETERS = {
     "hash": "KNhAcDXMBNYDM_b9vJh5byU8GRsNVR2M",
     "event_id": "evt_01a20cb3ec6366013e1f6835",
     "payment_id": "pay_01a20cb3edcf6f0f9874a8dd",
+    "merchant_id": "mrc_01a20cb3edcf6f0f9874a8de",
 }
 
 

@@ -182,6 +182,11 @@ class MerchantDeletion(APIObject):
     merchant_id: str
     deleted: dict[str, int] = Field(default_factory=dict)
 
+    @property
+    def id(self) -> str:
+        """The deleted merchant's id (``merchant_id``)."""
+        return self.merchant_id
+
 
 class SettleResult(APIObject):
     """``POST /sandbox/settle``: how many in-flight refunds were settled."""

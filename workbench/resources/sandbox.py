@@ -173,8 +173,12 @@ class Sandbox(SyncResource, Generic[SyncClientT]):
         customers with their saved test cards, and a business clock of its own.
 
         Example:
-            >>> mine = client.sandbox.create_merchant(name="my laptop")  # doctest: +SKIP
-            >>> mine.client.payments.charge_card(...)  # doctest: +SKIP
+            ```python
+            mine = client.sandbox.create_merchant(name="my laptop")
+            mine.client.payments.charge_card(
+                transaction_id="order-1", amount=12_500, card_token="tok_test_success"
+            )
+            ```
 
         Args:
             name: what to call it (at most 100 characters).
