@@ -150,8 +150,9 @@ def test_the_readme_and_guide_teach_id_not_the_spec_field_names() -> None:
     assert found == []
 
 
-def test_the_notebooks_and_the_flows_they_run_teach_id() -> None:
-    """Code and markdown cells alike; a typed event's ``data`` keeps the payload's names."""
+def test_the_notebooks_and_the_helpers_they_call_teach_id() -> None:
+    """Code and markdown cells alike, and the package's modules a notebook runs (a reader
+    opens them from a cell); a typed event's ``data`` keeps the payload's own names."""
     sources = {
         f"{path.relative_to(ROOT)} cell {cell.get('id')}": "".join(cell["source"])
         for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -159,7 +160,9 @@ def test_the_notebooks_and_the_flows_they_run_teach_id() -> None:
     }
     for path in [
         *sorted((ROOT / "workbench" / "flows").glob("*.py")),
+        *sorted((ROOT / "workbench" / "scenarios").glob("*.py")),
         ROOT / "workbench" / "tracking.py",
+        ROOT / "workbench" / "triggers.py",
     ]:
         sources[str(path.relative_to(ROOT))] = path.read_text(encoding="utf-8")
     assert len(sources) > 100, "no notebook cells read"

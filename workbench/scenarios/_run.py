@@ -122,7 +122,7 @@ def _charge(client: Client, f: dict[str, Any], values: _Values, capture: bool) -
         customer_id=f.get("customerId"),
         capture=capture,
     )
-    return _dump(charge, charge.payment_id)
+    return _dump(charge, charge.id)
 
 
 def _session(client: Client, f: dict[str, Any], values: _Values) -> dict[str, Any]:
@@ -135,14 +135,14 @@ def _session(client: Client, f: dict[str, Any], values: _Values) -> dict[str, An
         callback_url=f.get("callbackUrl"),
         mode=f.get("mode"),
     )
-    return _dump(session, session.session_id)
+    return _dump(session, session.id)
 
 
 def _refund(client: Client, f: dict[str, Any]) -> dict[str, Any]:
     refund = client.payments.refund(f["paymentId"], amount=f.get("amount"), reason=f.get("reason"))
     last = refund.last_refund
-    result = _dump(refund, last.refund_id if last else refund.payment_id)
-    result["refundId"] = last.refund_id if last else None
+    result = _dump(refund, last.id if last else refund.id)
+    result["refundId"] = last.id if last else None
     result["inFlight"] = refund.in_flight
     return result
 
