@@ -165,7 +165,7 @@ class Tracker:
         ```python
         tracker = Tracker(client)
         charge = client.payments.charge_card(...)
-        tracker.history(charge.payment_id)
+        tracker.history(charge.id)
         ```
     """
 

@@ -270,9 +270,9 @@ def _charge(
         **run.card_extras(),
     )
     kind = "charge" if capture else "preauthorize"
-    run.say(f"{kind} {format_try(run.amount)} with {token}: {charge.payment_id} {charge.status}")
-    run.object_id = charge.payment_id
-    return charge.payment_id
+    run.say(f"{kind} {format_try(run.amount)} with {token}: {charge.id} {charge.status}")
+    run.object_id = charge.id
+    return charge.id
 
 
 def _captured(run: _Run) -> None:
@@ -313,11 +313,11 @@ def _challenged(run: _Run, token: str) -> tuple[str, str]:
         three_d_secure=True,
         **run.card_extras(),
     )
-    run.object_id = charge.payment_id
-    run.say(f"charge {format_try(run.amount)} with {token}: {charge.payment_id} {charge.status}")
+    run.object_id = charge.id
+    run.say(f"charge {format_try(run.amount)} with {token}: {charge.id} {charge.status}")
     if not charge.correlation_id:
         raise TriggerError(f"{token} was not challenged")
-    return charge.payment_id, charge.correlation_id
+    return charge.id, charge.correlation_id
 
 
 def _pending_3ds(run: _Run) -> None:
@@ -368,8 +368,8 @@ def _session(run: _Run) -> str:
         description=run.values.get("description"),
         customer_id=run.values.get("customerId"),
     )
-    run.object_id = session.session_id
-    run.say(f"create a checkout session for {format_try(run.amount)}: {session.session_id}")
+    run.object_id = session.id
+    run.say(f"create a checkout session for {format_try(run.amount)}: {session.id}")
     return session.checkout_url
 
 
@@ -516,7 +516,7 @@ def _card_updated(run: _Run) -> None:
     if not sub.public_hash:
         raise TriggerError(f"{sub.id} came without its portal hash")
     session = run.client.portal.update_card_session(sub.public_hash)
-    run.say(f"the buyer asks the portal for a card-update page: {session.session_id}")
+    run.say(f"the buyer asks the portal for a card-update page: {session.id}")
     _pay_hosted_page(run, session.checkout_url)
 
 

@@ -7,6 +7,7 @@ exactly the model's kuruş fields, so the table cannot drift from the code.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import get_args
 
@@ -146,5 +147,28 @@ def test_the_readme_and_guide_teach_id_not_the_spec_field_names() -> None:
         f"{page.relative_to(ROOT)}: {match[0]}"
         for page in pages
         for match in spec_names.finditer(page.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_notebooks_and_the_helpers_they_call_teach_id() -> None:
+    """Code and markdown cells alike, and the package's modules a notebook runs (a reader
+    opens them from a cell); a typed event's ``data`` keeps the payload's own names."""
+    sources = {
+        f"{path.relative_to(ROOT)} cell {cell.get('id')}": "".join(cell["source"])
+        for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
+    }
+    for path in [
+        *sorted((ROOT / "workbench" / "flows").glob("*.py")),
+        *sorted((ROOT / "workbench" / "scenarios").glob("*.py")),
+        ROOT / "workbench" / "tracking.py",
+        ROOT / "workbench" / "triggers.py",
+    ]:
+        sources[str(path.relative_to(ROOT))] = path.read_text(encoding="utf-8")
+    assert len(sources) > 100, "no notebook cells read"
+    spec_names = re.compile(r"\b(?!data\.)\w+\.(payment_id|session_id|refund_id)\b")
+    found = [
+        f"{where}: {m[0]}" for where, text in sources.items() for m in spec_names.finditer(text)
     ]
     assert found == []

@@ -61,19 +61,19 @@ def card_3ds(
             )
             run.outcome.update(status="declined", challenged=False, error=err.code)
             return run
-        run.object_id = charge.payment_id
+        run.object_id = charge.id
         run.say(f"charge {format_try(amount)} with {card_token}: {charge.status}")
         run.outcome.update(challenged=charge.requires_action, amount=charge.amount)
         if charge.requires_action and charge.correlation_id:
             answer = client.sandbox.answer_challenge(
-                charge.payment_id, charge.correlation_id, code=challenge_code
+                charge.id, charge.correlation_id, code=challenge_code
             )
             run.say(f"buyer answers the challenge page: result {answer.result}")
             answers = []
             for attempt in ("3ds-callback", "3ds-callback again (duplicate)"):
                 try:
                     done = client.payments.complete_3ds(
-                        charge.payment_id, pares=answer.pares, correlation_id=charge.correlation_id
+                        charge.id, pares=answer.pares, correlation_id=charge.correlation_id
                     )
                     answers.append(("ok", done.status, done.auth_code))
                     run.say(f"{attempt}: {done.status}")
@@ -81,7 +81,7 @@ def card_3ds(
                     answers.append(("error", err.code, None))
                     run.say(f"{attempt}: {type(err).__name__} {err.code}")
             run.outcome["duplicate_same"] = answers[0] == answers[1]
-        payment = client.payments.retrieve(charge.payment_id)
+        payment = client.payments.retrieve(charge.id)
         run.say(
             f"payment is {payment.status}; refundable {format_try(payment.refundable_amount or 0)}"
         )

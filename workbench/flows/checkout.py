@@ -136,7 +136,7 @@ def checkout(
                 return_url=return_url(client), callback_url=listener.url,
                 description="Order from the workbench notebook", installment_enabled=True,
             )  # fmt: skip
-            run.object_id = session.session_id
+            run.object_id = session.id
             run.outcome["session_status"] = session.status
             run.say(f"session for {format_try(amount)} in {mode} mode: {session.status}")
             page = open_page(session.checkout_url)
@@ -167,12 +167,12 @@ def checkout(
                 run.say(f"merchant server reads the payment: {payment.status}")
                 client.sandbox.tick()
                 completed = listener.wait_for("session.completed", timeout=10)
-                mine = [e for e in completed if e.data.get("sessionId") == session.session_id]
+                mine = [e for e in completed if e.data.get("sessionId") == session.id]
                 run.outcome["session_event"] = bool(mine) and (
                     mine[0].data.get("paymentId") == payment_id
                 )
                 if mine:
-                    run.note_state(session.session_id, "completed")
+                    run.note_state(session.id, "completed")
                 run.outcome["events"] = [
                     e.type for e in listener.events if e.data.get("paymentId") == payment_id
                 ]

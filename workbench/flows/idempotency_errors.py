@@ -48,7 +48,7 @@ def idempotency_errors(
             transaction_id=transaction_id, amount=amount, card_token=card_token,
             idempotency_key=key,
         )  # fmt: skip
-        run.object_id = first.payment_id
+        run.object_id = first.id
         run.say(f"charge {format_try(amount)} under an Idempotency-Key: {first.http_status}")
         again = client.payments.charge_card(
             transaction_id=transaction_id, amount=amount, card_token=card_token,
@@ -57,7 +57,7 @@ def idempotency_errors(
         replayed = bool(again.response and again.response.replayed)
         same_request = first.request_id == again.request_id
         run.outcome.update(
-            replay_same_payment=again.payment_id == first.payment_id,
+            replay_same_payment=again.id == first.id,
             replayed=replayed,
             replay_same_request_id=same_request,
         )
@@ -77,10 +77,10 @@ def idempotency_errors(
         fenced = client.payments.charge_card(
             transaction_id=transaction_id, amount=amount, card_token=card_token
         )
-        run.outcome["fence_same_payment"] = fenced.payment_id == first.payment_id
+        run.outcome["fence_same_payment"] = fenced.id == first.id
         run.say(
             f"same transactionId, new key: {fenced.http_status}, "
-            f"same payment={fenced.payment_id == first.payment_id}"
+            f"same payment={fenced.id == first.id}"
         )
         try:
             client.payments.charge_card(

@@ -42,28 +42,28 @@ def preauth(
             transaction_id=new_transaction_id(), amount=amount, card_token=card_token,
             capture=False,
         )  # fmt: skip
-        run.object_id = auth.payment_id
+        run.object_id = auth.id
         run.say(f"authorize {format_try(amount)} (capture=false): {auth.status}")
         if then == "capture":
-            first = client.payments.capture(auth.payment_id)
-            again = client.payments.capture(auth.payment_id)
+            first = client.payments.capture(auth.id)
+            again = client.payments.capture(auth.id)
             run.say(
                 f"capture: {first.status}, refundable {format_try(first.refundable_amount or 0)}"
             )
             run.say(f"capture again: {again.status} (no-op)")
             same = (first.status, first.amount) == (again.status, again.amount)
         else:
-            first_v = client.payments.void(auth.payment_id, reason=reason)
-            again_v = client.payments.void(auth.payment_id, reason=reason)
+            first_v = client.payments.void(auth.id, reason=reason)
+            again_v = client.payments.void(auth.id, reason=reason)
             run.say(f"void with a reason: {first_v.status}")
             run.say(f"void again: {again_v.status} (no-op)")
             same = first_v.status == again_v.status
             events = client.sandbox.events(type="payment.voided").items
-            mine = [e for e in events if e.data.get("paymentId") == auth.payment_id]
+            mine = [e for e in events if e.data.get("paymentId") == auth.id]
             run.outcome["voided_events"] = len(mine)
             run.outcome["event_reason"] = mine[-1].data.get("reason") if mine else None
             run.say(f"payment.voided events for this payment: {len(mine)}")
-        payment = client.payments.retrieve(auth.payment_id)
+        payment = client.payments.retrieve(auth.id)
         run.say(
             f"payment is {payment.status}; refundable {format_try(payment.refundable_amount or 0)}"
         )

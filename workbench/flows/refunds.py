@@ -78,12 +78,12 @@ def refunds(
         charge = client.payments.charge_card(
             transaction_id=new_transaction_id(), amount=amount, card_token=card_token
         )
-        run.object_id = charge.payment_id
+        run.object_id = charge.id
         run.say(f"charge {format_try(amount)} with {card_token}: {charge.status}")
         first = _refund(
             client,
             run,
-            charge.payment_id,
+            charge.id,
             partial,
             "one item back",
             f"refund {format_try(partial)}",
@@ -92,13 +92,13 @@ def refunds(
         run.outcome["after_partial"] = left
         run.say(f"refundable now {format_try(left)}")
         try:
-            client.payments.refund(charge.payment_id, amount=left + 100)
+            client.payments.refund(charge.id, amount=left + 100)
             run.outcome["over_refund_error"] = None
         except APIError as err:
             run.outcome["over_refund_error"] = err.code
             run.say(f"refund {format_try(left + 100)} (too much): {err.http_status} {err.code}")
-        _refund(client, run, charge.payment_id, None, "order cancelled", "refund the rest")
-        payment = client.payments.retrieve(charge.payment_id)
+        _refund(client, run, charge.id, None, "order cancelled", "refund the rest")
+        payment = client.payments.retrieve(charge.id)
         run.say(
             f"payment {payment.status}: refunded {format_try(payment.refund_amount or 0)}, "
             f"refundable {format_try(payment.refundable_amount or 0)}"

@@ -78,7 +78,7 @@ def quickstart(
         charge = client.payments.charge_card(
             transaction_id=new_transaction_id(), amount=amount, card_token=card_token
         )
-    run.object_id = charge.payment_id
+    run.object_id = charge.id
     run.say(f"signed charge {format_try(amount)}: {charge.http_status} {charge.status}")
     info = charge.response
     assert info is not None

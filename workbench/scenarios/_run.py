@@ -27,8 +27,6 @@ __all__ = ["StepFailed", "StepResult", "run_scenario"]
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
 #: The card a charge is made with unless its step names another.
 _CARD = "tok_test_success"
-#: The customer a subscription is made for unless its step names another.
-_CUSTOMER = "cus_demo_ayse"
 _SECONDS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86_400}
 
 
@@ -124,7 +122,7 @@ def _charge(client: Client, f: dict[str, Any], values: _Values, capture: bool) -
         customer_id=f.get("customerId"),
         capture=capture,
     )
-    return _dump(charge, charge.payment_id)
+    return _dump(charge, charge.id)
 
 
 def _session(client: Client, f: dict[str, Any], values: _Values) -> dict[str, Any]:
@@ -137,14 +135,14 @@ def _session(client: Client, f: dict[str, Any], values: _Values) -> dict[str, An
         callback_url=f.get("callbackUrl"),
         mode=f.get("mode"),
     )
-    return _dump(session, session.session_id)
+    return _dump(session, session.id)
 
 
 def _refund(client: Client, f: dict[str, Any]) -> dict[str, Any]:
     refund = client.payments.refund(f["paymentId"], amount=f.get("amount"), reason=f.get("reason"))
     last = refund.last_refund
-    result = _dump(refund, last.refund_id if last else refund.payment_id)
-    result["refundId"] = last.refund_id if last else None
+    result = _dump(refund, last.id if last else refund.id)
+    result["refundId"] = last.id if last else None
     result["inFlight"] = refund.in_flight
     return result
 
@@ -153,9 +151,12 @@ def _subscribe(client: Client, f: dict[str, Any]) -> dict[str, Any]:
     count, _, unit = str(f.get("interval", "1 month")).strip().partition(" ")
     if not count.isdigit() or not unit:
         raise ValueError(f"interval {f.get('interval')!r}: give a count and a unit, e.g. '1 day'")
+    # unless the step names a customer, the merchant's first (its own: each merchant,
+    # one made on demand too, has its own customers and store)
+    fixtures = client.sandbox.fixtures()
     sub = client.subscriptions.create(
-        store_id=client.sandbox.fixtures().store_id,
-        customer_id=f.get("customerId", _CUSTOMER),
+        store_id=fixtures.store_id,
+        customer_id=f.get("customerId", fixtures.customers[0].id),
         amount_minor=f["amount"],
         interval_count=int(count),
         interval_unit=unit.rstrip("s"),

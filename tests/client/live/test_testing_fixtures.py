@@ -166,6 +166,19 @@ def test_workbench_fixtures_runs_a_scenario_and_returns_its_named_results(
     assert types == ["payment.captured", "refund.pending"]
 
 
+def test_a_subscription_scenario_runs_on_a_merchant_of_its_own(
+    workbench_fixtures: Any, workbench_client: Client
+) -> None:
+    # the subscribe step names no customer: it takes this merchant's first one
+    made = workbench_fixtures("subscription-past-due")
+    customer = workbench_client.sandbox.fixtures().customers[0].id
+    assert made["subscription"]["customerId"] == customer
+    subscription = workbench_client.subscriptions.retrieve(made["subscription"]["id"])
+    assert subscription.status == "past_due"
+    charges = workbench_client.subscriptions.charges(subscription.id).items
+    assert [c.status for c in charges] == ["declined"] * 3
+
+
 def test_workbench_fixtures_checks_the_whole_file_before_making_anything(
     workbench_fixtures: Any, workbench_client: Client, tmp_path: Path
 ) -> None:
