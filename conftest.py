@@ -125,6 +125,9 @@ _ONE_WORKER = {
     "tests/foundation/test_cli_listen.py": "cli-listen",
     "tests/foundation/test_cli_trigger.py": "cli-trigger",  # one sandbox for every trigger
     "tests/client/test_webhooks_docs.py": "webhooks-docs",
+    # The plugin's sandbox is shared by every worker of the run: the check that no test's
+    # merchant outlives its test would see the merchants of the tests running beside it.
+    "tests/client/live/test_testing_fixtures.py": "testing-fixtures",
     "tests/notebooks/test_cli_run.py": "cli-run",
     "tests/parity/": "parity",
 }
