@@ -99,8 +99,9 @@ def _private_tmpdir(request: pytest.FixtureRequest) -> Iterator[None]:
         tempfile.tempdir = None
 
 
-#: Test files (or folders) run on one worker, for their module- or package-scoped
-#: fixtures' sake (each worker would build its own otherwise); the value names the unit.
+#: Test files, folders (or tests, by a node id's start) run on one worker, for their
+#: module-, package- or session-scoped fixtures' sake (each worker would build its own
+#: otherwise); the value names the unit.
 _ONE_WORKER = {
     "tests/browser/": "browser",
     # The guide is built once per run for every worker (tests/docs/site.py); these four
@@ -112,14 +113,21 @@ _ONE_WORKER = {
     "tests/docs/test_recipes.py": "docs-recipes",
     "tests/sandbox/test_workers.py": "workers",
     "tests/sandbox/test_schemathesis.py": "schemathesis",
-    # One two-worker sandbox per backend, shared by the renewal race and the fidelity
-    # checks (tests/sandbox/conftest.py); one for the HTTP limits' module.
+    # One two-worker sandbox without reconciler per backend, shared by the modules that
+    # ask for it (``RECONCILER = False``, tests/sandbox/conftest.py): each start costs
+    # about 4 s of CPU and 10 s. The newman run's stays apart: it waits for newman's
+    # install. One for the HTTP limits' module.
     "tests/sandbox/subscriptions/test_cancel_during_renewal.py": "two-workers",
     "tests/sandbox/test_fidelity_two_workers.py": "two-workers",
+    "tests/sandbox/sessions/test_transaction_id_race.py": "two-workers",
+    "tests/sandbox/control/test_merchants_two_workers.py::test_a_deleted": "two-workers",
     "tests/sandbox/edge/test_http_limits.py": "http-limits",
     "tests/foundation/test_cli_listen.py": "cli-listen",
     "tests/foundation/test_cli_trigger.py": "cli-trigger",  # one sandbox for every trigger
     "tests/client/test_webhooks_docs.py": "webhooks-docs",
+    # The plugin's sandbox is shared by every worker of the run: the check that no test's
+    # merchant outlives its test would see the merchants of the tests running beside it.
+    "tests/client/live/test_testing_fixtures.py": "testing-fixtures",
     "tests/notebooks/test_cli_run.py": "cli-run",
     "tests/parity/": "parity",
 }
@@ -131,7 +139,7 @@ def _unit_of(nodeid: str) -> str:
     if path.endswith(".ipynb"):
         return path  # the cells of one notebook share its kernel
     for prefix, unit in _ONE_WORKER.items():
-        if path.startswith(prefix):
+        if nodeid.startswith(prefix):
             # The backends' servers are separate fixtures: each can go to another worker.
             return f"{unit}[postgres]" if "[postgres" in nodeid else unit
     return nodeid
@@ -147,6 +155,10 @@ _EXPECTED_SECONDS = {
     "tests/packaging/test_wheel.py": 25.0,  # each: fresh virtual environments' first runs
     "tests/packaging/test_pytest_plugin.py": 2.0,
     "tests/sandbox/test_workers_crash.py": 20.0,
+    # Two worker processes, their attempts at a silent receiver timing out and retried.
+    "tests/sandbox/test_webhook_receiver_never_answers.py::test_two_workers": 25.0,
+    "tests/sandbox/control/test_advance_after_crash.py": 4.0,  # two sandbox processes
+    "tests/client/live/test_plugin_runs.py": 8.0,  # pytest runs with two workers each
     "tests/sandbox/test_workers.py": 4.0,
     "tests/sandbox/test_fidelity_two_workers.py": 1.5,
     "tests/sandbox/test_restart.py": 5.0,

@@ -29,6 +29,13 @@ from workbench.sandbox import SandboxServer
 #: The sandbox's default: attempts in flight at once, per merchant.
 CONCURRENCY = 8
 EVENTS = 20
+#: Events for the two worker processes, whose attempts wait out their 5 s deadline: a
+#: few more than the limit, so a limit kept per worker, or none, shows as more at once.
+WORKER_EVENTS = CONCURRENCY + 4
+#: How long a reconciler pass or an advance waits for webhook answers here (10 s by
+#: default): far below the attempts' deadline, so the advance answers while the receiver
+#: still holds every connection, as it does with the default, without waiting it out.
+WAIT_SECONDS = 1.0
 #: Guards, not measured figures: far above what the sandbox needs, far below the
 #: attempts' own deadline (60 s), which would end the receiver's hold.
 GUARD_SECONDS = 40
@@ -130,7 +137,7 @@ def _advance(base: str) -> httpx2.Response:
 def test_an_advance_answers_while_the_receiver_still_holds_its_connections(
     sandbox_with: Callable[..., SandboxServer], receiver: Silent
 ) -> None:
-    server = sandbox_with(webhook_timeout_seconds=60)
+    server = sandbox_with(webhook_timeout_seconds=60, webhook_wait_seconds=WAIT_SECONDS)
     _events_to(server, receiver)
     thread, answers = _in_thread(lambda: _advance(server.base_url))
     thread.join(GUARD_SECONDS)
@@ -145,8 +152,9 @@ def test_an_advance_answers_while_the_receiver_still_holds_its_connections(
 def test_two_sandboxes_on_one_database_never_send_an_attempt_twice(
     sandbox_with: Callable[..., SandboxServer], receiver: Silent
 ) -> None:
-    first = sandbox_with(webhook_timeout_seconds=60, workers=2)
-    second = sandbox_with(webhook_timeout_seconds=60, workers=2)  # the same database
+    settings = {"webhook_timeout_seconds": 60, "webhook_wait_seconds": WAIT_SECONDS}
+    first = sandbox_with(workers=2, **settings)
+    second = sandbox_with(workers=2, **settings)  # the same database
     _events_to(first, receiver)
 
     def tick() -> httpx2.Response:
@@ -182,7 +190,7 @@ def test_two_workers_never_send_an_attempt_twice_nor_more_than_the_limit_at_once
     base = workers[0]
     with signed_client(base) as client:
         assert client.put("/sandbox/webhook", json={"url": receiver.url}).status_code == 200
-        for _ in range(EVENTS):
+        for _ in range(WORKER_EVENTS):
             paid = client.post("/v1/payments/card", json=charge_body(threeDSecure=False))
             assert paid.status_code == 201, paid.text
     assert receiver.held.wait(GUARD_SECONDS), "no attempt reached the receiver"
@@ -191,7 +199,7 @@ def test_two_workers_never_send_an_attempt_twice_nor_more_than_the_limit_at_once
         thread.join(120)
     assert all(answers for _, answers in moving), "an advance had not answered"
     guard = time.monotonic() + 180  # a guard: two rounds of retries take about 50 s
-    while len(receiver.pairs) < 2 * EVENTS:
+    while len(receiver.pairs) < 2 * WORKER_EVENTS:
         assert time.monotonic() < guard, f"{len(receiver.pairs)} attempts within 180 s"
         time.sleep(0.2)
     sent_twice = [pair for pair, n in Counter(receiver.pairs).items() if n > 1]

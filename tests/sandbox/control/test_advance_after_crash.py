@@ -7,7 +7,9 @@ The sandbox is killed in the middle of the advance, at a known point: a ``sitecu
 of the test's own holds the first pass of renewal work that charged something (the clock
 has moved one day of five), and the test kills the process while it is held. The replay
 first meets the crashed request's claim (409 SVC-GW-2002 until it lapses, 60 s after it
-was made); the test then ages the claim in the database instead of waiting the minute.
+was made); the test then ages the claim, and the killed process's reconciler lease (which
+frees a dead holder's merchant 30 s after it was taken), in the database instead of
+waiting them out.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from tests.sandbox.subscriptions.api import charges, create
 from tests.sandbox.workers import answers, children
-from workbench.sandbox.tables import idempotency_records
+from workbench.sandbox.tables import idempotency_records, leases
 
 DAYS = 5
 SUBSCRIPTIONS = 3
@@ -169,6 +171,16 @@ def test_an_advance_replayed_after_kill_9_stops_at_its_target_and_charges_each_p
                         .where(idempotency_records.c.id == claim.id)
                         .values(locked_until=claim.created_at)
                     )
+                    # And the killed process's reconciler lease has expired (30 s after
+                    # it was taken), which the replay's advance would wait out otherwise.
+                    held = sa.and_(
+                        leases.c.name.startswith("reconciler:"),
+                        leases.c.expires_at > claim.created_at,
+                    )
+                    aged = conn.execute(
+                        sa.update(leases).where(held).values(expires_at=claim.created_at)
+                    )
+                    assert aged.rowcount == 1  # the advance's merchant's, taken by the first
             finally:
                 engine.dispose()
             replay = client.post(
