@@ -7,6 +7,7 @@ import contextlib
 import functools
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -116,6 +117,9 @@ def bench_config() -> SandboxConfig:
         run_reconciler_in_background=os.environ.get("BENCH_SANDBOX_RECONCILER") == "1",
         workers=int(os.environ.get("BENCH_SANDBOX_WORKERS", "1")),
         owns_process=True,  # as `workbench sandbox` runs it
+        # One key for the parent and every worker, as the command's key file is: secrets
+        # are sealed under it, and a worker with a key of its own refuses every signature.
+        replay_key=bytes.fromhex(os.environ["BENCH_SANDBOX_REPLAY_KEY"]),
     )
 
 
@@ -175,6 +179,7 @@ def sandbox(db_url: str, workers: int = 1, *, reconciler: bool = False) -> Itera
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, BENCH_SANDBOX_DB=db_url, BENCH_SANDBOX_WORKERS=str(workers))
+    env["BENCH_SANDBOX_REPLAY_KEY"] = secrets.token_hex(32)
     env["BENCH_SANDBOX_RECONCILER"] = "1" if reconciler else "0"
     command = [sys.executable, "-c", SANDBOX_MAIN, str(port), str(workers)]
     with process(command, url + "/openapi.json", env=env, cwd=HERE.parent):

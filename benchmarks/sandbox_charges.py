@@ -155,6 +155,10 @@ def main() -> None:
         ratios(pg, prism, " (bar: >= 1.0)")
         ratios(pg, one, "")
     ratios(two, ceiling, "")
+    failed = [name for name in names if any(load.non_2xx for load in rounds[name])]
+    if failed:
+        # A refused request is answered faster than a charge: its figures mean nothing.
+        raise SystemExit(f"not every request was a charge (non-2xx answers): {', '.join(failed)}")
 
 
 if __name__ == "__main__":
