@@ -73,4 +73,6 @@ async def answer_charge(
             claim=claim,
         )
 
-    return await db.atransact(transaction, plan=plan)
+    return await idempotency.answer_keeping_refusals(
+        db, caller, METHOD, path, key, transaction, digest=digest, plan=plan
+    )
