@@ -26,7 +26,6 @@ from workbench.sandbox import (
 )
 from workbench.sandbox.context import Caller
 from workbench.sandbox.control import service as control
-from workbench.sandbox.edge import switches
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.runtime import SandboxRuntime
@@ -84,7 +83,7 @@ def test_taking_the_fail_next_switch_empties_the_cache(sandbox: SandboxRuntime) 
     with sandbox.db.write() as conn:
         control.set_fail_next(conn, DEMO_MERCHANT_ID, "500")
     assert _keep(sandbox).fail_next == "500"
-    assert switches.consume_fail_next(sandbox.db, DEMO_MERCHANT_ID, "500") == "500"
+    assert control.consume_fail_next(sandbox.db, DEMO_MERCHANT_ID, "500") == "500"
     assert sandbox.keys.get(DEFAULT_API_KEY) is None
 
 
