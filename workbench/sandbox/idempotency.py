@@ -74,6 +74,7 @@ __all__ = [
     "Plan",
     "Refresh",
     "Work",
+    "check_key",
     "claim_read",
     "fingerprint",
     "idempotent",
@@ -322,9 +323,9 @@ def idempotent(
     """`run_idempotent`'s transaction: claim the key, run ``work``, store its answer.
 
     For a caller that runs it in a transaction of its own, with work of its own before
-    it (`workbench.sandbox.payments.charging`, which confirms its caller first); its
-    arguments are `run_idempotent`'s, and ``claim`` the key's read declared on the
-    transaction's plan (`claim_read`).
+    it (`workbench.sandbox.routing.IdempotentPost.planned`, which confirms its caller
+    first); its arguments are `run_idempotent`'s, and ``claim`` the key's read declared
+    on the transaction's plan (`claim_read`).
     """
     if key is None:
         return work(conn)
@@ -404,6 +405,16 @@ async def answer_keeping_refusals(
             conn, caller, method, path, key, error, digest=digest, refresh=refresh, sealer=sealer
         )
     )
+
+
+def check_key(key: str | None) -> None:
+    """Refuse a malformed key (SVC-GW-4000), before any database work.
+
+    Raises:
+        ServiceError: SVC-GW-4000 when ``key`` is given and is not a UUID v4.
+    """
+    if key is not None:
+        _endpoint("", "", key)
 
 
 def _endpoint(method: str, path: str, key: str) -> str:

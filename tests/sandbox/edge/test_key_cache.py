@@ -30,6 +30,7 @@ from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.schema import TABLES
+from workbench.sandbox.storage import ReadPlan
 
 Change = Callable[[sa.Connection], object]
 _K = tables.api_keys
@@ -99,8 +100,10 @@ def test_a_charge_and_other_writes_leave_the_cache_alone(sandbox: SandboxRuntime
             "threeDSecure": False,
         }
     )
+    reads = payments.ChargeReads(ReadPlan(), caller, body)
+    digest = payments.fingerprint(body)
     reply = sandbox.db.transact(
-        lambda conn: payments.charge(conn, caller, body, "http://127.0.0.1:8000")
+        lambda conn: payments.charge(conn, caller, body, "http://127.0.0.1:8000", digest, reads)
     )
     assert reply.status == 201
     s = tables.stores

@@ -432,18 +432,16 @@ def charge(
     caller: Caller,
     req: ChargeRequest,
     base_url: str,
-    digest: str | None = None,
-    reads: ChargeReads | None = None,
+    digest: str,
+    reads: ChargeReads,
 ) -> Reply:
     """POST /v1/payments/card: 201 with the new payment, or the fence's answer.
 
-    ``digest`` is ``fingerprint(req)`` when the caller computed it before the
-    transaction (it needs no lock); computed here otherwise. ``reads``: this charge's
-    reads, declared on the plan its transaction runs with; declared here otherwise.
+    ``digest`` is ``fingerprint(req)``, computed before the transaction (it needs no
+    lock); ``reads`` this charge's reads, declared on the plan its transaction runs
+    with (an unannounced `ReadPlan` runs them one by one).
     """
     _check_token(req.cardToken)
-    digest = digest or fingerprint(req)
-    reads = reads or ChargeReads(ReadPlan(), caller, req)
     context = reads.context.first(conn)
     if context is None:
         raise LookupError(f"no merchant {caller.merchant_id!r}")
