@@ -81,7 +81,6 @@ __all__ = [
     "keep_refusal",
     "kept",
     "run_claimed",
-    "run_idempotent",
 ]
 
 Work = Callable[[sa.Connection], Reply]
@@ -318,14 +317,23 @@ def idempotent(
     digest: str,
     refresh: Refresh | None = None,
     sealer: Sealer | None = None,
-    claim: PlannedRead | None = None,
+    claim: PlannedRead | None,
 ) -> Reply:
-    """`run_idempotent`'s transaction: claim the key, run ``work``, store its answer.
+    """An idempotent POST's transaction: claim the key, run ``work``, store its answer.
 
-    For a caller that runs it in a transaction of its own, with work of its own before
-    it (`workbench.sandbox.routing.IdempotentPost.planned`, which confirms its caller
-    first); its arguments are `run_idempotent`'s, and ``claim`` the key's read declared
-    on the transaction's plan (`claim_read`).
+    Run by the one door every idempotent POST goes through
+    (`workbench.sandbox.routing.IdempotentPost`), in a transaction of its own with its
+    caller's key confirmation before it. ``method`` and ``path`` are the endpoint the
+    key is scoped to; ``digest`` is `fingerprint` of the request's validated body;
+    ``refresh`` rebuilds a provisional answer of ``work`` (`Reply.provisional`) when the
+    key is used again; ``sealer`` seals an answer that carries a bearer
+    (`Reply.carries_bearer`) and opens it to replay it; ``claim`` is the key's read
+    declared on the transaction's plan (`claim_read`: none without a key). Without a key
+    the work simply runs.
+
+    Raises:
+        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
+            whatever ``work`` raised (`answer_keeping_refusals` records a `kept` one).
     """
     if key is None:
         return work(conn)
@@ -479,53 +487,6 @@ def _claim_pending(
 
 def _no_plan(conn: sa.Connection) -> bytes:
     return b""
-
-
-async def run_idempotent(
-    db: Database,
-    caller: Caller,
-    path: str,
-    key: str | None,
-    work: Work,
-    *,
-    digest: str,
-    refresh: Refresh | None = None,
-    method: str = "POST",
-    sealer: Sealer | None = None,
-) -> Reply:
-    """Run ``work`` once per (key, endpoint, payload); see the module docstring.
-
-    The one transaction (claim, ``work``, the stored answer) goes through
-    `Database.atransact`, as every route's writes do. ``method`` and ``path`` are the
-    endpoint the key is scoped to. ``digest`` is `fingerprint` of the request's
-    validated body. ``refresh`` rebuilds a provisional answer of ``work``
-    (`Reply.provisional`) when the key is used again; a route that never answers
-    provisionally gives none. ``sealer`` seals an answer that carries a bearer
-    (`Reply.carries_bearer`) and opens it to replay it.
-
-    Without a key the work simply runs in one transaction (retried on a lost insert
-    race, which is how a ``transactionId`` fence answers a concurrent duplicate).
-
-    Raises:
-        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
-            whatever ``work`` raised and is not `kept` (a kept refusal is answered as the
-            key's recorded reply).
-    """
-    if key is not None:
-        _endpoint(method, path, key)  # a malformed key is refused before any database work
-    return await answer_keeping_refusals(
-        db,
-        caller,
-        method,
-        path,
-        key,
-        lambda conn: idempotent(
-            conn, caller, method, path, key, work, digest=digest, refresh=refresh, sealer=sealer
-        ),
-        digest=digest,
-        refresh=refresh,
-        sealer=sealer,
-    )
 
 
 async def run_claimed(

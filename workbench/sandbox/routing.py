@@ -181,7 +181,7 @@ class IdempotentPost:
         """Run ``work`` once per (key, endpoint, payload) and answer with its reply.
 
         Args:
-            work: the route's transaction (`idempotency.run_idempotent`).
+            work: the route's transaction (`idempotency.idempotent` runs it).
             digest: `idempotency.fingerprint` of the validated body.
             refresh: rebuilds a provisional answer when the key is used again.
         """
