@@ -22,14 +22,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, tables
+from workbench.sandbox import cards, events, tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_id, new_uuid
 from workbench.sandbox.payments import acs, expiry
-from workbench.sandbox.payments.events import emit
+from workbench.sandbox.payments.events import emit, payment_data
 from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
@@ -518,13 +518,15 @@ def charge(
         take_transaction_id(conn, caller.merchant_id, req.transactionId)
     if payment.status == "captured":
         save_card(conn, payment)
-    emit(
+    kind = "payment.3ds_pending" if status == "pending_3ds" else f"payment.{status}"
+    events.emit(  # to the store's webhook read with the charge's other reads
         conn,
-        payment,
-        "payment.3ds_pending" if status == "pending_3ds" else f"payment.{status}",
-        now,
-        store_webhook=context.store_webhook,
-        store_webhook_read=True,
+        merchant_id=payment.merchant_id,
+        store_id=payment.store_id,
+        data=payment_data(payment, kind),
+        now=now,
+        target_url=payment.callback_url or context.store_webhook,
+        look_up_webhook=False,
     )
     return reply
 
