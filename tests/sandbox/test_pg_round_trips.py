@@ -196,3 +196,53 @@ def test_a_connection_in_steady_use_is_not_pinged(
         assert _backend_pid(database) != dead  # and the pool replaced it afterwards
     finally:
         database.dispose()
+
+
+def test_a_charge_with_a_malformed_key_is_refused_before_its_transaction_on_postgres(
+    pg_url: str, tmp_path: Path
+) -> None:
+    # The key is checked before any database work, as on every idempotent POST: what is
+    # left is the caller's key confirmation (a kept record is a guess on PostgreSQL),
+    # never the charge's transaction (before: BEGIN and its reads, then a ROLLBACK).
+    config = SandboxConfig(
+        db_url=pg_url, run_reconciler_in_background=False, rate_limit_per_second=0, workers=2
+    )
+    with SandboxServer(config) as server, signed_client(server.base_url) as client:
+        _charges(client, 3, key=True)
+        trace = Trace(server.sandbox.db.engine, tmp_path / "libpq.trace")
+        for _ in range(10):
+            headers = {"Idempotency-Key": "order-42"}
+            refused = client.post("/v1/payments/card", json=charge_body(), headers=headers)
+            assert refused.status_code == 400, refused.text
+            assert refused.json()["code"] == "SVC-GW-4000"
+        trips = trace.round_trips()
+    # One each (main: 2.2), and a one-off or two (psycopg preparing a statement).
+    assert trips <= 10 + 2, f"{trips / 10:.2f} round trips per refused charge"
+
+
+def test_a_capture_confirms_its_key_on_the_door_s_read_plan_on_postgres(
+    pg_url: str, tmp_path: Path
+) -> None:
+    # Every idempotent POST goes through one door: the caller's kept key record is
+    # confirmed by a read that travels with the transaction's first statement, as the
+    # card charge's is, instead of a round trip of its own before the route.
+    config = SandboxConfig(
+        db_url=pg_url, run_reconciler_in_background=False, rate_limit_per_second=0, workers=2
+    )
+    with SandboxServer(config) as server, signed_client(server.base_url) as client:
+        ids = []
+        for _ in range(13):
+            response = client.post("/v1/payments/card", json=charge_body(capture=False))
+            assert response.status_code == 201, response.text
+            ids.append(response.json()["paymentId"])
+        for pid in ids[:3]:
+            headers = {"Idempotency-Key": str(uuid.uuid4())}
+            client.post(f"/v1/payments/{pid}/capture", json={}, headers=headers)
+        trace = Trace(server.sandbox.db.engine, tmp_path / "libpq.trace")
+        for pid in ids[3:]:
+            headers = {"Idempotency-Key": str(uuid.uuid4())}
+            captured = client.post(f"/v1/payments/{pid}/capture", json={}, headers=headers)
+            assert captured.status_code == 200, captured.text
+        trips = trace.round_trips()
+    # 11.5 each (main: 12.6, the confirmation's own round trip before the route).
+    assert trips <= 12 * 10, f"{trips / 10:.2f} round trips per capture"

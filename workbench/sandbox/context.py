@@ -130,6 +130,9 @@ class RequestState:
         caller: who signed it (``None`` on the routes that take no signature).
         key: the caller's key record and its merchant's switches, for the edge's gates.
         signature_recorded: strict replay mode recorded this request's signature.
+        rate_token_taken: the per-key limit (rate, burst) this request's token was taken
+            under, if any: a request authenticated again after a stale key guess is not
+            counted twice under one limit.
         headers: the request's headers by name (`request_headers`), made from
             ``headers_of``, the scope's list they were made from.
     """
@@ -140,6 +143,7 @@ class RequestState:
     caller: Caller | None = None
     key: KeyRecord | None = None
     signature_recorded: bool = False
+    rate_token_taken: tuple[float, int] | None = None
     headers: dict[bytes, bytes] = field(default_factory=dict)
     headers_of: object = None
 

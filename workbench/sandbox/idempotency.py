@@ -19,9 +19,15 @@ endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the 
 3. Same key, another body: SVC-GW-2001. A record still ``pending`` (only a sandbox
    of an earlier version wrote one before its answer): SVC-GW-2002 (retryable) until
    its claim lapses, then it is taken over.
-4. An `ServiceError` (validation, state conflict, not found) is not recorded: the
-   transaction rolls back with the claim, so the caller may fix the request and
-   retry with the same key.
+4. A refusal given by the service's rules (`kept`: a state conflict such as a refund
+   of an authorized payment, an amount over refundableAmount, a session no longer
+   active; every ``SVC-PAY-``, ``SVC-SES-`` and ``SVC-SUB-`` code, unless it asks to be
+   retried with ``Retry-After``) is an answer like a
+   decline: the work's transaction rolls back, then the refusal is recorded under the
+   key (`keep_refusal`) and replayed verbatim, as the spec says of every response. A
+   refusal given before the rules applied (authentication, a malformed or invalid
+   request, a missing object, a rate limit, a server error) is not recorded, so the
+   caller may fix the request and retry with the same key: Stripe's rule too.
 
 5. An answer that carries a bearer (`Reply.carries_bearer`: a subscription's
    ``publicHash``) is stored sealed (`workbench.sandbox.sealing`), bound to its record,
@@ -31,7 +37,8 @@ endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the 
 `run_claimed` serves work that makes transactions of its own (the sandbox's control
 routes: a clock advance runs the reconciler, step by step): the claim is written as
 ``pending`` first, the work runs, then its answer is stored; a duplicate meanwhile gets
-SVC-GW-2002 (retryable), and an `ServiceError` deletes the claim. What the work is to
+SVC-GW-2002 (retryable); a refusal by the rules is stored as its answer, any other
+`ServiceError` deletes the claim. What the work is to
 reach (its *plan*: an advance's target time) is fixed when the key is first claimed and
 stored on the pending record, so the request replayed after a crash, which takes the
 claim over once it lapses (`CLAIM_SECONDS`), finishes the same work instead of starting
@@ -53,7 +60,7 @@ from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
-from workbench.sandbox.replies import Reply
+from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.sealing import Sealer, is_sealed
 from workbench.sandbox.storage import AnyRow, PlannedRead, ReadPlan, insert_unread
 from workbench.spec import is_uuid4, limits
@@ -67,11 +74,13 @@ __all__ = [
     "Plan",
     "Refresh",
     "Work",
+    "check_key",
     "claim_read",
     "fingerprint",
     "idempotent",
+    "keep_refusal",
+    "kept",
     "run_claimed",
-    "run_idempotent",
 ]
 
 Work = Callable[[sa.Connection], Reply]
@@ -126,6 +135,21 @@ def fingerprint(model: BaseModel | None) -> str:
     values = {} if model is None else model.model_dump(mode="json")
     canonical = _CANONICAL.encode(values)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+#: The families of codes the service's rules answer with (a state or amount refusal):
+#: kept under the key. ``SVC-GW-`` (authentication, malformed, not found, rate limit,
+#: server errors, the key's own conflicts) and ``SVC-VAL-`` (an invalid request) are not.
+_RULE_FAMILIES = ("SVC-PAY-", "SVC-SES-", "SVC-SUB-")
+
+
+def kept(refusal: ServiceError) -> bool:
+    """Whether ``refusal`` is the service's rules' answer, recorded under the key.
+
+    One that asks to be sent again (``Retry-After``: a cancel while a charge is running)
+    is not final, and is not kept: its retry under the same key is answered afresh.
+    """
+    return refusal.code.startswith(_RULE_FAMILIES) and "Retry-After" not in refusal.headers
 
 
 def _find_params(caller: Caller, endpoint: str, key: str) -> dict[str, str]:
@@ -293,14 +317,23 @@ def idempotent(
     digest: str,
     refresh: Refresh | None = None,
     sealer: Sealer | None = None,
-    claim: PlannedRead | None = None,
+    claim: PlannedRead | None,
 ) -> Reply:
-    """`run_idempotent`'s transaction: claim the key, run ``work``, store its answer.
+    """An idempotent POST's transaction: claim the key, run ``work``, store its answer.
 
-    For a caller that runs it in a transaction of its own, with work of its own before
-    it (`workbench.sandbox.payments.charging`, which confirms its caller first); its
-    arguments are `run_idempotent`'s, and ``claim`` the key's read declared on the
-    transaction's plan (`claim_read`).
+    Run by the one door every idempotent POST goes through
+    (`workbench.sandbox.routing.IdempotentPost`), in a transaction of its own with its
+    caller's key confirmation before it. ``method`` and ``path`` are the endpoint the
+    key is scoped to; ``digest`` is `fingerprint` of the request's validated body;
+    ``refresh`` rebuilds a provisional answer of ``work`` (`Reply.provisional`) when the
+    key is used again; ``sealer`` seals an answer that carries a bearer
+    (`Reply.carries_bearer`) and opens it to replay it; ``claim`` is the key's read
+    declared on the transaction's plan (`claim_read`: none without a key). Without a key
+    the work simply runs.
+
+    Raises:
+        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
+            whatever ``work`` raised (`answer_keeping_refusals` records a `kept` one).
     """
     if key is None:
         return work(conn)
@@ -315,6 +348,81 @@ def idempotent(
         context = _context(caller.api_key, endpoint, key)
         _store(conn, record_id, reply, caller.request_id, sealer, context)
     return reply
+
+
+def keep_refusal(
+    conn: sa.Connection,
+    caller: Caller,
+    method: str,
+    path: str,
+    key: str,
+    refusal: ServiceError,
+    *,
+    digest: str,
+    refresh: Refresh | None = None,
+    sealer: Sealer | None = None,
+) -> Reply:
+    """Record ``refusal`` (a `kept` one) as the key's answer, in a transaction after the
+    work's own rolled back; the reply to send.
+
+    A request with the same key that finished in between (on another worker) recorded
+    its answer first: that one is replayed instead, so every response under the key is
+    the one recorded.
+    """
+    endpoint = _endpoint(method, path, key)
+    record_id = _claim_or_raise(conn, caller, endpoint, key, digest, refresh, sealer)
+    if isinstance(record_id, Reply):
+        return record_id
+    reply = error_reply(refusal.code, refusal.message, caller.request_id)
+    reply.headers.update(refusal.headers)
+    if record_id is None:
+        _record(conn, caller, endpoint, key, digest, reply, sealer=sealer)
+    else:
+        context = _context(caller.api_key, endpoint, key)
+        _store(conn, record_id, reply, caller.request_id, sealer, context)
+    return reply
+
+
+async def answer_keeping_refusals(
+    db: Database,
+    caller: Caller,
+    method: str,
+    path: str,
+    key: str | None,
+    transaction: Callable[[sa.Connection], Reply],
+    *,
+    digest: str,
+    plan: ReadPlan | None = None,
+    refresh: Refresh | None = None,
+    sealer: Sealer | None = None,
+) -> Reply:
+    """``transaction`` (which runs `idempotent`) through `Database.atransact`; a `kept`
+    refusal it raises under a key is recorded (`keep_refusal`) and answered as a reply.
+
+    Raises:
+        ServiceError: a refusal that is not kept, or any without a key.
+    """
+    try:
+        return await db.atransact(transaction, plan=plan)
+    except ServiceError as refusal:
+        if key is None or not kept(refusal):
+            raise
+        error = refusal
+    return await db.atransact(
+        lambda conn: keep_refusal(
+            conn, caller, method, path, key, error, digest=digest, refresh=refresh, sealer=sealer
+        )
+    )
+
+
+def check_key(key: str | None) -> None:
+    """Refuse a malformed key (SVC-GW-4000), before any database work.
+
+    Raises:
+        ServiceError: SVC-GW-4000 when ``key`` is given and is not a UUID v4.
+    """
+    if key is not None:
+        _endpoint("", "", key)
 
 
 def _endpoint(method: str, path: str, key: str) -> str:
@@ -381,44 +489,6 @@ def _no_plan(conn: sa.Connection) -> bytes:
     return b""
 
 
-async def run_idempotent(
-    db: Database,
-    caller: Caller,
-    path: str,
-    key: str | None,
-    work: Work,
-    *,
-    digest: str,
-    refresh: Refresh | None = None,
-    method: str = "POST",
-    sealer: Sealer | None = None,
-) -> Reply:
-    """Run ``work`` once per (key, endpoint, payload); see the module docstring.
-
-    The one transaction (claim, ``work``, the stored answer) goes through
-    `Database.atransact`, as every route's writes do. ``method`` and ``path`` are the
-    endpoint the key is scoped to. ``digest`` is `fingerprint` of the request's
-    validated body. ``refresh`` rebuilds a provisional answer of ``work``
-    (`Reply.provisional`) when the key is used again; a route that never answers
-    provisionally gives none. ``sealer`` seals an answer that carries a bearer
-    (`Reply.carries_bearer`) and opens it to replay it.
-
-    Without a key the work simply runs in one transaction (retried on a lost insert
-    race, which is how a ``transactionId`` fence answers a concurrent duplicate).
-
-    Raises:
-        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
-            whatever ``work`` raised.
-    """
-    if key is not None:
-        _endpoint(method, path, key)  # a malformed key is refused before any database work
-    return await db.atransact(
-        lambda conn: idempotent(
-            conn, caller, method, path, key, work, digest=digest, refresh=refresh, sealer=sealer
-        )
-    )
-
-
 async def run_claimed(
     db: Database,
     caller: Caller,
@@ -440,7 +510,7 @@ async def run_claimed(
 
     Raises:
         ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
-            whatever ``action`` raised (its claim is then released).
+            whatever ``action`` raised and is not `kept` (its claim is then released).
     """
     if key is None:
         return await action(await db.atransact(plan))
@@ -451,12 +521,14 @@ async def run_claimed(
     if isinstance(claimed, Reply):
         return claimed
     record_id, fixed = claimed
+    context = _context(caller.api_key, endpoint, key)
     try:
         reply = await action(fixed)
-    except ServiceError:
-        await db.atransact(lambda conn: conn.execute(_DELETE, {"f_id": record_id}))
-        raise
-    context = _context(caller.api_key, endpoint, key)
+    except ServiceError as refusal:
+        if not kept(refusal):
+            await db.atransact(lambda conn: conn.execute(_DELETE, {"f_id": record_id}))
+            raise
+        reply = error_reply(refusal.code, refusal.message, caller.request_id)
     await db.atransact(
         lambda conn: _store(conn, record_id, reply, caller.request_id, None, context)
     )

@@ -119,9 +119,11 @@ IDEMPOTENCY_KEY_RULES = (
     "with the first answer's status, body and X-Request-Id verbatim, plus the header "
     "`Idempotent-Replayed: true`, and nothing is done again (a 202 refund's replay reports "
     "the refund as it is now); the same key with a different payload is 409 SVC-GW-2001; "
-    "a key whose first request is still being processed is 409 SVC-GW-2002 (retry). A "
-    "refused request (4xx) is not remembered, so a fixed one may reuse its key. After the "
-    "24 hours the key is forgotten."
+    "a key whose first request is still being processed is 409 SVC-GW-2002 (retry). "
+    "Refusals by the service's rules (a decline, a state conflict, an amount over "
+    "refundableAmount) are answers like any other and replayed; a request refused before "
+    "them (authentication, an invalid body, not found, a rate limit, a 5xx) is not "
+    "remembered, so a fixed one may reuse its key. After the 24 hours the key is forgotten."
 )
 
 _REQUEST_ID = {

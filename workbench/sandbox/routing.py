@@ -8,7 +8,7 @@ composition root that builds it. A signed POST's one write goes through `Idempot
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
@@ -24,10 +24,18 @@ from workbench.sandbox.bodies import ErrorEnvelope
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.context import Caller, base_url_of, request_state
 from workbench.sandbox.errors import ServiceError
-from workbench.sandbox.idempotency import Refresh, Work, run_idempotent
+from workbench.sandbox.idempotency import (
+    Refresh,
+    Work,
+    answer_keeping_refusals,
+    check_key,
+    claim_read,
+    idempotent,
+)
 from workbench.sandbox.reconciler import Reconciler
+from workbench.sandbox.replies import Reply
 from workbench.sandbox.sealing import Sealer
-from workbench.sandbox.storage import Database
+from workbench.sandbox.storage import Database, ReadPlan
 
 __all__ = [
     "ADDRESS_LIMITED_ERRORS",
@@ -173,27 +181,86 @@ class IdempotentPost:
         """Run ``work`` once per (key, endpoint, payload) and answer with its reply.
 
         Args:
-            work: the route's transaction (`idempotency.run_idempotent`).
+            work: the route's transaction (`idempotency.idempotent` runs it).
             digest: `idempotency.fingerprint` of the validated body.
             refresh: rebuilds a provisional answer when the key is used again.
         """
-        reply = await run_idempotent(
-            self.db,
-            self.caller,
-            self.path,
-            self.key,
-            work,
-            digest=digest,
-            refresh=refresh,
-            sealer=self.sealer,
-        )
+        reply = await self.planned(lambda _plan: work, digest=digest, refresh=refresh)
         return reply.to_response(self.caller.request_id)
+
+    async def planned(
+        self,
+        declare: Callable[[ReadPlan], Work],
+        *,
+        digest: str,
+        refresh: Refresh | None = None,
+    ) -> Reply:
+        """`__call__`'s reply, for work whose reads are declared on the transaction's plan.
+
+        The key is checked before any database work. The plan's reads, in the order the
+        transaction makes them: the caller's key confirmation (a record the edge only
+        guessed, `Caller.guess`), the key's claim, then the route's own, which
+        ``declare`` puts on the plan and closes over in the work it returns. On
+        PostgreSQL they travel with the transaction's first statement.
+
+        Args:
+            declare: declares the route's reads on the plan; the route's transaction.
+            digest: `idempotency.fingerprint` of the validated body.
+            refresh: rebuilds a provisional answer when the key is used again.
+
+        Raises:
+            ServiceError: SVC-GW-4000 for a malformed key, the key's conflicts, or the
+                work's refusal that is not kept under the key.
+            StaleKey: the caller's guessed key record is no longer the key's.
+        """
+        caller, path, key, sealer = self.caller, self.path, self.key, self.sealer
+        check_key(key)
+        plan = ReadPlan()
+        confirm = caller.plan_confirm(plan)
+        claim = claim_read(plan, caller, "POST", path, key)
+        work = declare(plan)
+
+        def transaction(conn: sa.Connection) -> Reply:
+            caller.confirm(conn, confirm)
+            return idempotent(
+                conn,
+                caller,
+                "POST",
+                path,
+                key,
+                work,
+                digest=digest,
+                refresh=refresh,
+                sealer=sealer,
+                claim=claim,
+            )
+
+        return await answer_keeping_refusals(
+            self.db,
+            caller,
+            "POST",
+            path,
+            key,
+            transaction,
+            digest=digest,
+            plan=plan,
+            refresh=refresh,
+            sealer=sealer,
+        )
 
 
 async def idempotent_post(
-    request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
+    request: Request, sandbox: SandboxDep, idempotency_key: IdemKey = None
 ) -> IdempotentPost:
-    """The request's `IdempotentPost` (a FastAPI dependency)."""
+    """The request's `IdempotentPost` (a FastAPI dependency).
+
+    Its caller is the edge's: a key record the edge only guessed (PostgreSQL) is
+    confirmed inside the door's transaction, its read on the transaction's read plan,
+    rather than by a round trip of its own (`caller_of`).
+    """
+    caller = request_state(request.scope).caller
+    if caller is None:
+        raise ServiceError("SVC-GW-1003", "X-Api-Key is missing")
     return IdempotentPost(sandbox.db, caller, raw_path(request), idempotency_key, sandbox.sealer)
 
 

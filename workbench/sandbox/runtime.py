@@ -18,14 +18,15 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
+from workbench.sandbox.accepted_signatures import ReplayPurgeWork
 from workbench.sandbox.admin import AdminAccess, ensure_admin_token
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.config import SandboxConfig, default_db_url
+from workbench.sandbox.control.service import consume_fail_next
 from workbench.sandbox.edge.keycache import KeyCache
 from workbench.sandbox.edge.ratelimit import RateLimiter
 from workbench.sandbox.edge.ratelimit_address import address_limiter
 from workbench.sandbox.edge.ratelimit_shared import SharedRateLimiter
-from workbench.sandbox.edge.replay import ReplayPurgeWork
 from workbench.sandbox.events import WebhookWork
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID, ensure_fixtures
 from workbench.sandbox.idempotency import IdempotencyPurgeWork
@@ -229,6 +230,11 @@ class SandboxRuntime:
         if self._reconciler is None:
             raise RuntimeError(_NOT_OPEN)
         return self._reconciler
+
+    def consume_fail_next(self, merchant_id: str, mode: str) -> str | None:
+        """Take the merchant's pending fail-next switch, once (the control feature's
+        `workbench.sandbox.control.service.consume_fail_next`); blocking."""
+        return consume_fail_next(self.db, merchant_id, mode)
 
     @property
     def acs_secret(self) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from workbench.sandbox.edge.replay import accepted_signatures
+from workbench.sandbox.accepted_signatures import accepted_signatures
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.refunds.tables import refunds
 from workbench.sandbox.sessions.tables import sessions, transaction_ids

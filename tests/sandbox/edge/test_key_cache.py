@@ -26,11 +26,11 @@ from workbench.sandbox import (
 )
 from workbench.sandbox.context import Caller
 from workbench.sandbox.control import service as control
-from workbench.sandbox.edge import switches
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments.models import ChargeRequest
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.schema import TABLES
+from workbench.sandbox.storage import ReadPlan
 
 Change = Callable[[sa.Connection], object]
 _K = tables.api_keys
@@ -84,7 +84,7 @@ def test_taking_the_fail_next_switch_empties_the_cache(sandbox: SandboxRuntime) 
     with sandbox.db.write() as conn:
         control.set_fail_next(conn, DEMO_MERCHANT_ID, "500")
     assert _keep(sandbox).fail_next == "500"
-    assert switches.consume_fail_next(sandbox.db, DEMO_MERCHANT_ID, "500") == "500"
+    assert control.consume_fail_next(sandbox.db, DEMO_MERCHANT_ID, "500") == "500"
     assert sandbox.keys.get(DEFAULT_API_KEY) is None
 
 
@@ -100,8 +100,10 @@ def test_a_charge_and_other_writes_leave_the_cache_alone(sandbox: SandboxRuntime
             "threeDSecure": False,
         }
     )
+    reads = payments.ChargeReads(ReadPlan(), caller, body)
+    digest = payments.fingerprint(body)
     reply = sandbox.db.transact(
-        lambda conn: payments.charge(conn, caller, body, "http://127.0.0.1:8000")
+        lambda conn: payments.charge(conn, caller, body, "http://127.0.0.1:8000", digest, reads)
     )
     assert reply.status == 201
     s = tables.stores

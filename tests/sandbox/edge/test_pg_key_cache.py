@@ -139,3 +139,32 @@ def test_a_key_moved_to_another_merchant_charges_for_that_merchant(pair: Pair) -
             sa.select(p.c.merchant_id).where(p.c.transaction_id == transaction_id)
         ).scalar_one()
     assert owner == demo.merchant_id
+
+
+def test_a_request_authenticated_again_takes_one_rate_limit_token(pair: Pair) -> None:
+    """A stale guess found by the charge's own transaction sends the request back to be
+    authenticated afresh; the layers after the signature run again, but its rate-limit
+    token is taken once: with a burst of 3, the warm-up and two charges go through."""
+    a, b = pair
+    with signed_client(b.base_url) as client:
+        limited = client.post("/sandbox/rate-limit", json={"perSecond": 0.001, "burst": 3})
+    assert limited.status_code == 200, limited.text
+    _warm(a, DEFAULT_API_KEY, DEFAULT_SECRET_KEY)  # one token; A keeps the key's record
+    m = tables.merchants
+    engine = sa.create_engine(a.config.db_url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.begin() as conn:  # behind A's back: its kept record is now stale
+            conn.execute(sa.update(m).where(m.c.id == a_merchant(a)).values(latency_ms=1))
+    finally:
+        engine.dispose()
+    with signed_client(a.base_url) as client:
+        statuses = [_charge(client)[0].status_code for _ in range(3)]
+    assert statuses == [201, 201, 429]
+
+
+def a_merchant(server: SandboxServer) -> str:
+    """The demo key's merchant."""
+    k = tables.api_keys
+    with server.sandbox.db.read() as conn:
+        query = sa.select(k.c.merchant_id).where(k.c.api_key == DEFAULT_API_KEY)
+        return str(conn.execute(query).scalar_one())

@@ -22,7 +22,7 @@ from tests.sandbox.clients import signed_client
 from tests.sandbox.envelope import assert_envelope
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxServer
-from workbench.sandbox.edge.replay import ReplayPurgeWork, accepted_signatures
+from workbench.sandbox.accepted_signatures import ReplayPurgeWork, accepted_signatures
 from workbench.sandbox.refunds.tables import refunds as refunds_table
 from workbench.signing import sign_request
 

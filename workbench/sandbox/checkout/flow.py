@@ -48,7 +48,7 @@ from workbench.sandbox.payments.tables import payments as payments_table
 from workbench.sandbox.return_urls import with_params
 from workbench.sandbox.sessions import service as sessions
 from workbench.sandbox.sessions.tables import sessions as sessions_table
-from workbench.sandbox.storage import AnyRow
+from workbench.sandbox.storage import AnyRow, ReadPlan
 from workbench.sandbox.subscriptions import service as subscriptions
 
 if TYPE_CHECKING:
@@ -338,7 +338,8 @@ def pay_by_card(
         }
     )
     caller = _caller(session, request_id)
-    payments.charge(conn, caller, request, base_url)
+    reads = payments.ChargeReads(ReadPlan(), caller, request)
+    payments.charge(conn, caller, request, base_url, payments.fingerprint(request), reads)
     payment = _payment_of(conn, session)
     assert payment is not None
     if payment.status == "pending_3ds":

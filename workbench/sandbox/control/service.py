@@ -6,7 +6,7 @@ import functools
 import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.sql.ddl import sort_tables
@@ -19,9 +19,13 @@ from workbench.sandbox.merchant_secrets import plain_webhook_secret
 from workbench.sandbox.payments import expiry
 from workbench.sandbox.sealing import Sealer
 
+if TYPE_CHECKING:
+    from workbench.sandbox.storage import Database
+
 __all__ = [
     "KEEP_ON_RESET",
     "advance_target",
+    "consume_fail_next",
     "fixtures_view",
     "reset_merchant",
     "set_fail_next",
@@ -120,6 +124,20 @@ def _emptying(schema: tuple[sa.Table, ...]) -> tuple[tuple[str, sa.Delete], ...]
         for table in reversed(ordered)
         if table.name not in KEEP_ON_RESET and "merchant_id" in table.c
     )
+
+
+def consume_fail_next(db: Database, merchant_id: str, mode: str) -> str | None:
+    """Take the merchant's pending fail-next switch, once; ``None`` if another took it.
+
+    Whichever request (on whichever worker) takes it first answers for it
+    (`workbench.sandbox.edge.switches`). Blocking: run it in a thread.
+    """
+    m = tables.merchants
+    with db.write() as conn:
+        done = conn.execute(
+            sa.update(m).where(m.c.id == merchant_id, m.c.fail_next == mode).values(fail_next=None)
+        )
+    return mode if done.rowcount == 1 else None
 
 
 def set_fail_next(conn: sa.Connection, merchant_id: str, mode: str) -> None:

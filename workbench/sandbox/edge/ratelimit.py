@@ -132,7 +132,9 @@ class KeyRateLimit:
     Counts signed requests outside the ``/sandbox/`` controls, under the merchant's own
     limit (`KeyRecord.rate_limit`) or the configured default. A caller authenticated on
     a guessed key record (PostgreSQL) is never refused on it: `StaleKey` sends the
-    request back to be authenticated afresh.
+    request back to be authenticated afresh, and this layer, met again, takes no second
+    token under the same limit (`RequestState.rate_token_taken`); only a limit the fresh
+    record changed is applied again.
 
     Args:
         app: the wrapped application.
@@ -151,7 +153,8 @@ class KeyRateLimit:
         state, record = found
         limiter = self.sandbox.limiter
         wait: float | None = None
-        if limiter.limit_for(record.rate_limit)[0] > 0:
+        limit = limiter.limit_for(record.rate_limit)
+        if limit[0] > 0 and state.rate_token_taken != limit:
             check = functools.partial(
                 limiter.check, record.merchant_id, record.api_key, record.rate_limit
             )
@@ -165,6 +168,7 @@ class KeyRateLimit:
                 if caller is not None and caller.unconfirmed:
                     await caller.confirm_now(self.sandbox.db)
                 raise
+            state.rate_token_taken = limit if wait is None else None
         if wait is not None:
             retry = {"Retry-After": limiter.retry_after(wait)}
             message = "rate limit exceeded for this API key"

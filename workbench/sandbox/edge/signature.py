@@ -16,8 +16,8 @@ acts for the caller to confirm: the card charge inside its own transaction, any 
 route through its `CallerDep`, this layer itself before an answer starts that nobody
 confirmed. When the row differs, `StaleKey` comes back here before anything was written
 or sent, and the request is authenticated again from the database, from the start:
-the layers after this one run again, so a rate-limit token may be taken twice for one
-request, never fewer than once.
+the layers after this one run again (the rate limit takes no second token under the
+same limit: `RequestState.rate_token_taken`).
 """
 
 from __future__ import annotations

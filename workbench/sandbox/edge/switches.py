@@ -2,10 +2,11 @@
 
 Set through the ``/sandbox/`` controls and kept on the merchant's row, read with its
 key (`KeyRecord.fail_next`, `KeyRecord.latency_ms`). A pending fail-next is taken once,
-by whichever request (on whichever worker) takes it first (`consume_fail_next`), and
-answers for it: ``429`` SVC-GW-1004, ``timeout[:seconds]`` SVC-GW-5030 after the wait,
-anything else SVC-GW-5000. Then the merchant's latency and the configured one are slept.
-The ``/sandbox/`` controls themselves are never delayed or failed.
+by whichever request (on whichever worker) takes it first (the control feature's
+`workbench.sandbox.control.service.consume_fail_next`), and answers for it: ``429``
+SVC-GW-1004, ``timeout[:seconds]`` SVC-GW-5030 after the wait, anything else
+SVC-GW-5000. Then the merchant's latency and the configured one are slept. The
+``/sandbox/`` controls themselves are never delayed or failed.
 """
 
 from __future__ import annotations
@@ -14,37 +15,23 @@ import asyncio
 from typing import TYPE_CHECKING, Protocol
 
 import anyio.to_thread
-import sqlalchemy as sa
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.sandbox import tables
 from workbench.sandbox.edge.gates import gated, refuse
 
 if TYPE_CHECKING:
-    from workbench.sandbox.storage import Database
+    pass
 
-__all__ = ["MerchantSwitches", "SwitchStore", "consume_fail_next"]
-
-
-def consume_fail_next(db: Database, merchant_id: str, mode: str) -> str | None:
-    """Take the merchant's pending fail-next switch, once; ``None`` if another took it.
-
-    Blocking: run it in a thread.
-    """
-    m = tables.merchants
-    with db.write() as conn:
-        done = conn.execute(
-            sa.update(m).where(m.c.id == merchant_id, m.c.fail_next == mode).values(fail_next=None)
-        )
-    return mode if done.rowcount == 1 else None
+__all__ = ["MerchantSwitches", "SwitchStore"]
 
 
 class SwitchStore(Protocol):
-    """What `MerchantSwitches` uses of the running sandbox: its database, once started."""
+    """What `MerchantSwitches` uses of the running sandbox, once started: the control
+    feature's switch, taken through the composition root (the edge imports no feature)."""
 
-    @property
-    def db(self) -> Database:
-        """The sandbox database."""
+    def consume_fail_next(self, merchant_id: str, mode: str) -> str | None:
+        """Take the merchant's pending fail-next ``mode``, once; ``None`` if another took
+        it. Blocking."""
         ...
 
 
@@ -79,9 +66,8 @@ class MerchantSwitches:
             return
         state, record = found
         if record.fail_next is not None:
-            db = self.sandbox.db
             mode = await anyio.to_thread.run_sync(
-                consume_fail_next, db, record.merchant_id, record.fail_next
+                self.sandbox.consume_fail_next, record.merchant_id, record.fail_next
             )
             if mode is not None:
                 code, message, extra = await _failure(mode)

@@ -21,11 +21,10 @@ from workbench.sandbox.context import (
     request_state,
 )
 from workbench.sandbox.errors import request_id_of
-from workbench.sandbox.idempotency import fingerprint
+from workbench.sandbox.idempotency import Work, fingerprint
 from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.payments import threeds
-from workbench.sandbox.payments.charging import METHOD, PATH, answer_charge
 from workbench.sandbox.payments.models import (
     CaptureRequest,
     CaptureResponse,
@@ -46,6 +45,7 @@ from workbench.sandbox.routing import (
     CHARGE_ERRORS,
     CallerDep,
     IdemKey,
+    IdempotentPost,
     PaymentId,
     PostDep,
     RouteServices,
@@ -53,11 +53,15 @@ from workbench.sandbox.routing import (
     raw_path,
     signed,
 )
+from workbench.sandbox.storage import ReadPlan
 from workbench.spec import is_uuid4
 
 __all__ = ["CardChargeRoute", "card_charge_route", "router"]
 
 router = APIRouter(route_class=LazyAPIRoute, redirect_slashes=False)
+
+METHOD = "POST"
+PATH = "/v1/payments/card"
 
 
 async def charge_card(
@@ -82,7 +86,14 @@ async def _charged(
 ) -> Response:
     """`charge_card`'s answer, from the request's scope (``path``: as sent)."""
     base = base_url_of(scope, sandbox.config.public_base_url)
-    reply = await answer_charge(sandbox.db, caller, body, key, base, path=path)
+    digest = payments.fingerprint(body)  # here, not under the write lock
+
+    def declare(plan: ReadPlan) -> Work:
+        reads = payments.ChargeReads(plan, caller, body)
+        return lambda conn: payments.charge(conn, caller, body, base, digest, reads)
+
+    door = IdempotentPost(sandbox.db, caller, path, key, sandbox.sealer)
+    reply = await door.planned(declare, digest=digest)
     return reply.to_response(caller.request_id)
 
 

@@ -22,14 +22,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import cards, tables
+from workbench.sandbox import cards, events, tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_id, new_uuid
 from workbench.sandbox.payments import acs, expiry
-from workbench.sandbox.payments.events import emit
+from workbench.sandbox.payments.events import emit, payment_data
 from workbench.sandbox.payments.models import ChargeRequest, VoidRequest
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import Reply, error_reply
@@ -50,6 +50,7 @@ __all__ = [
     "fingerprint",
     "get_payment",
     "load",
+    "new_payment",
     "payment_object",
     "public_status",
     "record_qr_payment",
@@ -153,6 +154,70 @@ def settled_money(status: str, amount: int, installments: int) -> tuple[int, int
         return 0, 0
     commission = commission_for(amount, installments)
     return commission, amount - commission
+
+
+def new_payment(
+    *,
+    merchant_id: str,
+    store_id: str,
+    transaction_id: str,
+    fingerprint: str,
+    amount: int,
+    currency: str,
+    card: dict[str, Any],
+    to: str,
+    now: datetime,
+    installment_count: int = 1,
+    three_d_secure: bool = False,
+    capture: bool = True,
+    customer_id: str | None = None,
+    save_card: bool = False,
+    callback_url: str | None = None,
+    decline_code: str | None = None,
+) -> dict[str, Any]:
+    """A new payment's row, the one place it is built (card charge, TR QR, renewal).
+
+    Its status is the state table's: ``to`` must be an outcome of a new payment's
+    ``charge`` (`transitions.require`), else SVC-PAY-4090. The money and the
+    authorization follow from it: an approved payment (``authorized``, ``captured``) gets
+    an authorization code and its completion time, a captured one its commission and
+    netAmount (`settled_money`); a ``pending_3ds`` one a correlationId.
+
+    Args:
+        card: the card columns (``card_token``, ``behaviour``, ``card_mask``,
+            ``card_brand``, ``card_type``, ``bin``).
+        to: the status the charge leads to.
+        now: the merchant's business time.
+    """
+    status = require(PAYMENT, None, "charge", to=to).target
+    approved = status in ("authorized", "captured")
+    commission, net = settled_money(status, amount, installment_count)
+    return {
+        "id": new_id(IdPrefix.PAYMENT),
+        "merchant_id": merchant_id,
+        "store_id": store_id,
+        "transaction_id": transaction_id,
+        "fingerprint": fingerprint,
+        "status": status,
+        "amount": amount,
+        "currency": currency,
+        "commission": commission,
+        "net_amount": net,
+        **card,
+        "installment_count": installment_count,
+        "three_d_secure": three_d_secure,
+        "capture": capture,
+        "auth_code": f"{secrets.randbelow(10**6):06d}" if approved else None,
+        "correlation_id": new_uuid() if status == "pending_3ds" else None,
+        "customer_id": customer_id,
+        "save_card": save_card,
+        "callback_url": callback_url,
+        "refunded_amount": 0,
+        "pending_refund_amount": 0,
+        "decline_code": decline_code,
+        "created_at": now,
+        "completed_at": now if approved else None,
+    }
 
 
 def load(conn: sa.Connection, merchant_id: str, payment_id: str) -> Row:
@@ -367,18 +432,16 @@ def charge(
     caller: Caller,
     req: ChargeRequest,
     base_url: str,
-    digest: str | None = None,
-    reads: ChargeReads | None = None,
+    digest: str,
+    reads: ChargeReads,
 ) -> Reply:
     """POST /v1/payments/card: 201 with the new payment, or the fence's answer.
 
-    ``digest`` is ``fingerprint(req)`` when the caller computed it before the
-    transaction (it needs no lock); computed here otherwise. ``reads``: this charge's
-    reads, declared on the plan its transaction runs with; declared here otherwise.
+    ``digest`` is ``fingerprint(req)``, computed before the transaction (it needs no
+    lock); ``reads`` this charge's reads, declared on the plan its transaction runs
+    with (an unannounced `ReadPlan` runs them one by one).
     """
     _check_token(req.cardToken)
-    digest = digest or fingerprint(req)
-    reads = reads or ChargeReads(ReadPlan(), caller, req)
     context = reads.context.first(conn)
     if context is None:
         raise LookupError(f"no merchant {caller.merchant_id!r}")
@@ -409,60 +472,45 @@ def charge(
         raise ServiceError(
             "SVC-VAL-4001", "installmentCount: debit cards take a single installment"
         )
-    payment_id = new_id(IdPrefix.PAYMENT)
-    values: dict[str, Any] = {
-        "id": payment_id,
-        "merchant_id": caller.merchant_id,
-        "store_id": caller.store_id,
-        "transaction_id": req.transactionId,
-        "fingerprint": digest,
-        "amount": req.amount,
-        "currency": req.currency,
-        "commission": 0,
-        "net_amount": 0,
-        "card_token": card.token,
-        "behaviour": card.behaviour,
-        "card_mask": cards.mask_of(card),
-        "card_brand": card.brand,
-        "card_type": card.card_type,
-        "bin": card.bin,
-        "installment_count": req.installmentCount,
-        "three_d_secure": req.threeDSecure,
-        "capture": req.capture,
-        "auth_code": None,
-        "correlation_id": None,
-        "customer_id": req.customerId,
-        "save_card": req.saveCard,
-        "callback_url": session.callback_url if session is not None else None,
-        "refunded_amount": 0,
-        "pending_refund_amount": 0,
-        "created_at": now,
-        "completed_at": None,
-    }
-    acs_url = None
-    if card.behaviour in _DECLINES:
-        code, message = _DECLINES[card.behaviour]
-        values.update(status="declined", decline_code=code)
-        reply = error_reply(code, message, caller.request_id)
-        event = "payment.declined"
+    decline = _DECLINES.get(card.behaviour)
+    if decline is not None:
+        status = "declined"
     elif card.behaviour in ("3ds_challenge", "3ds_fail") and req.threeDSecure:
-        values.update(status="pending_3ds", correlation_id=new_uuid())
-        acs_url = acs.challenge_url(base_url, payment_id, values["correlation_id"])
-        reply = Reply.json(201, _charge_body(row_like(_P, values), acs_url))
-        event = "payment.3ds_pending"
+        status = "pending_3ds"
     else:
         status = "captured" if req.capture else "authorized"
-        commission, net = settled_money(status, req.amount, req.installmentCount)
-        values.update(
-            status=status,
-            commission=commission,
-            net_amount=net,
-            auth_code=f"{secrets.randbelow(10**6):06d}",
-            completed_at=now,
-        )
-        reply = Reply.json(201, _charge_body(row_like(_P, values)))
-        event = f"payment.{status}"
-    require(PAYMENT, None, "charge", to=values["status"])
+    values = new_payment(
+        merchant_id=caller.merchant_id,
+        store_id=caller.store_id,
+        transaction_id=req.transactionId,
+        fingerprint=digest,
+        amount=req.amount,
+        currency=req.currency,
+        card={
+            "card_token": card.token,
+            "behaviour": card.behaviour,
+            "card_mask": cards.mask_of(card),
+            "card_brand": card.brand,
+            "card_type": card.card_type,
+            "bin": card.bin,
+        },
+        to=status,
+        now=now,
+        installment_count=req.installmentCount,
+        three_d_secure=req.threeDSecure,
+        capture=req.capture,
+        customer_id=req.customerId,
+        save_card=req.saveCard,
+        callback_url=session.callback_url if session is not None else None,
+        decline_code=decline[0] if decline is not None else None,
+    )
+    if decline is not None:
+        reply = error_reply(*decline, caller.request_id)
+    else:
+        acs_url = None
+        if status == "pending_3ds":
+            acs_url = acs.challenge_url(base_url, values["id"], values["correlation_id"])
+        reply = Reply.json(201, _charge_body(row_like(_P, values), acs_url))
     values.update(response_status=reply.status, response_body=reply.body)
     # The fence's duplicate still raises, at the COMMIT on PostgreSQL.
     payment = insert_later(conn, _INSERT, values)
@@ -470,7 +518,16 @@ def charge(
         take_transaction_id(conn, caller.merchant_id, req.transactionId)
     if payment.status == "captured":
         save_card(conn, payment)
-    emit(conn, payment, event, now, store_webhook=context.store_webhook, store_webhook_read=True)
+    kind = "payment.3ds_pending" if status == "pending_3ds" else f"payment.{status}"
+    events.emit(  # to the store's webhook read with the charge's other reads
+        conn,
+        merchant_id=payment.merchant_id,
+        store_id=payment.store_id,
+        data=payment_data(payment, kind),
+        now=now,
+        target_url=payment.callback_url or context.store_webhook,
+        look_up_webhook=False,
+    )
     return reply
 
 
@@ -497,35 +554,20 @@ def record_qr_payment(conn: sa.Connection, session: Row) -> Row:
     ).first()
     if existing is not None:
         return existing
-    now = business_now(conn, session.merchant_id)
-    commission, net = settled_money("captured", int(session.amount), 1)
-    values: dict[str, Any] = {
-        "id": new_id(IdPrefix.PAYMENT),
-        "merchant_id": session.merchant_id,
-        "store_id": session.store_id,
-        "transaction_id": session.transaction_id,
-        "fingerprint": hashlib.sha256(f"qr:{session.id}".encode()).hexdigest(),
-        "amount": session.amount,
-        "currency": session.currency,
-        "commission": commission,
-        "net_amount": net,
-        "behaviour": "qr",
-        **cards.QR_CARD_FIELDS,
-        "installment_count": 1,
-        "three_d_secure": False,
-        "capture": True,
-        "status": "captured",
-        "auth_code": f"{secrets.randbelow(10**6):06d}",
-        "correlation_id": None,
-        "customer_id": session.customer_id,
-        "save_card": False,
-        "callback_url": session.callback_url,
-        "refunded_amount": 0,
-        "pending_refund_amount": 0,
-        "created_at": now,
-        "completed_at": now,
-    }
-    require(PAYMENT, None, "charge", to=values["status"])
+    values = new_payment(
+        merchant_id=session.merchant_id,
+        store_id=session.store_id,
+        transaction_id=session.transaction_id,
+        fingerprint=hashlib.sha256(f"qr:{session.id}".encode()).hexdigest(),
+        amount=int(session.amount),
+        currency=session.currency,
+        card={"behaviour": "qr", **cards.QR_CARD_FIELDS},
+        to="captured",
+        now=business_now(conn, session.merchant_id),
+        customer_id=session.customer_id,
+        callback_url=session.callback_url,
+    )
+    now = values["created_at"]
     reply = Reply.json(201, _charge_body(row_like(_P, values)))
     values.update(response_status=reply.status, response_body=reply.body)
     payment = insert_later(conn, _INSERT, values)

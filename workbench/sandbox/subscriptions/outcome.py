@@ -20,6 +20,7 @@ from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.subscriptions import views
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
+from workbench.sandbox.transitions import require
 from workbench.spec import SUBSCRIPTION
 from workbench.spec.events import event_type
 
@@ -32,6 +33,13 @@ Row = AnyRow
 RETRY_OFFSETS = (timedelta(days=1), timedelta(days=3), timedelta(days=5))
 #: The statuses in which a subscription's card may be charged.
 CHARGEABLE = ("active", "trialing", "past_due", "charging")
+#: The state table's action for a declined charge, by the status it declined in.
+_FAILED = {
+    "active": "renewal_failed",
+    "trialing": "trial_end_failed",
+    "past_due": "retry_failed",
+    "charging": "charge_failed",
+}
 
 
 def emit(
@@ -103,9 +111,8 @@ def _succeeded(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None
             "charging": "charge_succeeded",
             "past_due": "retry_succeeded",
         }.get(sub.status, "renew")
-        assert "active" in SUBSCRIPTION.targets(sub.status, action)
         values.update(
-            status="active",
+            status=require(SUBSCRIPTION, sub.status, action).target,
             next_charge_at=after(anchor, unit, count, periods),
             past_due_since=None,
             trial_notice_at=None,
@@ -132,15 +139,15 @@ def _failed(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
     retries = [since + offset for offset in RETRY_OFFSETS if since + offset > now]
     if sub.past_due_since is not None and not retries:
         action = "retries_exhausted" if sub.status == "past_due" else "charge_failed"
-        assert "expired" in SUBSCRIPTION.targets(sub.status, action)
-        row = _apply(conn, sub, status="expired", next_charge_at=None, ended_at=now)
+        expired = require(SUBSCRIPTION, sub.status, action, to="expired").target
+        row = _apply(conn, sub, status=expired, next_charge_at=None, ended_at=now)
         emit(conn, row, "subscription.renewal_failed", now, **extra)
         emit(conn, row, "subscription.expired", now, reason="retries_exhausted")
         return
     row = _apply(
         conn,
         sub,
-        status="past_due",
+        status=require(SUBSCRIPTION, sub.status, _FAILED[sub.status], to="past_due").target,
         past_due_since=since,
         next_charge_at=retries[0],
         trial_notice_at=None,

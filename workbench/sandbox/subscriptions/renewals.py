@@ -46,7 +46,6 @@ successful charge (charge-now, resume, a retry) starts a new period at that mome
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -54,15 +53,15 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from workbench.sandbox import cards, events
-from workbench.sandbox.ids import new_id
-from workbench.sandbox.payments.service import settled_money
+from workbench.sandbox.payments.service import new_payment
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.replies import dumps
 from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.subscriptions.outcome import CHARGEABLE, RETRY_OFFSETS, emit, finish
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
-from workbench.spec import ERRORS, SUBSCRIPTION, IdPrefix
+from workbench.sandbox.transitions import require
+from workbench.spec import ERRORS, SUBSCRIPTION
 from workbench.spec.events import event_type
 
 if TYPE_CHECKING:
@@ -106,49 +105,37 @@ def charge_saved_card(
     card = cards.find_token(conn, sub.merchant_id, sub.card_token)
     behaviour = card.behaviour if card is not None else "declined"
     decline = cards.RENEWAL_DECLINES.get(behaviour)
-    payment_id = new_id(IdPrefix.PAYMENT)
     amount = int(sub.amount_minor)
-    status = "declined" if decline else "captured"
-    commission, net = settled_money(status, amount, 1)
-    auth_code = None if decline else f"{secrets.randbelow(10**6):06d}"
+    values = new_payment(
+        merchant_id=sub.merchant_id,
+        store_id=sub.store_id,
+        transaction_id=transaction_id,
+        fingerprint=hashlib.sha256(transaction_id.encode()).hexdigest(),
+        amount=amount,
+        currency=sub.currency,
+        card={
+            "card_token": sub.card_token,
+            "behaviour": behaviour,
+            "card_mask": cards.mask_of(card) if card else "******",
+            "card_brand": sub.card_brand,
+            "card_type": card.card_type if card else "credit",
+            "bin": card.bin if card else "000000",
+        },
+        to="declined" if decline else "captured",
+        now=now,
+        decline_code=decline,
+    )
+    payment_id, status = str(values["id"]), str(values["status"])
     body: dict[str, Any] = (
         {"code": decline, "message": ERRORS[decline].cause, "requestId": ""}
         if decline
         else {"paymentId": payment_id, "status": status, "amount": amount, "currency": "TRY"}
     )
-    conn.execute(
-        sa.insert(_P).values(
-            id=payment_id,
-            merchant_id=sub.merchant_id,
-            store_id=sub.store_id,
-            transaction_id=transaction_id,
-            fingerprint=hashlib.sha256(transaction_id.encode()).hexdigest(),
-            status=status,
-            amount=amount,
-            currency=sub.currency,
-            commission=commission,
-            net_amount=net,
-            card_token=sub.card_token,
-            behaviour=behaviour,
-            card_mask=cards.mask_of(card) if card else "******",
-            card_brand=sub.card_brand,
-            card_type=card.card_type if card else "credit",
-            bin=card.bin if card else "000000",
-            installment_count=1,
-            three_d_secure=False,
-            capture=True,
-            auth_code=auth_code,
-            customer_id=sub.customer_id,
-            save_card=False,
-            refunded_amount=0,
-            pending_refund_amount=0,
-            decline_code=decline,
-            response_status=ERRORS[decline].http_status if decline else 201,
-            response_body=dumps(body),
-            created_at=now,
-            completed_at=None if decline else now,
-        )
+    values.update(
+        response_status=ERRORS[decline].http_status if decline else 201,
+        response_body=dumps(body),
     )
+    conn.execute(sa.insert(_P).values(**values))
     events.emit(
         conn,
         merchant_id=sub.merchant_id,
@@ -322,11 +309,11 @@ class RenewalWork:
 
     @staticmethod
     def _end_period(conn: sa.Connection, sub: Row, now: datetime) -> None:
-        assert "cancelled" in SUBSCRIPTION.targets(sub.status, "period_end_cancel")
+        ended = require(SUBSCRIPTION, sub.status, "period_end_cancel").target
         conn.execute(
             sa.update(_S)
             .where(_S.c.id == sub.id)
-            .values(status="cancelled", next_charge_at=None, trial_notice_at=None, ended_at=now)
+            .values(status=ended, next_charge_at=None, trial_notice_at=None, ended_at=now)
         )
         row = conn.execute(sa.select(_S).where(_S.c.id == sub.id)).one()
         emit(conn, row, "subscription.cancelled", now, reason="period_end")

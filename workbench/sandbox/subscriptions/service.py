@@ -190,8 +190,8 @@ def create(conn: sa.Connection, caller: Caller, req: SubscriptionRequest) -> Rep
         if trial_end > now + timedelta(days=MAX_TRIAL_DAYS):
             raise ServiceError("SVC-VAL-4001", f"trialEndAt: at most {MAX_TRIAL_DAYS} days ahead")
     public_hash = secrets.token_urlsafe(24)
-    status = "trialing" if trial_end is not None else "active"
-    assert status in SUBSCRIPTION.targets(None, "create")
+    created = "trialing" if trial_end is not None else "active"
+    status = require(SUBSCRIPTION, None, "create", to=created).target
     values: dict[str, Any] = {
         "id": new_id(IdPrefix.SUBSCRIPTION),
         "merchant_id": caller.merchant_id,
@@ -305,17 +305,17 @@ def _cancel(
     require(SUBSCRIPTION, row.status, action)
     now = business_now(conn, row.merchant_id)
     if at_period_end and row.status in ("active", "trialing"):
-        assert row.status in SUBSCRIPTION.targets(row.status, action)
+        require(SUBSCRIPTION, row.status, action, to=row.status)  # the status stays
         row = _update(conn, row, cancel_at_period_end=True, cancel_reason=reason)
         emit(conn, row, "subscription.cancel_scheduled", now, reason=reason)
         return row
-    assert "cancelled" in SUBSCRIPTION.targets(row.status, action)
+    ended = require(SUBSCRIPTION, row.status, action, to="cancelled").target
     # An immediate cancel replaces a scheduled one: nothing waits for a period end now,
     # so the answer says ``cancelAtPeriodEnd: false`` (issue 32, rule 7).
     row = _update(
         conn,
         row,
-        status="cancelled",
+        status=ended,
         cancel_at_period_end=False,
         next_charge_at=None,
         trial_notice_at=None,
@@ -338,9 +338,9 @@ def cancel(conn: sa.Connection, caller: Caller, subscription_id: str, req: Cance
 def pause(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
     """POST /v1/subscriptions/{id}/pause: the reconciler leaves it alone until resumed."""
     row = load(conn, caller.merchant_id, subscription_id)
-    require(SUBSCRIPTION, row.status, "pause")
+    paused = require(SUBSCRIPTION, row.status, "pause").target
     now = business_now(conn, row.merchant_id)
-    row = _update(conn, row, status="paused", next_charge_at=None, trial_notice_at=None)
+    row = _update(conn, row, status=paused, next_charge_at=None, trial_notice_at=None)
     emit(conn, row, "subscription.paused", now)
     return Reply.json(200, {"id": row.id, "status": row.status})
 
@@ -353,13 +353,13 @@ def resume(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
     reconciler cancels it, or at the next tick when that end has passed.
     """
     row = load(conn, caller.merchant_id, subscription_id)
-    require(SUBSCRIPTION, row.status, "resume")
+    resumed = require(SUBSCRIPTION, row.status, "resume").target
     now = business_now(conn, row.merchant_id)
     due = now
     if row.cancel_at_period_end:
         paid_until = after(row.anchor_at, row.interval_unit, row.interval_count, row.periods)
         due = max(paid_until, now)
-    row = _update(conn, row, status="active", next_charge_at=due, trial_end_at=None)
+    row = _update(conn, row, status=resumed, next_charge_at=due, trial_end_at=None)
     emit(conn, row, "subscription.resumed", now)
     return Reply.json(200, {"id": row.id, "status": row.status})
 
@@ -377,9 +377,9 @@ def retry(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
 def charge_now(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
     """POST /v1/subscriptions/{id}/charge-now: ``charging`` until the next tick charges it."""
     row = load(conn, caller.merchant_id, subscription_id)
-    require(SUBSCRIPTION, row.status, "charge_now")
+    charging = require(SUBSCRIPTION, row.status, "charge_now").target
     now = business_now(conn, row.merchant_id)
-    row = _update(conn, row, status="charging", next_charge_at=now, trial_notice_at=None)
+    row = _update(conn, row, status=charging, next_charge_at=now, trial_notice_at=None)
     body = {
         "status": "queuing",
         "subscriptionId": row.id,

@@ -6,12 +6,13 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from workbench.sandbox.errors import request_id_of
-from workbench.sandbox.idempotency import Work, fingerprint, run_idempotent
+from workbench.sandbox.idempotency import Work, check_key, fingerprint
 from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.routing import (
     ADDRESS_LIMITED_ERRORS,
     IdemKey,
+    IdempotentPost,
     RouteServices,
     SandboxDep,
     base_url,
@@ -47,14 +48,13 @@ async def _idempotent(
     The endpoint is recorded as its template, so the hash (the buyer's bearer) is kept
     only as the SHA-256 in the caller's key.
     """
+    check_key(key)  # before any database work, as every idempotent POST
     request_id = request_id_of(request.scope)
     caller = await sandbox.db.aread(
         lambda conn: service.portal_caller(conn, public_hash, request_id)
     )
-    reply = await run_idempotent(
-        sandbox.db, caller, _BASE + tail, key, work, digest=digest, sealer=sandbox.sealer
-    )
-    return reply.to_response(request_id)
+    door = IdempotentPost(sandbox.db, caller, _BASE + tail, key, sandbox.sealer)
+    return await door(work, digest=digest)
 
 
 @router.get(
