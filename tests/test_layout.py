@@ -18,11 +18,16 @@ directly in ``tests/sandbox`` is named after one.
 The scan is of the source (``ast``), so a test module that is skipped or never collected
 is checked as well. The repository's root ``conftest.py`` (session hooks and their
 private helpers) is checked for imports of a conftest, not for what it defines.
+
+Test modules and tests are named for the behaviour they check, never after an issue's
+or a rule's number (``test_issue32_...``, ``test_rule4_...``): a number means nothing
+to a reader without the tracker it came from.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -231,3 +236,41 @@ def test_no_test_left_beside_the_folders_is_named_after_a_package() -> None:
         if any(path.stem == f"test_{p}" or path.stem.startswith(f"test_{p}_") for p in packages)
     )
     assert misplaced == [], "move it to the package's folder"
+
+
+_NUMBERED = re.compile(r"(?:^|_)(?:issue|rule)\d+(?:_|$)")
+
+
+def _named_after_a_number() -> list[str]:
+    found = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        module = path.relative_to(ROOT).as_posix()
+        if _NUMBERED.search(path.stem):
+            found.append(module)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and node.name.startswith("test")
+                and _NUMBERED.search(node.name)
+            ):
+                found.append(f"{module}::{node.name}")
+    return found
+
+
+def test_no_test_is_named_after_an_issue_or_a_rule_number() -> None:
+    assert _named_after_a_number() == [], "name it for the behaviour it checks"
+
+
+@pytest.mark.parametrize(
+    ("name", "numbered"),
+    [
+        ("test_issue32_pages", True),
+        ("test_rule4_request_id", True),
+        ("test_issue32_rule4_a_turkish_transaction_id", True),
+        ("test_rules_hold", False),
+        ("test_ruler_of_the_schedule", False),
+        ("test_a_uuid4_request_id", False),
+    ],
+)
+def test_the_number_scan_tells_a_numbered_name_from_a_word(name: str, numbered: bool) -> None:
+    assert bool(_NUMBERED.search(name)) is numbered

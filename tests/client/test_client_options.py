@@ -269,7 +269,7 @@ def test_options_reach_the_wire_through_the_clients_own_transport() -> None:
 def test_an_idempotency_key_that_is_not_a_uuid4_is_refused_before_sending(
     client: Client, script: Script, key: str
 ) -> None:
-    """Issue 32, rule 6: the spec's header table gives Idempotency-Key the format UUID v4."""
+    """The spec's header table gives Idempotency-Key the format UUID v4."""
     with pytest.raises(ValueError, match="idempotency_key must be a UUID v4") as info:
         client.payments.capture("pay_1", idempotency_key=key)
     assert key not in str(info.value) or key == ""

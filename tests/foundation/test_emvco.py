@@ -103,7 +103,7 @@ def test_any_amount_round_trips_in_lira(amount: int) -> None:
     assert int(lira) * 100 + int(kurus) == amount
 
 
-def test_issue32_a_turkish_reference_keeps_its_letters_in_ascii() -> None:
+def test_a_turkish_reference_keeps_its_letters_in_ascii() -> None:
     fields = parse_tlv(build_payload(_fields(reference="ord-ş-1 Işık Çiçekçi ĞÜÖ 日本")))
     reference = parse_tlv(fields["62"])["05"]
     assert reference == "ord-s-1 Isik Cicekci GUO ??"[:25]

@@ -158,7 +158,7 @@ def test_transitions_table_reads_the_spec() -> None:
     table = flows.transitions(PAYMENT)
     assert list(table.columns) == ["from", "action", "to", "condition", "by"]
     from_authorized = set(table[table["from"] == "authorized"]["action"])
-    # the merchant's two actions, and the sandbox's expiry of an authorization (issue 32)
+    # the merchant's two actions, and the sandbox's expiry of an authorization
     assert from_authorized == {"capture", "void", "expire"}
     with_repeats = flows.transitions(PAYMENT, include_idempotent=True)
     assert len(with_repeats) > len(table)

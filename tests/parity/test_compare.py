@@ -194,7 +194,7 @@ def test_redaction_of_fields_paths_and_the_key_in_use() -> None:
     )
 
 
-def test_issue32_rule4_a_turkish_transaction_id_keeps_its_identity() -> None:
+def test_a_turkish_transaction_id_keeps_its_identity() -> None:
     norm = Normaliser()
     request = norm.json({"transactionId": "ord-ş-1", "amount": 25_050})
     event = norm.json({"data": {"transactionId": "ord-ş-1"}})

@@ -1,12 +1,13 @@
-"""Issue 32 ("sandbox fidelity, round 3") on ``workbench sandbox --workers 2``.
+"""Subscription, authorization and header rules on ``workbench sandbox --workers 2``.
 
 Every rule here is checked over real HTTP against two worker processes sharing an
 SQLite file, then a PostgreSQL database; each request opens a connection of its own,
 so the kernel spreads them over both workers. The reconciler runs only when a test
-advances the clock or ticks. Rule 3 (renewal against cancel) has its own race in
-``subscriptions/test_cancel_during_renewal.py``; rule 6 (UUID v4 headers) is below too,
-and so are issue 32's first-round rules (1, 2, 4, 5 and 8) whichever worker answers each
-step, on the same two workers rather than on a third pair of its own.
+advances the clock or ticks. A renewal against a cancel has its own race in
+``subscriptions/test_cancel_during_renewal.py``; the UUID v4 headers are below too, and
+so are the session fence, the UTF-8 transactionId, commission on capture and the card
+mask's length, whichever worker answers each step, on the same two workers rather than
+on a third pair of its own.
 """
 
 from __future__ import annotations
@@ -74,10 +75,10 @@ def _portal(base: str, public_hash: str, action: str = "", body: Any = None) -> 
         return anon.post(path, json=body) if action else anon.get(path)
 
 
-# Rule 7: an immediate cancel after a scheduled one answers cancelAtPeriodEnd false.
+# An immediate cancel after a scheduled one answers cancelAtPeriodEnd false.
 
 
-def test_rule7_an_immediate_cancel_after_a_scheduled_one_is_not_at_period_end(
+def test_an_immediate_cancel_after_a_scheduled_one_is_not_at_period_end(
     fresh: str,
 ) -> None:
     sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
@@ -97,7 +98,7 @@ def test_rule7_an_immediate_cancel_after_a_scheduled_one_is_not_at_period_end(
     assert [e["data"]["cancelAtPeriodEnd"] for e in cancelled] == [False]
 
 
-def test_rule7_the_portal_immediate_cancel_after_a_scheduled_one_is_not_at_period_end(
+def test_the_portal_immediate_cancel_after_a_scheduled_one_is_not_at_period_end(
     fresh: str,
 ) -> None:
     sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
@@ -111,7 +112,7 @@ def test_rule7_the_portal_immediate_cancel_after_a_scheduled_one_is_not_at_perio
     assert read["cancelAtPeriodEnd"] is False
 
 
-# Rule 9: resuming a subscription set to end keeps the paid period; the portal shows no
+# Resuming a subscription set to end keeps the paid period; the portal shows no
 # charge date for a charge that will not happen.
 
 
@@ -119,7 +120,7 @@ def _charges(base: str, sub_id: str) -> list[dict[str, Any]]:
     return list(_ok(base, "GET", f"/v1/subscriptions/{sub_id}/charges")["items"])
 
 
-def test_rule9_resume_against_a_scheduled_end_runs_to_the_paid_period_end_uncharged(
+def test_resume_against_a_scheduled_end_runs_to_the_paid_period_end_uncharged(
     fresh: str,
 ) -> None:
     sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
@@ -151,7 +152,7 @@ def test_rule9_resume_against_a_scheduled_end_runs_to_the_paid_period_end_unchar
     assert parse(cancelled[0]["createdAt"]) >= paid_until
 
 
-def test_rule9_resume_against_a_scheduled_end_that_has_passed_ends_at_the_next_tick(
+def test_resume_against_a_scheduled_end_that_has_passed_ends_at_the_next_tick(
     fresh: str,
 ) -> None:
     sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
@@ -165,7 +166,7 @@ def test_rule9_resume_against_a_scheduled_end_that_has_passed_ends_at_the_next_t
     assert _charges(fresh, sub["id"]) == []
 
 
-def test_rule9_resume_without_a_scheduled_end_still_charges_at_the_next_tick(
+def test_resume_without_a_scheduled_end_still_charges_at_the_next_tick(
     fresh: str,
 ) -> None:
     sub = _ok(fresh, "POST", "/v1/subscriptions", sub_body(), 201)
@@ -182,7 +183,7 @@ def test_rule9_resume_without_a_scheduled_end_still_charges_at_the_next_tick(
     assert parse(read["nextChargeAt"]) > parse(sub["nextChargeAt"]) + timedelta(days=4)
 
 
-# Rule 10: authorizations expire after a lifetime in business time (7 days by default).
+# Authorizations expire after a lifetime in business time (7 days by default).
 
 
 def _authorize(base: str) -> str:
@@ -201,7 +202,7 @@ def _voided_reasons(base: str, payment_id: str) -> list[str]:
     ]
 
 
-def test_rule10_an_authorization_past_its_lifetime_is_voided_and_not_captured(
+def test_an_authorization_past_its_lifetime_is_voided_and_not_captured(
     fresh: str,
 ) -> None:
     payment_id = _authorize(fresh)
@@ -220,7 +221,7 @@ def test_rule10_an_authorization_past_its_lifetime_is_voided_and_not_captured(
     assert len(_voided_reasons(fresh, payment_id)) == 1
 
 
-def test_rule10_a_capture_meeting_an_expired_authorization_voids_it_and_answers_409(
+def test_a_capture_meeting_an_expired_authorization_voids_it_and_answers_409(
     fresh: str,
 ) -> None:
     payment_id = _authorize(fresh)
@@ -240,7 +241,7 @@ def test_rule10_a_capture_meeting_an_expired_authorization_voids_it_and_answers_
     ]
 
 
-def test_rule10_within_its_lifetime_an_authorization_still_captures(fresh: str) -> None:
+def test_within_its_lifetime_an_authorization_still_captures(fresh: str) -> None:
     payment_id = _authorize(fresh)
     _advance(fresh, 7 * DAY - 60)
     captured = _ok(fresh, "POST", f"/v1/payments/{payment_id}/capture", {})
@@ -249,7 +250,7 @@ def test_rule10_within_its_lifetime_an_authorization_still_captures(fresh: str) 
     assert _ok(fresh, "GET", f"/v1/payments/{payment_id}")["status"] == "captured"
 
 
-def test_rule10_the_lifetime_is_set_through_a_control_route_and_reset_restores_it(
+def test_the_lifetime_is_set_through_a_control_route_and_reset_restores_it(
     fresh: str,
 ) -> None:
     assert _ok(fresh, "POST", "/sandbox/authorization-lifetime", {"seconds": 3600}) == {
@@ -276,7 +277,7 @@ def test_rule10_the_lifetime_is_set_through_a_control_route_and_reset_restores_i
     }
 
 
-def test_rule10_through_the_client_a_late_capture_raises_and_the_payment_is_voided(
+def test_through_the_client_a_late_capture_raises_and_the_payment_is_voided(
     fresh: str,
 ) -> None:
     with Client(base_url=fresh) as client:
@@ -295,7 +296,7 @@ def test_rule10_through_the_client_a_late_capture_raises_and_the_payment_is_void
         assert client.sandbox.set_authorization_lifetime(None).seconds == 7 * DAY
 
 
-# Rule 6: Idempotency-Key and X-Request-Id are UUID v4.
+# Idempotency-Key and X-Request-Id are UUID v4.
 
 NOT_V4 = {
     "braced": "{3f2b8c1e-9d4a-4b7e-8c2f-1a5d6e7f8091}",
@@ -308,7 +309,7 @@ NOT_V4 = {
 
 
 @pytest.mark.parametrize("value", list(NOT_V4.values()), ids=list(NOT_V4))
-def test_rule6_an_idempotency_key_that_is_not_a_uuid4_is_refused_and_nothing_written(
+def test_an_idempotency_key_that_is_not_a_uuid4_is_refused_and_nothing_written(
     fresh: str, value: str
 ) -> None:
     body = charge_body()
@@ -337,7 +338,7 @@ def test_rule6_an_idempotency_key_that_is_not_a_uuid4_is_refused_and_nothing_wri
 
 
 @pytest.mark.parametrize("value", list(NOT_V4.values()), ids=list(NOT_V4))
-def test_rule6_an_x_request_id_that_is_not_a_uuid4_is_refused_never_echoed(
+def test_an_x_request_id_that_is_not_a_uuid4_is_refused_never_echoed(
     fresh: str, value: str
 ) -> None:
     with signed_client(fresh) as client:
@@ -353,7 +354,7 @@ def test_rule6_an_x_request_id_that_is_not_a_uuid4_is_refused_never_echoed(
         assert is_uuid4(assert_envelope(charge, 400, "SVC-GW-4000")["requestId"])
 
 
-def test_rule6_a_uuid4_request_id_is_echoed_in_the_header_and_the_envelope(fresh: str) -> None:
+def test_a_uuid4_request_id_is_echoed_in_the_header_and_the_envelope(fresh: str) -> None:
     given = str(uuid.uuid4())
     with signed_client(fresh) as client:
         answer = client.post(
@@ -363,18 +364,18 @@ def test_rule6_a_uuid4_request_id_is_echoed_in_the_header_and_the_envelope(fresh
     assert answer.headers["X-Request-Id"] == given
 
 
-# Issue 32's first round (rules 1, 2, 4, 5 and 8) on the same two workers.
+# The session fence, UTF-8 ids, commission and card mask on the same two workers.
 
 
 def _session_body(transaction_id: str, amount: int) -> dict[str, Any]:
     return session_body(transaction_id, amount, returnUrl="https://shop.example/dönüş")
 
 
-def test_issue32_rules_hold_across_two_workers(base: str) -> None:
-    """Rules 1, 2, 4, 5 and 8 whichever worker answers each step (no reset: its own ids)."""
+def test_session_fence_utf8_commission_and_mask_hold_across_two_workers(base: str) -> None:
+    """Whichever worker answers each step (no reset: its own ids)."""
     tag = uuid.uuid4().hex[:8]
 
-    # Rule 1 and 4: a Turkish transactionId paid 10 TL takes no 50 TL session.
+    # A Turkish transactionId paid 10 TL takes no 50 TL session.
     paid_txn = f"sipariş-{tag}-ödendi"
     paid = _call(base, "POST", "/v1/payments/card", charge_under(paid_txn, 1_000))
     assert paid.status_code == 201, paid.text
@@ -382,7 +383,7 @@ def test_issue32_rules_hold_across_two_workers(base: str) -> None:
     body = assert_envelope(refused, 409, "SVC-GW-2001")
     assert paid.json()["paymentId"] in body["message"]
 
-    # Rule 5: an authorization shows no commission on either worker until captured.
+    # An authorization shows no commission on either worker until captured.
     held = _call(
         base, "POST", "/v1/payments/card", charge_under(f"ön-onay-{tag}", 10_000, capture=False)
     )
@@ -395,7 +396,7 @@ def test_issue32_rules_hold_across_two_workers(base: str) -> None:
     assert captured.json()["commission"] == 249
     assert _call(base, "GET", payment_path).json()["netAmount"] == 10_000 - 249
 
-    # Rule 8: a 19-digit card's mask, from the token to the payment.
+    # A 19-digit card's mask, from the token to the payment.
     token = _call(
         base,
         "POST",
@@ -410,7 +411,7 @@ def test_issue32_rules_hold_across_two_workers(base: str) -> None:
         "400000*********0006"
     )
 
-    # Rule 2: expired sessions take no charge, whichever worker is asked, many at once.
+    # Expired sessions take no charge, whichever worker is asked, many at once.
     expiring = [f"süresi-dolan-{tag}-{i}" for i in range(6)]
     for transaction_id in expiring:
         created = _call(base, "POST", "/v1/payments/sessions", _session_body(transaction_id, 5_000))

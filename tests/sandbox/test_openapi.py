@@ -269,8 +269,8 @@ def test_request_examples_get_the_documented_answers_from_a_fresh_sandbox() -> N
 
 
 def test_both_uuid4_headers_are_documented_as_uuid4(document: dict[str, Any]) -> None:
-    """Issue 32, rule 6: Idempotency-Key and X-Request-Id are UUID v4 (the spec's header
-    table), and an error's ``requestId`` is one too."""
+    """Idempotency-Key and X-Request-Id are UUID v4 (the spec's header table),
+    and an error's ``requestId`` is one too."""
     keyed = 0
     for method, path, operation in _operations(document):
         headers = {p["name"]: p for p in operation.get("parameters", []) if p["in"] == "header"}
@@ -290,7 +290,7 @@ def test_both_uuid4_headers_are_documented_as_uuid4(document: dict[str, Any]) ->
 def test_idempotency_key_rules_are_stated_where_the_key_is_taken(
     document: dict[str, Any],
 ) -> None:
-    """Issue 29: the document says what the server does with a key, on every route that
+    """The document says what the server does with a key, on every route that
     takes one: the 24-hour window, verbatim replay marked Idempotent-Replayed, 409
     SVC-GW-2001 on another payload, UUID v4."""
     keyed = 0

@@ -1,4 +1,4 @@
-"""Webhook targets (issue 29, item 3): the demo keys must not make a team host a port scanner.
+"""Webhook targets: the demo keys must not make a team host a port scanner.
 
 Link-local and unspecified addresses are refused with 400 naming the rule, private ranges
 unless the operator allows them, other spellings of an address are read as that address,

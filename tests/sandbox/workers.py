@@ -2,7 +2,7 @@
 
 The ``workers`` fixture (tests/sandbox/conftest.py) starts one per module and backend;
 every request a test sends on a connection of its own may land on either worker. The
-tests that must hold across worker processes (the renewal race, issue 32's rules,
+tests that must hold across worker processes (the renewal race, the session fence,
 fidelity) use it; the modules that set ``RECONCILER = False`` share one sandbox per
 backend started without the reconciler, so the only passes are the clock advances and
 ticks they send.

@@ -47,7 +47,7 @@ MAX_AMOUNT = 99_999_999_999
 #: Largest request body the sandbox reads.
 MAX_BODY_BYTES = 64 * 1024
 #: Longest ``transactionId``, in characters (Unicode code points, not bytes): any
-#: non-empty UTF-8 text up to this, compared exactly as sent (issue 32, rule 4).
+#: non-empty UTF-8 text up to this, compared exactly as sent.
 TRANSACTION_ID_MAX = 64
 #: ``transactionId`` values starting with this are the sandbox's subscription renewals'
 #: (``renewal <subscriptionId> <attempt>``); a merchant's request may not use them.

@@ -86,7 +86,7 @@ def test_the_clock_fixture_settles_an_in_flight_refund(
 def test_the_clock_fixture_moves_past_the_sandbox_bound_in_steps(
     workbench_clock: SandboxClock,
 ) -> None:
-    # The sandbox takes at most 400 days a call (issue 29); the helper still goes further.
+    # The sandbox takes at most 400 days a call; the helper still goes further.
     start = workbench_clock.advance(seconds=0)
     reached = workbench_clock.advance(days=800, seconds=1)
     moved = reached - start  # plus the wall time the calls took, in whole seconds

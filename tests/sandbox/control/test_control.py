@@ -82,7 +82,7 @@ def test_clock_advance_rejects_negative_seconds(client: httpx2.Client) -> None:
 
 def test_clock_advance_is_bounded_to_400_days_a_call(client: httpx2.Client) -> None:
     # A decade in one call ran every renewal falling due under the reconciler lease for
-    # tens of seconds (issue 29); more than 400 days is refused before anything moves.
+    # tens of seconds; more than 400 days is refused before anything moves.
     def business_time() -> datetime:
         answer = client.post("/sandbox/clock/advance", json={"seconds": 0})
         return datetime.fromisoformat(answer.json()["businessTime"])

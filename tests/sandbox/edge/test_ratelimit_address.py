@@ -1,4 +1,4 @@
-"""The routes that take no signature are rate-limited per client address (issue 29)."""
+"""The routes that take no signature are rate-limited per client address."""
 
 from __future__ import annotations
 
@@ -82,9 +82,9 @@ def _addresses(limiter: SharedAddressLimiter) -> set[str]:
 def test_buckets_that_have_refilled_are_purged(
     pair: list[SharedAddressLimiter], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 29: every address that ever asked kept a row for ever. A full bucket is the
-    same as none, so the rows idle for ``burst / rate`` seconds (3 here) go, at most
-    once a `PURGE_INTERVAL`: the rows left are the addresses seen since."""
+    """An address's row does not outlive its bucket. A full bucket is the same as none,
+    so the rows idle for ``burst / rate`` seconds (3 here) go, at most once
+    a `PURGE_INTERVAL`: the rows left are the addresses seen since."""
     clock = [datetime(2026, 11, 26, 12, 0, tzinfo=UTC)]
     for module in ("ratelimit_shared", "ratelimit_address"):
         monkeypatch.setattr(f"workbench.sandbox.edge.{module}.wall_now", lambda: clock[0])

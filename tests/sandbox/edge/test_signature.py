@@ -54,16 +54,16 @@ def test_correctly_signed_request_is_accepted(anon: httpx2.Client) -> None:
     assert _send(anon).status_code == 201
 
 
-def test_rule1_altered_method_case_gives_1002(anon: httpx2.Client) -> None:
+def test_altered_method_case_gives_1002(anon: httpx2.Client) -> None:
     assert_envelope(_send(anon, signed_method="post"), 401, "SVC-GW-1002")
 
 
-def test_rule1_altered_path_gives_1002(anon: httpx2.Client) -> None:
+def test_altered_path_gives_1002(anon: httpx2.Client) -> None:
     response = _send(anon, sent_path="/v1/payments/sessions")
     assert_envelope(response, 401, "SVC-GW-1002")
 
 
-def test_rule1_query_string_included_in_signed_path_gives_1002(anon: httpx2.Client) -> None:
+def test_query_string_included_in_signed_path_gives_1002(anon: httpx2.Client) -> None:
     payload = json.dumps(charge_body()).encode()
     ts = format_timestamp()
     signature = sign(DEFAULT_SECRET_KEY, ts, "POST", PATH + "?debug=1", payload)
@@ -80,7 +80,7 @@ def test_query_string_is_not_part_of_the_canonical_path(anon: httpx2.Client) -> 
     assert anon.post(PATH + "?debug=1", content=payload, headers=headers).status_code == 201
 
 
-def test_rule1_altered_body_bytes_give_1002(anon: httpx2.Client) -> None:
+def test_altered_body_bytes_give_1002(anon: httpx2.Client) -> None:
     body = json.dumps(charge_body()).encode()
     response = _send(
         anon, body=body, signed_body=body.replace(b'"amount": 10000', b'"amount":10000')
@@ -88,7 +88,7 @@ def test_rule1_altered_body_bytes_give_1002(anon: httpx2.Client) -> None:
     assert_envelope(response, 401, "SVC-GW-1002")
 
 
-def test_rule1_altered_timestamp_text_gives_1002(anon: httpx2.Client) -> None:
+def test_altered_timestamp_text_gives_1002(anon: httpx2.Client) -> None:
     now = datetime.now(UTC)
     sent = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     signed = now.strftime("%Y-%m-%dT%H:%M:%S.000Z")
@@ -114,9 +114,7 @@ def test_empty_body_is_signed_as_sha256_of_empty_string(anon: httpx2.Client) -> 
 
 
 @pytest.mark.parametrize("minutes", [6, -6])
-def test_rule2_timestamp_more_than_5_minutes_away_gives_1001(
-    anon: httpx2.Client, minutes: int
-) -> None:
+def test_timestamp_more_than_5_minutes_away_gives_1001(anon: httpx2.Client, minutes: int) -> None:
     ts = format_timestamp(datetime.now(UTC) + timedelta(minutes=minutes))
     assert_envelope(_send(anon, timestamp=ts), 401, "SVC-GW-1001")
 
@@ -131,18 +129,18 @@ def test_a_timestamp_with_a_fraction_of_a_second_is_accepted(
 
 
 @pytest.mark.parametrize("text", ["yesterday", "2026-13-01T00:00:00Z", "1700000000"])
-def test_rule2_malformed_timestamp_gives_1001(anon: httpx2.Client, text: str) -> None:
+def test_malformed_timestamp_gives_1001(anon: httpx2.Client, text: str) -> None:
     assert_envelope(_send(anon, timestamp=text), 401, "SVC-GW-1001")
 
 
-def test_rule2_missing_timestamp_gives_1001(anon: httpx2.Client) -> None:
+def test_missing_timestamp_gives_1001(anon: httpx2.Client) -> None:
     payload = json.dumps(charge_body()).encode()
     signature = sign(DEFAULT_SECRET_KEY, "", "POST", PATH, payload)
     headers = {"X-Api-Key": DEFAULT_API_KEY, "X-Signature": signature}
     assert_envelope(anon.post(PATH, content=payload, headers=headers), 401, "SVC-GW-1001")
 
 
-def test_rule3_timestamp_with_offset_instead_of_z_is_invalid(anon: httpx2.Client) -> None:
+def test_timestamp_with_offset_instead_of_z_is_invalid(anon: httpx2.Client) -> None:
     ts = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
     body = assert_envelope(_send(anon, timestamp=ts), 401, "SVC-GW-1001")
     assert "offset" in body["message"] or "Z" in body["message"]

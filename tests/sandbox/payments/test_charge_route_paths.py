@@ -117,7 +117,7 @@ def _session(transaction_id: str, **extra: Any) -> Send:
     return lambda client: client.post("/v1/payments/sessions", json=body)
 
 
-def test_rule1_session_binding_answers_alike(pair: tuple[str, str]) -> None:
+def test_session_binding_answers_alike(pair: tuple[str, str]) -> None:
     paid, qr, update = (f"txn_{uuid.uuid4().hex}" for _ in range(3))
     bound = {"transactionId": paid, "threeDSecure": False}
     answers = _same(
@@ -143,10 +143,10 @@ def test_rule1_session_binding_answers_alike(pair: tuple[str, str]) -> None:
     ]
 
 
-def test_issue32_rules_answer_alike(pair: tuple[str, str]) -> None:
-    """Rule 1 (a paid transactionId takes no session), rule 2 (an expired session takes
-    no charge, its own charge still answers), rule 4 (UTF-8 transactionId), rule 5 (no
-    commission on an authorization) and rule 8 (the mask's length)."""
+def test_session_fence_utf8_commission_and_mask_answer_alike(pair: tuple[str, str]) -> None:
+    """A paid transactionId takes no session, an expired session takes no charge (its
+    own charge still answers), a UTF-8 transactionId, no commission on an authorization
+    and the mask's length."""
     paid, expiring, turkish = (f"txn_{uuid.uuid4().hex}" for _ in range(3))
     turkish = f"sipariş-ığüşöç {turkish[-8:]}"
     amex = {"cardNumber": "378282246310005", "expiryMonth": 12, "expiryYear": 2030, "cvc": "1234"}
@@ -178,7 +178,7 @@ def test_issue32_rules_answer_alike(pair: tuple[str, str]) -> None:
     assert masks[0]["cardMask"] == masks[1]["cardMask"] == "378282*****0005"
 
 
-def test_rule3_fence_answers_alike_with_this_requests_id(pair: tuple[str, str]) -> None:
+def test_fence_answers_alike_with_this_requests_id(pair: tuple[str, str]) -> None:
     declined = {**charge_body("tok_test_declined"), "transactionId": f"txn_{uuid.uuid4().hex}"}
     held = {**charge_body(capture=False, threeDSecure=False)}
     answers = _same(

@@ -1,4 +1,4 @@
-"""Statement parameters never reach a log or an error (issue 29, item 1).
+"""Statement parameters never reach a log or an error.
 
 The sandbox writes the configured demo key pair into ``api_keys`` at every start. When
 that write fails (a read-only database, a trigger that refuses it), SQLAlchemy's error
@@ -25,7 +25,7 @@ from workbench.sandbox import SandboxConfig
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.sandbox.storage import Database
 
-SECRET = "sk_test_issue29_never_printed_4f1c2d"
+SECRET = "sk_test_unseen1_never_printed_4f1c2d"
 REFUSAL = "api_keys is refused by this test"
 
 _PG_TRIGGER = f"""

@@ -357,7 +357,8 @@ _OLD_TOKEN = "tok_0a1b2c3d4e5f60718293a4b5"
 def test_version_2_clears_commission_that_never_settled_and_keeps_old_tokens_masking(
     url: str,
 ) -> None:
-    """Issue 32, rules 5 and 8 on a database an older sandbox wrote."""
+    """No commission before capture, and the card mask's length, on a database an older
+    sandbox wrote."""
     make_v1_database(url)
     captured = ROWS["tables"]["payments"][0]
     held = {**captured, "id": "pay_01a20ca11503332bf307b7ea", "transaction_id": "held-v1",

@@ -9,7 +9,7 @@ below read what it left:
 
 - no ``payment.captured`` for a subscription is recorded after its acknowledged cancel
   or pause, and its charges read after the acknowledgement never grow;
-- no renewal is *torn* (issue 32, rule 3): the stop's event, and the subscription read
+- no renewal is *torn*: the stop's event, and the subscription read
   right after the acknowledgement, show every cycle that was charged, and no
   subscription event follows the stop, so a consumer applying events in order never
   re-activates a cancelled subscription.

@@ -1,4 +1,4 @@
-"""A leaked database or log does not leak portal links (issue 29, item 2).
+"""A leaked database or log does not leak portal links.
 
 The guide promises that only the SHA-256 of a subscription's ``publicHash`` is stored.
 The Idempotency-Key record of ``POST /v1/subscriptions`` used to keep the whole answer,

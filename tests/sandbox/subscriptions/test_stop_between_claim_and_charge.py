@@ -134,7 +134,7 @@ def test_a_charge_now_during_a_claimed_charge_joins_it(running: SandboxServer) -
 def test_a_stop_after_the_charge_finishes_the_charged_cycle_first(
     running: SandboxServer, action: str, body: dict[str, Any], status: str, stop_event: str
 ) -> None:
-    """Issue 32, rule 3: a stop that meets a charge made but not finished applies it first.
+    """A stop that meets a charge made but not finished applies it first.
 
     Its event shows the charged cycle, ``subscription.renewed`` precedes it, and the
     reconciler's finish step records nothing after it.

@@ -1,4 +1,4 @@
-"""uvicorn's h11 protocol with the sandbox's connection limits (`workbench.sandbox.httplimits`).
+"""uvicorn's h11 protocol with the sandbox's connection limits (`edge.httplimits`).
 
 Its own module so that h11 loads only when it serves: httptools does when installed.
 """

@@ -1,8 +1,8 @@
 """What the sandbox's two HTTP protocols share: the request's deadlines, the connection cap.
 
-`workbench.sandbox.httplimits` says why the sandbox subclasses uvicorn's protocols; the
-httptools one is there, the h11 one in `workbench.sandbox.edge.h11limits`, which loads only
-when h11 serves (``--http h11``, or httptools missing). Each connection is held to:
+`workbench.sandbox.edge.httplimits` says why the sandbox subclasses uvicorn's protocols;
+the httptools one is there, the h11 one in `workbench.sandbox.edge.h11limits`, which loads
+only when h11 serves (``--http h11``, or httptools missing). Each connection is held to:
 
 - the head's deadline, answered 431 when too large (`HeadGuard`);
 - the body's: a body still arriving ``body_timeout`` seconds after its head was

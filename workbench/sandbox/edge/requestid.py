@@ -17,7 +17,7 @@ class RequestIdMiddleware:
 
     Any other value (another UUID version, braces, a ``urn:uuid:`` prefix, free text) is
     400 SVC-GW-4000 naming the header, under a generated id: the ``requestId`` of every
-    answer is a UUID v4, as the spec's header table says (issue 32, rule 6).
+    answer is a UUID v4, as the spec's header table says.
 
     A response that already carries X-Request-Id (an idempotent replay of the original
     response) keeps its own.

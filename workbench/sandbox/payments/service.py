@@ -114,8 +114,8 @@ _SESSION_CALLBACK = sa.select(sessions.c.callback_url, sessions.c.customer_id).w
 #: ``card_update_only`` session has nothing to pay).
 _CARD_MODES = frozenset({"payment"})
 # What a new charge reads besides the fence, in one statement: the terms a charge under
-# a session's transactionId must meet (issue 15, rule 1; the session columns are NULL
-# when there is none), the merchant's clock offset and the store's webhook (where the
+# a session's transactionId must meet (the session columns are NULL when there
+# is none), the merchant's clock offset and the store's webhook (where the
 # event goes when there is no session callback).
 _CHARGE_CONTEXT = (
     sa.select(
@@ -368,7 +368,7 @@ def _check_session_open(session: Row, now: datetime) -> None:
 
     An expired session (marked so, or past ``expiresAt`` on the business clock before the
     reconciler marked it) and a completed one take no new payment; the very charge that
-    paid it is the fence's, answered before this (issue 32, rule 2).
+    paid it is the fence's, answered before this.
 
     Raises:
         ServiceError: SVC-SES-4090, as the hosted page would answer.
@@ -413,7 +413,7 @@ class ChargeReads:
 
 
 def fence_answer(row: Row, base_url: str, request_id: str) -> Reply:
-    """The ``transactionId`` fence's answer: the payment as it is now (issue 15, rule 3).
+    """The ``transactionId`` fence's answer: the payment as it is now.
 
     The charge-response shape with the current status (what ``GET /v1/payments/{id}``
     would report), ``acsUrl`` only while the challenge is still pending; a payment

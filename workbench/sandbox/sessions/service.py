@@ -104,7 +104,7 @@ def _check_rules(conn: sa.Connection, caller: Caller, req: SessionRequest) -> No
 
 
 def _check_unpaid(conn: sa.Connection, caller: Caller, transaction_id: str) -> None:
-    """A session's transactionId must not belong to a payment already (issue 32, rule 1).
+    """A session's transactionId must not belong to a payment already.
 
     The hosted page would otherwise find that payment, of whatever amount, and complete
     the session with it.

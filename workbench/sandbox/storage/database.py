@@ -454,7 +454,7 @@ class Database:
     def write(self, *, unlocked: bool = False) -> Iterator[sa.Connection]:
         """A write transaction: committed on success, rolled back on any exception.
 
-        Inside this thread's open `CommitGroup` it is a SAVEPOINT of the group's
+        Inside this thread's open `TransactionGroup` it is a SAVEPOINT of the group's
         transaction instead, committed with the group. ``unlocked`` (PostgreSQL): an
         attempt without a transaction on the server, which raises
         `statements.LocksNeeded` when the work needs one (see `statements`).

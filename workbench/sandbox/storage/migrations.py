@@ -64,7 +64,7 @@ Step = Callable[[sa.Connection], None]
 
 def _v2_card_length_and_unsettled_money(conn: sa.Connection) -> None:
     """Version 2: a token keeps its card number's length (its mask does), and a payment
-    that never captured shows no commission (issue 32, rules 5 and 8)."""
+    that never captured shows no commission."""
     conn.exec_driver_sql("ALTER TABLE card_tokens ADD COLUMN number_length SMALLINT")
     conn.exec_driver_sql(
         "UPDATE payments SET commission = 0, net_amount = 0 WHERE status <> 'captured'"
@@ -72,8 +72,7 @@ def _v2_card_length_and_unsettled_money(conn: sa.Connection) -> None:
 
 
 def _v3_address_buckets(conn: sa.Connection) -> None:
-    """Version 3: token buckets per client address of the routes that take no signature
-    (issue 29)."""
+    """Version 3: token buckets per client address of the routes that take no signature."""
     metadata.tables["address_buckets"].create(conn)
 
 

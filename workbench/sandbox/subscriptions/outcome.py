@@ -5,7 +5,7 @@ comes first: the reconciler's finish step (`renewals.RenewalWork.finish_claims`)
 caller's action on the subscription (`finish_pending`, which cancel, pause and every
 other action run before their own change). So a cancel that waited for a charge to
 commit sees, answers and records the cycle that charge paid for, and no event about
-the charge can follow the cancel's (issue 32, rule 3).
+the charge can follow the cancel's.
 """
 
 from __future__ import annotations

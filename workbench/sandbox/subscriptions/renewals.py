@@ -16,7 +16,7 @@ point finishes the cycle exactly once after a restart:
 3. **finish**: the outcome moves the subscription (cycle, next charge, status), the
    lifecycle events are recorded and the row becomes ``done`` (`outcome.finish`).
 
-Concurrency with the caller's actions (issue 32, rule 3). The subscription row is the
+Concurrency with the caller's actions: no renewal is torn. The subscription row is the
 one lock: steps 2 and 3 take it (``SELECT … FOR UPDATE``; SQLite's single writer
 serialises the same way), and so does every caller action (`service.load`), which
 then applies a ``charged`` claim's outcome itself before its own change
@@ -79,9 +79,9 @@ _CHARGEABLE = CHARGEABLE
 def renewal_transaction_id(subscription_id: str, attempt: int) -> str:
     """The ``transactionId`` of a subscription's charge attempt.
 
-    It contains spaces, which a merchant's ``transactionId`` (printable ASCII
-    without space) can never hold: no merchant charge, however the id is guessed,
-    can take a renewal's place in the payments fence (issue 15, rule 2).
+    It starts with ``renewal ``, a prefix refused on a merchant's ``transactionId``
+    (``limits.RENEWAL_TRANSACTION_PREFIX``): no merchant charge, however the id is
+    guessed, can take a renewal's place in the payments fence.
     """
     return f"renewal {subscription_id} {attempt}"
 

@@ -295,7 +295,7 @@ def _cancel(
 ) -> Row:
     if row.status == "charging":
         # A charge is running: the cancel is refused, not queued, so the answer never
-        # claims an outcome the charge has not decided yet (issue 15, rule 10).
+        # claims an outcome the charge has not decided yet.
         raise ServiceError(
             "SVC-SUB-4090",
             "subscription is charging: a charge is running; retry the cancel when the "
@@ -311,7 +311,7 @@ def _cancel(
         return row
     ended = require(SUBSCRIPTION, row.status, action, to="cancelled").target
     # An immediate cancel replaces a scheduled one: nothing waits for a period end now,
-    # so the answer says ``cancelAtPeriodEnd: false`` (issue 32, rule 7).
+    # so the answer says ``cancelAtPeriodEnd: false``.
     row = _update(
         conn,
         row,
@@ -348,7 +348,7 @@ def pause(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
 def resume(conn: sa.Connection, caller: Caller, subscription_id: str) -> Reply:
     """POST /v1/subscriptions/{id}/resume: active, charged on the next reconciler tick.
 
-    One set to cancel at period end is not charged (issue 32, rule 9): it is active
+    One set to cancel at period end is not charged: it is active
     until the end of the period already paid for (``nextChargeAt``), where the
     reconciler cancels it, or at the next tick when that end has passed.
     """

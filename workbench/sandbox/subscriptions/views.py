@@ -69,7 +69,7 @@ def public_view(row: AnyRow, public_hash: str, merchant_name: str) -> dict[str, 
     """Exactly the spec's public fields: no ids, no customer, no full card.
 
     ``nextChargeAt`` is null when no charge will happen: a subscription set to cancel at
-    period end shows the buyer no charge date (issue 32, rule 9).
+    period end shows the buyer no charge date.
     """
     next_charge = None if row.cancel_at_period_end else row.next_charge_at
     return {

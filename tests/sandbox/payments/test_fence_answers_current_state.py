@@ -1,4 +1,4 @@
-"""Issue 15, rule 3: the transactionId fence answers the payment as it is now.
+"""The transactionId fence answers the payment as it is now.
 
 A repeated charge body (no Idempotency-Key) after a capture, a void, a refund or a
 finished 3-D Secure challenge shows the current status, as ``GET /v1/payments/{id}``
@@ -50,7 +50,7 @@ def _repeat_matches_get(client: httpx2.Client, body: dict[str, Any]) -> dict[str
     return answer
 
 
-def test_rule3_repeat_after_capture_shows_captured(client: httpx2.Client) -> None:
+def test_repeat_after_capture_shows_captured(client: httpx2.Client) -> None:
     body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body).json()
     assert first["status"] == "authorized"
@@ -60,14 +60,14 @@ def test_rule3_repeat_after_capture_shows_captured(client: httpx2.Client) -> Non
     assert answer["authCode"] == first["authCode"]
 
 
-def test_rule3_repeat_after_void_shows_voided(client: httpx2.Client) -> None:
+def test_repeat_after_void_shows_voided(client: httpx2.Client) -> None:
     body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body).json()
     assert client.post(f"/v1/payments/{first['paymentId']}/void", json={}).status_code == 200
     assert _repeat_matches_get(client, body)["status"] == "voided"
 
 
-def test_rule3_repeat_after_capture_and_refund_matches_the_payment(client: httpx2.Client) -> None:
+def test_repeat_after_capture_and_refund_matches_the_payment(client: httpx2.Client) -> None:
     body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body).json()
     assert client.post(f"/v1/payments/{first['paymentId']}/capture", json={}).status_code == 200
@@ -76,7 +76,7 @@ def test_rule3_repeat_after_capture_and_refund_matches_the_payment(client: httpx
     assert _repeat_matches_get(client, body)["status"] == "captured"
 
 
-def test_rule3_repeat_after_a_finished_challenge_does_not_send_back_to_the_acs(
+def test_repeat_after_a_finished_challenge_does_not_send_back_to_the_acs(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     body = charge_body("tok_test_3ds_challenge")
@@ -101,7 +101,7 @@ def test_rule3_repeat_after_a_finished_challenge_does_not_send_back_to_the_acs(
     assert after["authCode"] == done.json()["authCode"]
 
 
-def test_rule3_repeat_of_a_failed_challenge_answers_the_failure(
+def test_repeat_of_a_failed_challenge_answers_the_failure(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     body = charge_body("tok_test_3ds_challenge")
@@ -119,7 +119,7 @@ def test_rule3_repeat_of_a_failed_challenge_answers_the_failure(
     assert assert_envelope(repeat, repeat.status_code, "SVC-PAY-3003")
 
 
-def test_rule3_repeat_of_a_decline_carries_its_own_request_id(client: httpx2.Client) -> None:
+def test_repeat_of_a_decline_carries_its_own_request_id(client: httpx2.Client) -> None:
     body = charge_body("tok_test_declined")
     first = client.post("/v1/payments/card", json=body)
     repeat = client.post("/v1/payments/card", json=body)
@@ -129,7 +129,7 @@ def test_rule3_repeat_of_a_decline_carries_its_own_request_id(client: httpx2.Cli
     assert envelope["requestId"] != first.json()["requestId"]
 
 
-def test_rule3_an_idempotency_key_replay_stays_byte_identical(client: httpx2.Client) -> None:
+def test_an_idempotency_key_replay_stays_byte_identical(client: httpx2.Client) -> None:
     key = {"Idempotency-Key": str(uuid.uuid4())}
     body = charge_body(capture=False, threeDSecure=False)
     first = _charge(client, body, headers=key)

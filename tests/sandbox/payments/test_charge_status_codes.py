@@ -1,4 +1,4 @@
-"""Issue 15 rule 5: the card charge answers only with the status codes the spec lists.
+"""The card charge answers only with the status codes the spec lists.
 
 The spec lists 200, 201, 400, 401, 404 and 429 for ``POST /v1/payments/card`` (and 409
 for an idempotency conflict, from its idempotency section), and 200/202 for a refund.
@@ -38,7 +38,7 @@ CHARGE_STATUSES = {200, 201, 400, 401, 404, 409, 429}
         ("tok_test_insufficient_funds", "SVC-PAY-3002", errors.InsufficientFundsError),
     ],
 )
-def test_rule5_a_decline_is_a_400_recorded_and_typed(
+def test_a_decline_is_a_400_recorded_and_typed(
     server: SandboxServer, client: httpx2.Client, token: str, code: str, error: type
 ) -> None:
     body = charge_body(token=token)
@@ -67,7 +67,7 @@ def test_rule5_a_decline_is_a_400_recorded_and_typed(
     assert info.value.retries == 0
 
 
-def test_rule5_a_failed_challenge_is_a_400(client: httpx2.Client, anon: httpx2.Client) -> None:
+def test_a_failed_challenge_is_a_400(client: httpx2.Client, anon: httpx2.Client) -> None:
     charge = client.post(CHARGE, json=charge_body(token="tok_test_3ds_fail")).json()
     answer = anon.post(
         f"/sandbox/acs/{charge['paymentId']}",
@@ -145,7 +145,7 @@ def _fence_repeat_decline(c: httpx2.Client) -> httpx2.Response:
 
 
 @pytest.mark.parametrize("attempt", list(ATTEMPTS))
-def test_rule5_the_card_charge_answers_only_listed_statuses(
+def test_the_card_charge_answers_only_listed_statuses(
     client: httpx2.Client, anon: httpx2.Client, attempt: str
 ) -> None:
     response = ATTEMPTS[attempt](client, anon)
@@ -157,7 +157,7 @@ def test_rule5_the_card_charge_answers_only_listed_statuses(
             assert code in ("SVC-GW-2001", "SVC-GW-2002")
 
 
-def test_rule5_refunds_answer_200_or_202(client: httpx2.Client) -> None:
+def test_refunds_answer_200_or_202(client: httpx2.Client) -> None:
     settled = client.post(CHARGE, json=charge_body()).json()["paymentId"]
     in_flight = client.post(CHARGE, json=charge_body(token="tok_test_refund_async")).json()[
         "paymentId"
@@ -166,7 +166,7 @@ def test_rule5_refunds_answer_200_or_202(client: httpx2.Client) -> None:
     assert client.post(f"/v1/payments/{in_flight}/refund", json={}).status_code == 202
 
 
-def test_rule5_the_document_lists_the_specs_codes(server: SandboxServer) -> None:
+def test_the_document_lists_the_specs_codes(server: SandboxServer) -> None:
     document = httpx2.get(f"{server.base_url}/openapi.json", timeout=30).json()
     charge = {int(s) for s in document["paths"][CHARGE]["post"]["responses"]}
     assert charge == CHARGE_STATUSES
@@ -182,7 +182,7 @@ def test_rule5_the_document_lists_the_specs_codes(server: SandboxServer) -> None
     assert 413 not in statuses
 
 
-def test_rule5_no_error_code_is_402_or_413() -> None:
+def test_no_error_code_is_402_or_413() -> None:
     # 431 (SVC-GW-4031) is the HTTP layer's answer to an oversized head, before any route.
     allowed = {400, 401, 404, 405, 409, 429, 431, 500, 503}
     assert {e.http_status for e in ERRORS.values()} <= allowed

@@ -1,4 +1,4 @@
-"""Rule 8: every POST route the client sends an Idempotency-Key to honours it.
+"""Every POST route the client sends an Idempotency-Key to honours it.
 
 The card tokenisation and the sandbox's control routes too: the client retries a POST
 after a 5xx, a 429 or a lost connection, and a retried clock advance must not move the

@@ -1,4 +1,4 @@
-"""Issue 15 rule 10 (the items of fid-http): what the sandbox does agrees with what it says.
+"""What the sandbox does agrees with what it says.
 
 * TR QR payments report ``cardBrand``/``cardType``/``cardMask`` values from the list
   the decisions page gives (``workbench.sandbox.cards.CARD_BRANDS`` / ``CARD_TYPES``).
@@ -40,7 +40,7 @@ def _listed(row: str, field: str) -> set[str]:
     return set(re.findall(r"`([a-z_]+)`", match.group(1)))
 
 
-def test_rule10_qr_payment_card_fields_are_the_listed_values(
+def test_qr_payment_card_fields_are_the_listed_values(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     body = {
@@ -77,7 +77,7 @@ def test_rule10_qr_payment_card_fields_are_the_listed_values(
 @pytest.mark.parametrize(
     "path", ["/v1/customers", "/v1/customers/cus_demo_ayse", "/v1/installments"]
 )
-def test_rule10_customers_and_installments_are_out_of_scope(
+def test_customers_and_installments_are_out_of_scope(
     client: httpx2.Client, method: str, path: str
 ) -> None:
     response = client.request(method, path, content=b"{}" if method == "POST" else None)
@@ -87,7 +87,7 @@ def test_rule10_customers_and_installments_are_out_of_scope(
     assert "**customers and installments endpoints are out of scope**" in section[1]
 
 
-def test_rule10_subscription_amount_minor_at_least_100(client: httpx2.Client) -> None:
+def test_subscription_amount_minor_at_least_100(client: httpx2.Client) -> None:
     body = {
         "storeId": "sto_demo0001",
         "customerId": "cus_demo_ayse",
@@ -107,7 +107,7 @@ def test_rule10_subscription_amount_minor_at_least_100(client: httpx2.Client) ->
 @pytest.mark.parametrize(
     "path", ["/v1/payments/card", "/v1/payments/sessions", "/sandbox/clock/advance"]
 )
-def test_rule10_a_text_plain_body_is_told_about_its_content_type(
+def test_a_text_plain_body_is_told_about_its_content_type(
     client: httpx2.Client, content_type: str, path: str
 ) -> None:
     raw = json.dumps(charge_body()).encode()
@@ -118,7 +118,7 @@ def test_rule10_a_text_plain_body_is_told_about_its_content_type(
     assert "must be a JSON object" not in body["message"]
 
 
-def test_rule10_a_json_body_that_is_not_an_object_still_says_so(client: httpx2.Client) -> None:
+def test_a_json_body_that_is_not_an_object_still_says_so(client: httpx2.Client) -> None:
     response = client.post("/v1/payments/card", json=[1, 2])
     body = assert_envelope(response, 400, "SVC-GW-4000")
     assert body["message"] == "request body must be a JSON object"

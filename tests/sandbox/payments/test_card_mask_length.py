@@ -1,4 +1,4 @@
-"""Issue 32, rule 8: ``cardMask`` keeps the card's length.
+"""``cardMask`` keeps the card's length.
 
 First six digits, one ``*`` per hidden digit, last four: 5 stars for a 15-digit card,
 9 for a 19-digit one, the same on the token, the charge response, the payment and the
@@ -21,9 +21,7 @@ CARDS = {
 
 
 @pytest.mark.parametrize("name", sorted(CARDS))
-def test_rule8_the_mask_keeps_the_length_from_token_to_payment(
-    client: httpx2.Client, name: str
-) -> None:
+def test_the_mask_keeps_the_length_from_token_to_payment(client: httpx2.Client, name: str) -> None:
     number, expected = CARDS[name]
     token = client.post(
         "/v1/cards/tokens",
@@ -40,7 +38,7 @@ def test_rule8_the_mask_keeps_the_length_from_token_to_payment(
     assert payment["bin"] == number[:6]
 
 
-def test_rule8_a_card_typed_on_the_hosted_page_keeps_its_length(
+def test_a_card_typed_on_the_hosted_page_keeps_its_length(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     number, expected = CARDS["amex-15"]

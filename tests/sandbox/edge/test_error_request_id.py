@@ -1,4 +1,4 @@
-"""Issue 15 rule 4: ``requestId`` in every error body equals the response's X-Request-Id.
+"""``requestId`` in every error body equals the response's X-Request-Id.
 
 The spec names ``requestId`` as what a merchant quotes to support, so one response
 must never carry two ids. Walked over real HTTP on SQLite and PostgreSQL: validation,
@@ -78,7 +78,7 @@ CASES: dict[str, Send] = {
 
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("given", [False, True], ids=["generated-id", "sent-id"])
-def test_rule4_every_error_path_has_one_request_id(
+def test_every_error_path_has_one_request_id(
     client: httpx2.Client, anon: httpx2.Client, case: str, given: bool
 ) -> None:
     sent = str(uuid.uuid4())
@@ -89,7 +89,7 @@ def test_rule4_every_error_path_has_one_request_id(
     _same_id(response, sent if given and case != "malformed-request-id" else None)
 
 
-def test_rule4_rate_limits_and_fail_next(server: SandboxServer, client: httpx2.Client) -> None:
+def test_rate_limits_and_fail_next(server: SandboxServer, client: httpx2.Client) -> None:
     client.post("/sandbox/fail-next", json={"mode": "429"})
     _same_id(client.post("/v1/payments/card", json=charge_body()))
     with signed_client(server.base_url, OTHER_API_KEY, OTHER_SECRET_KEY) as other:
@@ -104,7 +104,7 @@ def test_rule4_rate_limits_and_fail_next(server: SandboxServer, client: httpx2.C
         _same_id(response)
 
 
-def test_rule4_idempotent_replay_of_a_decline_carries_the_originals_both(
+def test_idempotent_replay_of_a_decline_carries_the_originals_both(
     client: httpx2.Client,
 ) -> None:
     key = str(uuid.uuid4())
@@ -120,7 +120,7 @@ def test_rule4_idempotent_replay_of_a_decline_carries_the_originals_both(
     assert again.content == first.content
 
 
-def test_rule4_transaction_id_fence_repeat_of_a_decline(client: httpx2.Client) -> None:
+def test_transaction_id_fence_repeat_of_a_decline(client: httpx2.Client) -> None:
     body, first = _decline(client)
     _same_id(first)
     again = client.post("/v1/payments/card", json=body, headers={"X-Request-Id": str(uuid.uuid4())})
@@ -133,7 +133,7 @@ def test_rule4_transaction_id_fence_repeat_of_a_decline(client: httpx2.Client) -
     assert _same_id(stored) == _same_id(replayed)
 
 
-def test_rule4_duplicate_3ds_callback_of_a_failed_challenge(
+def test_duplicate_3ds_callback_of_a_failed_challenge(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = client.post("/v1/payments/card", json=charge_body(token="tok_test_3ds_fail")).json()
@@ -197,7 +197,7 @@ def sweep_clients(server: SandboxServer) -> Iterator[dict[str, httpx2.Client]]:
 
 @pytest.mark.parametrize("who", ["signed", "unsigned"])
 @pytest.mark.parametrize("body", list(BODIES))
-def test_rule4_sweep_over_every_route(
+def test_sweep_over_every_route(
     routes: list[tuple[str, str]],
     sweep_clients: dict[str, httpx2.Client],
     who: str,

@@ -1,4 +1,4 @@
-"""Issue 15, rule 9: one comparison of "the same payload" for every idempotency mechanism.
+"""One comparison of "the same payload" for every idempotency mechanism.
 
 Idempotency-Key, the card charge's and the session's ``transactionId`` fences and the
 buyer portal's keys all compare the request's meaning (its validated field values,
@@ -47,7 +47,7 @@ def _session_body() -> dict[str, Any]:
 
 @ORDERS
 @pytest.mark.parametrize("path", ["/v1/payments/card", "/v1/payments/sessions"])
-def test_rule9_idempotency_key_replays_a_reordered_body(
+def test_idempotency_key_replays_a_reordered_body(
     client: httpx2.Client, path: str, first: Any, second: Any
 ) -> None:
     body = charge_body(threeDSecure=False) if path.endswith("card") else _session_body()
@@ -64,7 +64,7 @@ def test_rule9_idempotency_key_replays_a_reordered_body(
 
 @ORDERS
 @pytest.mark.parametrize("path", ["/v1/payments/card", "/v1/payments/sessions"])
-def test_rule9_transaction_id_fence_accepts_a_reordered_body(
+def test_transaction_id_fence_accepts_a_reordered_body(
     client: httpx2.Client, path: str, first: Any, second: Any
 ) -> None:
     body = charge_body(threeDSecure=False) if path.endswith("card") else _session_body()
@@ -77,7 +77,7 @@ def test_rule9_transaction_id_fence_accepts_a_reordered_body(
 
 
 @pytest.mark.parametrize("use_key", [True, False], ids=["key", "fence"])
-def test_rule9_a_default_written_out_is_the_same_payload_on_both(
+def test_a_default_written_out_is_the_same_payload_on_both(
     client: httpx2.Client, use_key: bool
 ) -> None:
     implicit = charge_body(threeDSecure=False)
@@ -91,9 +91,7 @@ def test_rule9_a_default_written_out_is_the_same_payload_on_both(
 
 
 @pytest.mark.parametrize("use_key", [True, False], ids=["key", "fence"])
-def test_rule9_another_value_is_another_payload_on_both(
-    client: httpx2.Client, use_key: bool
-) -> None:
+def test_another_value_is_another_payload_on_both(client: httpx2.Client, use_key: bool) -> None:
     body = charge_body(threeDSecure=False)
     headers = {"Idempotency-Key": str(uuid.uuid4())} if use_key else {}
     assert client.post("/v1/payments/card", json=body, headers=headers).status_code == 201

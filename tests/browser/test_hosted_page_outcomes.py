@@ -1,10 +1,10 @@
-"""Issue 32 on the hosted pages, in Chromium: what the buyer sees and where they land.
+"""The hosted pages in Chromium: what the buyer sees and where they land.
 
-Rule 1: a page whose session finds a payment that is not its own under its
+A page whose session finds a payment that is not its own under its
 ``transactionId`` (another amount, as a charge racing the session's creation would leave)
-refuses to be paid and never sends the buyer back with ``outcome=success``. Rule 4:
-a Turkish ``transactionId`` and a ``returnUrl`` with a Turkish path go through the card
-and TR QR pages, the redirect and the webhooks. Rule 8: a 15-digit card typed on the
+refuses to be paid and never sends the buyer back with ``outcome=success``.
+A Turkish ``transactionId`` and a ``returnUrl`` with a Turkish path go through the card
+and TR QR pages, the redirect and the webhooks. A 15-digit card typed on the
 page keeps its length in the payment's mask.
 """
 
@@ -46,7 +46,7 @@ def _land_at_turkish_path(page: Any) -> dict[str, str]:
     return landed(page.url)
 
 
-def test_rule4_a_turkish_transaction_id_and_return_path_by_card(
+def test_a_turkish_transaction_id_and_return_path_by_card(
     new_session: Callable[..., Any],
     merchant: str,
     page: Any,
@@ -71,7 +71,7 @@ def test_rule4_a_turkish_transaction_id_and_return_path_by_card(
     assert {e.type for e in mine} >= {"payment.captured", "session.completed"}
 
 
-def test_rule4_a_turkish_transaction_id_by_tr_qr(
+def test_a_turkish_transaction_id_by_tr_qr(
     new_session: Callable[..., Any], merchant: str, page: Any, client: Client
 ) -> None:
     transaction_id = f"ord-ş-{uuid.uuid4().hex[:8]}"
@@ -92,7 +92,7 @@ def test_rule4_a_turkish_transaction_id_by_tr_qr(
 
 
 @pytest.mark.parametrize("mode", ["payment", "qr"])
-def test_rule1_a_page_never_completes_with_another_payment(
+def test_a_page_never_completes_with_another_payment(
     new_session: Callable[..., Any],
     server: SandboxServer,
     page: Any,
@@ -134,7 +134,7 @@ def test_rule1_a_page_never_completes_with_another_payment(
     assert completed == []
 
 
-def test_rule8_a_fifteen_digit_card_keeps_its_length(
+def test_a_fifteen_digit_card_keeps_its_length(
     new_session: Callable[..., Any], merchant: str, page: Any, client: Client
 ) -> None:
     session = new_session()

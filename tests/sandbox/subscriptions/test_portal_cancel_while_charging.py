@@ -1,4 +1,4 @@
-"""Issue 15, rule 10 (portal item): what a buyer's cancel does while a charge runs.
+"""What a buyer's cancel does while a charge runs.
 
 The sandbox's choice (docs/sandbox/decisions.md): while a subscription is ``charging``
 the cancel is refused, not queued: 409 SVC-SUB-4090 with ``Retry-After`` and a message
@@ -27,7 +27,7 @@ def _charging(client: httpx2.Client) -> dict[str, object]:
     return sub
 
 
-def test_rule10_portal_cancel_while_charging_says_retry(
+def test_portal_cancel_while_charging_says_retry(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     sub = _charging(client)
@@ -50,7 +50,7 @@ def test_rule10_portal_cancel_while_charging_says_retry(
     }
 
 
-def test_rule10_merchant_cancel_while_charging_gets_the_same_answer(
+def test_merchant_cancel_while_charging_gets_the_same_answer(
     client: httpx2.Client,
 ) -> None:
     sub = _charging(client)
@@ -59,7 +59,7 @@ def test_rule10_merchant_cancel_while_charging_gets_the_same_answer(
     assert refused.headers["Retry-After"] == "1"
 
 
-def test_rule10_decisions_say_what_portal_cancel_does_while_charging() -> None:
+def test_decisions_say_what_portal_cancel_does_while_charging() -> None:
     text = DECISIONS.read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if line.startswith("| portal cancel |"))
     assert "`charging`" in row

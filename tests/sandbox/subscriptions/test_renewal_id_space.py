@@ -1,4 +1,4 @@
-"""Issue 15, rule 2: renewals live in an id space no merchant transactionId can reach.
+"""Renewals live in an id space no merchant transactionId can reach.
 
 A merchant charge made first under the renewal's guessable ``transactionId`` shape
 (``<subscriptionId>-<attempt>``, the shape of earlier versions) must neither take the
@@ -30,7 +30,7 @@ def _merchant_charge(client: httpx2.Client, transaction_id: str) -> dict[str, ob
     return dict(response.json())
 
 
-def test_rule2_guessed_renewal_ids_do_not_hijack_the_renewals(client: httpx2.Client) -> None:
+def test_guessed_renewal_ids_do_not_hijack_the_renewals(client: httpx2.Client) -> None:
     sub = create(client)
     guesses = [f"{sub['id']}-{attempt}" for attempt in (1, 2, 3)]
     merchant = {_merchant_charge(client, guess)["paymentId"] for guess in guesses}
@@ -51,7 +51,7 @@ def test_rule2_guessed_renewal_ids_do_not_hijack_the_renewals(client: httpx2.Cli
         assert client.get(f"/v1/payments/{payment_id}").json()["amount"] == 100
 
 
-def test_rule2_a_renewal_transaction_id_cannot_be_sent_by_a_merchant(
+def test_a_renewal_transaction_id_cannot_be_sent_by_a_merchant(
     client: httpx2.Client,
 ) -> None:
     sub = create(client)

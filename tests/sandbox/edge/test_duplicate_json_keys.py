@@ -1,4 +1,4 @@
-"""Issue 15 rule 7: a JSON body with a key twice is refused, naming the key.
+"""A JSON body with a key twice is refused, naming the key.
 
 Before, the last one silently won, so ``"cardToken"`` twice charged whichever came
 last. Now every JSON route (the card charge, called straight or not, sessions, tokens,
@@ -39,9 +39,7 @@ def _assert_refused_naming(response: httpx2.Response, key: str) -> None:
     ("first", "last"),
     [("tok_test_success", "tok_test_declined"), ("tok_test_declined", "tok_test_success")],
 )
-def test_rule7_card_token_twice_charges_nothing(
-    client: httpx2.Client, first: str, last: str
-) -> None:
+def test_card_token_twice_charges_nothing(client: httpx2.Client, first: str, last: str) -> None:
     body = charge_body()
     raw = _with_twice(body, "cardToken", first, last)
     _assert_refused_naming(client.post(CHARGE, content=raw), "cardToken")
@@ -50,14 +48,14 @@ def test_rule7_card_token_twice_charges_nothing(
     assert again.status_code == 201, again.text
 
 
-def test_rule7_a_duplicate_inside_a_nested_object(client: httpx2.Client) -> None:
+def test_a_duplicate_inside_a_nested_object(client: httpx2.Client) -> None:
     split = '{"submerchantId": "smr_1", "amountMinor": 100, "amountMinor": 9000}'
     head = f'{{"transactionId": "{txn()}", "amount": 10000, "currency": "TRY", '
     raw = (head + f'"returnUrl": "https://merchant.example/r", "splits": [{split}]}}').encode()
     _assert_refused_naming(client.post("/v1/payments/sessions", content=raw), "amountMinor")
 
 
-def test_rule7_with_an_idempotency_key_nothing_is_cached(client: httpx2.Client) -> None:
+def test_with_an_idempotency_key_nothing_is_cached(client: httpx2.Client) -> None:
     key = str(uuid.uuid4())
     body = charge_body()
     raw = _with_twice(body, "amount", 1, body["amount"])
@@ -82,7 +80,7 @@ def json_routes(server: SandboxServer) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("signed", [True, False], ids=["signed", "unsigned"])
-def test_rule7_every_json_route_refuses_a_key_twice(
+def test_every_json_route_refuses_a_key_twice(
     server: SandboxServer, json_routes: list[tuple[str, str]], signed: bool
 ) -> None:
     raw = b'{"zzKey": 1, "zzKey": 2}'
@@ -109,7 +107,7 @@ def _other(server: SandboxServer) -> httpx2.Client:
     return signed_client(server.base_url, OTHER_API_KEY, OTHER_SECRET_KEY)
 
 
-def test_rule7_hosted_pages_json_and_the_portal(anon: httpx2.Client) -> None:
+def test_hosted_pages_json_and_the_portal(anon: httpx2.Client) -> None:
     raw = b'{"correlationId": "a", "code": "1", "code": "123456"}'
     _assert_refused_naming(
         anon.post("/sandbox/acs/pay_x", content=raw, headers={"Content-Type": "application/json"}),
@@ -124,7 +122,7 @@ def test_rule7_hosted_pages_json_and_the_portal(anon: httpx2.Client) -> None:
     _assert_refused_naming(response, "atPeriodEnd")
 
 
-def test_rule7_one_parsing_rule() -> None:
+def test_one_parsing_rule() -> None:
     assert loads(b'{"a": {"b": 1}, "c": [1, {"d": 2}]}') == {"a": {"b": 1}, "c": [1, {"d": 2}]}
     with pytest.raises(DuplicateKeyError) as info:
         loads(b'{"a": [{"d": 1, "d": 1}]}')

@@ -1,4 +1,4 @@
-"""Issue 32, rule 5: no commission before money moves.
+"""No commission before money moves.
 
 The spec sets ``commission`` and ``netAmount`` on capture; an authorization posts no
 ledger entries and a void has none. The sandbox shows both as 0 on every payment that
@@ -34,7 +34,7 @@ def _money(body: dict[str, Any]) -> tuple[int, int]:
     return body["commission"], body["netAmount"]
 
 
-def test_rule5_an_authorization_shows_no_commission_until_captured(client: httpx2.Client) -> None:
+def test_an_authorization_shows_no_commission_until_captured(client: httpx2.Client) -> None:
     charge = client.post("/v1/payments/card", json=charge_body(amount=AMOUNT, capture=False))
     assert charge.status_code == 201, charge.text
     assert charge.json()["status"] == "authorized"
@@ -51,7 +51,7 @@ def test_rule5_an_authorization_shows_no_commission_until_captured(client: httpx
     assert _money(again.json()) == (TAKEN, AMOUNT - TAKEN)
 
 
-def test_rule5_a_void_shows_no_commission(client: httpx2.Client) -> None:
+def test_a_void_shows_no_commission(client: httpx2.Client) -> None:
     charge = client.post("/v1/payments/card", json=charge_body(amount=AMOUNT, capture=False))
     payment_id = charge.json()["paymentId"]
     voided = client.post(f"/v1/payments/{payment_id}/void", json={"reason": "stok yok"})
@@ -61,7 +61,7 @@ def test_rule5_a_void_shows_no_commission(client: httpx2.Client) -> None:
     assert _money(payment) == (0, 0)
 
 
-def test_rule5_declined_payments_show_no_commission(client: httpx2.Client) -> None:
+def test_declined_payments_show_no_commission(client: httpx2.Client) -> None:
     for token, code in (
         ("tok_test_declined", "SVC-PAY-3001"),
         ("tok_test_insufficient_funds", "SVC-PAY-3002"),
@@ -75,7 +75,7 @@ def test_rule5_declined_payments_show_no_commission(client: httpx2.Client) -> No
         assert _money(payment) == (0, 0)
 
 
-def test_rule5_three_d_secure_payments_show_commission_only_once_captured(
+def test_three_d_secure_payments_show_commission_only_once_captured(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     failing = client.post("/v1/payments/card", json=charge_body(token="tok_test_3ds_fail"))
@@ -112,7 +112,7 @@ def test_rule5_three_d_secure_payments_show_commission_only_once_captured(
     assert _money(_get(client, passing.json()["paymentId"])) == (TAKEN, AMOUNT - TAKEN)
 
 
-def test_rule5_a_challenge_passed_on_a_preauthorization_stays_without_commission(
+def test_a_challenge_passed_on_a_preauthorization_stays_without_commission(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     charge = client.post(
@@ -132,7 +132,7 @@ def test_rule5_a_challenge_passed_on_a_preauthorization_stays_without_commission
     assert _money(callback.json()) == (0, 0)
 
 
-def test_rule5_the_client_models_read_zero_before_capture(server: SandboxServer) -> None:
+def test_the_client_models_read_zero_before_capture(server: SandboxServer) -> None:
     with Client(
         base_url=server.base_url, api_key=server.config.api_key, secret_key=server.config.secret_key
     ) as client:

@@ -1,4 +1,4 @@
-"""Issue 15, rule 1: a card charge under a checkout session's transactionId pays that session.
+"""A card charge under a checkout session's transactionId pays that session.
 
 Same amount and currency, installments only where the session offers them, and only a
 session a card can pay (not ``qr``, not ``card_update_only``). A mismatch is a 4xx in
@@ -62,9 +62,7 @@ def _nothing_written(client: httpx2.Client, session: dict[str, Any], anon: httpx
     assert page.status_code == 200  # the session is still open to be paid
 
 
-def test_rule1_other_amount_is_refused_naming_amount(
-    client: httpx2.Client, anon: httpx2.Client
-) -> None:
+def test_other_amount_is_refused_naming_amount(client: httpx2.Client, anon: httpx2.Client) -> None:
     session = _session(client)
     response = client.post("/v1/payments/card", json=_charge(session, amount=100))
     body = assert_envelope(response, 400, "SVC-VAL-4001")
@@ -73,7 +71,7 @@ def test_rule1_other_amount_is_refused_naming_amount(
     _nothing_written(client, session, anon)
 
 
-def test_rule1_installments_only_where_the_session_offers_them(
+def test_installments_only_where_the_session_offers_them(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     plain = _session(client)
@@ -89,7 +87,7 @@ def test_rule1_installments_only_where_the_session_offers_them(
 
 
 @pytest.mark.parametrize("mode", ["qr", "card_update_only"])
-def test_rule1_a_session_a_card_cannot_pay_is_refused(
+def test_a_session_a_card_cannot_pay_is_refused(
     client: httpx2.Client, anon: httpx2.Client, mode: str
 ) -> None:
     if mode == "qr":
@@ -103,7 +101,7 @@ def test_rule1_a_session_a_card_cannot_pay_is_refused(
     assert _payment_events(client, session["transactionId"]) == []
 
 
-def test_rule1_a_matching_charge_is_accepted_and_the_page_reports_it(
+def test_a_matching_charge_is_accepted_and_the_page_reports_it(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     session = _session(client)
@@ -123,13 +121,13 @@ def test_rule1_a_matching_charge_is_accepted_and_the_page_reports_it(
     assert "outcome=success" in submit.headers["location"]
 
 
-def test_rule1_a_charge_without_a_session_is_unchanged(client: httpx2.Client) -> None:
+def test_a_charge_without_a_session_is_unchanged(client: httpx2.Client) -> None:
     body = _charge({"transactionId": txn()}, amount=1234, installmentCount=2)
     response = client.post("/v1/payments/card", json=body)
     assert response.status_code == 201, response.text
 
 
-def test_rule1_concurrent_charges_of_other_amounts_pay_the_session_once(
+def test_concurrent_charges_of_other_amounts_pay_the_session_once(
     server: SandboxServer, client: httpx2.Client
 ) -> None:
     session = _session(client)

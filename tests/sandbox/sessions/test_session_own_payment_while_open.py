@@ -1,14 +1,14 @@
-"""Issue 32, rules 1 and 2: a session completes only with its own payment, and only while open.
+"""A session completes only with its own payment, and only while open.
 
-Rule 1: a session on a ``transactionId`` that already belongs to a payment is refused at
+Its own payment: a session on a ``transactionId`` that already belongs to a payment is refused at
 creation (409 SVC-GW-2001 naming ``transactionId`` and the payment), so the hosted page
 can never complete a 50 TL session with a 10 TL payment; should such a payment still be
 found under the session (a charge that raced the creation), the hosted card and QR
 flows refuse to complete the session with it.
 
-Rule 2: a card charge under the ``transactionId`` of an expired or completed session is
+While open: a card charge under the ``transactionId`` of an expired or completed session is
 refused with SVC-SES-4090 and writes nothing; the very charge that paid the session still
-answers that payment as it is now (the fence of round 2).
+answers that payment as it is now (the ``transactionId`` fence).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _payments_of(client: httpx2.Client, transaction_id: str) -> set[str]:
     }
 
 
-def test_rule1_a_session_on_a_paid_transaction_id_is_refused(client: httpx2.Client) -> None:
+def test_a_session_on_a_paid_transaction_id_is_refused(client: httpx2.Client) -> None:
     transaction_id = txn()
     paid = client.post("/v1/payments/card", json=charge_under(transaction_id, 1_000))
     assert paid.status_code == 201, paid.text
@@ -70,7 +70,7 @@ def test_rule1_a_session_on_a_paid_transaction_id_is_refused(client: httpx2.Clie
     assert _payments_of(client, transaction_id) == {payment_id}
 
 
-def test_rule1_a_declined_charge_also_holds_the_transaction_id(client: httpx2.Client) -> None:
+def test_a_declined_charge_also_holds_the_transaction_id(client: httpx2.Client) -> None:
     transaction_id = txn()
     declined = client.post(
         "/v1/payments/card", json=charge_under(transaction_id, 1_000, cardToken="tok_test_declined")
@@ -79,7 +79,7 @@ def test_rule1_a_declined_charge_also_holds_the_transaction_id(client: httpx2.Cl
     assert_envelope(_session(client, transaction_id, 1_000), 409, "SVC-GW-2001")
 
 
-def test_rule1_the_session_fence_still_replays_its_own_session(client: httpx2.Client) -> None:
+def test_the_session_fence_still_replays_its_own_session(client: httpx2.Client) -> None:
     transaction_id = txn()
     first = _session(client, transaction_id, 5_000)
     assert first.status_code == 201, first.text
@@ -93,7 +93,7 @@ def test_rule1_the_session_fence_still_replays_its_own_session(client: httpx2.Cl
 
 
 @pytest.mark.parametrize("mode", ["payment", "qr"])
-def test_rule1_the_hosted_page_never_completes_with_another_payment(
+def test_the_hosted_page_never_completes_with_another_payment(
     server: SandboxServer, client: httpx2.Client, anon: httpx2.Client, mode: str
 ) -> None:
     session_txn = txn()
@@ -132,9 +132,7 @@ def _expire(client: httpx2.Client) -> None:
     assert advanced.status_code == 200, advanced.text
 
 
-def test_rule2_an_expired_session_takes_no_charge(
-    client: httpx2.Client, anon: httpx2.Client
-) -> None:
+def test_an_expired_session_takes_no_charge(client: httpx2.Client, anon: httpx2.Client) -> None:
     transaction_id = txn()
     session = _open(client, transaction_id, 5_000)
     _expire(client)
@@ -153,7 +151,7 @@ def test_rule2_an_expired_session_takes_no_charge(
     )
 
 
-def test_rule2_an_expired_session_is_refused_before_the_reconciler_marks_it(
+def test_an_expired_session_is_refused_before_the_reconciler_marks_it(
     server: SandboxServer, client: httpx2.Client
 ) -> None:
     transaction_id = txn()
@@ -170,7 +168,7 @@ def test_rule2_an_expired_session_is_refused_before_the_reconciler_marks_it(
     assert _payments_of(client, transaction_id) == set()
 
 
-def test_rule2_a_completed_session_takes_no_other_payment(
+def test_a_completed_session_takes_no_other_payment(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     transaction_id = txn()
@@ -189,7 +187,7 @@ def test_rule2_a_completed_session_takes_no_other_payment(
     assert _payments_of(client, transaction_id) == {payment_id}
 
 
-def test_rule2_the_charge_that_paid_the_session_still_answers_it(
+def test_the_charge_that_paid_the_session_still_answers_it(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     transaction_id = txn()
@@ -207,7 +205,7 @@ def test_rule2_the_charge_that_paid_the_session_still_answers_it(
     assert again.json()["status"] == "captured"
 
 
-def test_rules_1_and_2_through_the_client(server: SandboxServer) -> None:
+def test_own_payment_and_open_session_through_the_client(server: SandboxServer) -> None:
     with Client(
         base_url=server.base_url, api_key=server.config.api_key, secret_key=server.config.secret_key
     ) as client:

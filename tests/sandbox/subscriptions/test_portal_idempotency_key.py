@@ -1,9 +1,10 @@
-"""Issue 15, rule 8: the buyer portal's POST routes honour Idempotency-Key.
+"""The buyer portal's POST routes honour Idempotency-Key.
 
 Keyed on (public hash, endpoint, key): a retry under the same key answers the first
 response verbatim (no second card-update session, no second cancel); the same key on
 another subscription or another portal route is another request; the same key with
-another payload is SVC-GW-2001. "The same payload" is the rule 9 comparison.
+another payload is SVC-GW-2001. "The same payload" is the one comparison every
+idempotency mechanism uses (tests/sandbox/test_same_payload_comparison.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def _key() -> dict[str, str]:
     return {"Idempotency-Key": str(uuid.uuid4())}
 
 
-def test_rule8_update_card_session_retry_answers_the_same_session(
+def test_update_card_session_retry_answers_the_same_session(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     public_hash = create(client)["publicHash"]
@@ -34,7 +35,7 @@ def test_rule8_update_card_session_retry_answers_the_same_session(
     assert again.content == first.content
     assert again.headers["Idempotent-Replayed"] == "true"
     assert again.headers["X-Request-Id"] == first.headers["X-Request-Id"]
-    # An empty body and ``{}`` are the same payload (rule 9).
+    # An empty body and ``{}`` are the same payload (the one comparison).
     empty = anon.post(f"{_PUB}/{public_hash}/update-card-session", headers=key)
     assert empty.content == first.content
     # Without a key, each call is a new session, as before.
@@ -42,7 +43,7 @@ def test_rule8_update_card_session_retry_answers_the_same_session(
     assert other.json()["sessionId"] != first.json()["sessionId"]
 
 
-def test_rule8_the_key_is_scoped_to_the_public_hash_and_the_route(
+def test_the_key_is_scoped_to_the_public_hash_and_the_route(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     one, two = create(client)["publicHash"], create(client)["publicHash"]
@@ -56,7 +57,7 @@ def test_rule8_the_key_is_scoped_to_the_public_hash_and_the_route(
     assert cancel.json()["cancelAtPeriodEnd"] is True
 
 
-def test_rule8_portal_cancel_retry_replays_instead_of_refusing(
+def test_portal_cancel_retry_replays_instead_of_refusing(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     public_hash = create(client)["publicHash"]
@@ -70,14 +71,12 @@ def test_rule8_portal_cancel_retry_replays_instead_of_refusing(
     assert again.headers["Idempotent-Replayed"] == "true"
 
 
-def test_rule8_same_key_other_payload_is_a_conflict(
-    client: httpx2.Client, anon: httpx2.Client
-) -> None:
+def test_same_key_other_payload_is_a_conflict(client: httpx2.Client, anon: httpx2.Client) -> None:
     public_hash = create(client)["publicHash"]
     key = _key()
     first = anon.post(f"{_PUB}/{public_hash}/cancel", json={}, headers=key)
     assert first.status_code == 200, first.text
-    # The default written out is the same payload (rule 9) ...
+    # The default written out is the same payload (the one comparison) ...
     same = anon.post(f"{_PUB}/{public_hash}/cancel", json={"atPeriodEnd": True}, headers=key)
     assert same.content == first.content
     # ... another value is not.
@@ -85,6 +84,6 @@ def test_rule8_same_key_other_payload_is_a_conflict(
     assert_envelope(other, 409, "SVC-GW-2001")
 
 
-def test_rule8_an_unknown_hash_is_404_with_or_without_a_key(anon: httpx2.Client) -> None:
+def test_an_unknown_hash_is_404_with_or_without_a_key(anon: httpx2.Client) -> None:
     response = anon.post(f"{_PUB}/nope/update-card-session", json={}, headers=_key())
     assert_envelope(response, 404, "SVC-GW-4004")

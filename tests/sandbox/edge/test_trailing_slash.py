@@ -1,4 +1,4 @@
-"""Issue 15 rule 6: a trailing slash is not part of the canonical path on the server either.
+"""A trailing slash is not part of the canonical path on the server either.
 
 The spec's canonical string takes the route path with "no trailing slash", so a
 spec-correct client calling ``/v1/subscriptions/`` signs ``/v1/subscriptions``. The
@@ -38,7 +38,7 @@ def _no_redirect(response: httpx2.Response) -> None:
     assert "location" not in response.headers
 
 
-def test_rule6_get_with_a_trailing_slash_answers_the_route(anon: httpx2.Client) -> None:
+def test_get_with_a_trailing_slash_answers_the_route(anon: httpx2.Client) -> None:
     plain = _signed_as_spec(anon, "GET", "/v1/subscriptions?limit=2")
     slashed = _signed_as_spec(anon, "GET", "/v1/subscriptions/?limit=2")
     _no_redirect(slashed)
@@ -49,7 +49,7 @@ def test_rule6_get_with_a_trailing_slash_answers_the_route(anon: httpx2.Client) 
 
 
 @pytest.mark.parametrize("path", ["/v1/payments/card/", "/v1/payments/card//"])
-def test_rule6_a_charge_posted_with_a_trailing_slash_is_made(
+def test_a_charge_posted_with_a_trailing_slash_is_made(
     anon: httpx2.Client, client: httpx2.Client, path: str
 ) -> None:
     body = json.dumps(charge_body()).encode()
@@ -61,9 +61,7 @@ def test_rule6_a_charge_posted_with_a_trailing_slash_is_made(
     assert payment.json()["status"] == "captured"
 
 
-def test_rule6_routes_with_path_parameters_and_bodies(
-    anon: httpx2.Client, client: httpx2.Client
-) -> None:
+def test_routes_with_path_parameters_and_bodies(anon: httpx2.Client, client: httpx2.Client) -> None:
     session = {
         "transactionId": txn(),
         "amount": 10_000,
@@ -78,7 +76,7 @@ def test_rule6_routes_with_path_parameters_and_bodies(
     assert captured.json()["status"] == "captured"
 
 
-def test_rule6_one_idempotency_endpoint_with_or_without_the_slash(anon: httpx2.Client) -> None:
+def test_one_idempotency_endpoint_with_or_without_the_slash(anon: httpx2.Client) -> None:
     key = str(uuid.uuid4())
     body = json.dumps(charge_body()).encode()
     first = _signed_as_spec(anon, "POST", "/v1/payments/card", body, **{"Idempotency-Key": key})
@@ -88,14 +86,14 @@ def test_rule6_one_idempotency_endpoint_with_or_without_the_slash(anon: httpx2.C
     assert again.json()["paymentId"] == first.json()["paymentId"]
 
 
-def test_rule6_signing_the_slash_itself_is_still_a_signature_mistake(anon: httpx2.Client) -> None:
+def test_signing_the_slash_itself_is_still_a_signature_mistake(anon: httpx2.Client) -> None:
     ts = format_timestamp()
     signature = sign(DEFAULT_SECRET_KEY, ts, "GET", "/sandbox/fixtures/", b"")
     headers = {"X-Api-Key": DEFAULT_API_KEY, "X-Signature": signature, "X-Timestamp": ts}
     assert_envelope(anon.get("/sandbox/fixtures/", headers=headers), 401, "SVC-GW-1002")
 
 
-def test_rule6_public_routes_answer_alike(anon: httpx2.Client) -> None:
+def test_public_routes_answer_alike(anon: httpx2.Client) -> None:
     plain = anon.get("/v1/public/subscriptions/nope")
     slashed = anon.get("/v1/public/subscriptions/nope/")
     _no_redirect(slashed)
@@ -103,7 +101,7 @@ def test_rule6_public_routes_answer_alike(anon: httpx2.Client) -> None:
     assert plain.json()["code"] == slashed.json()["code"] == "SVC-GW-4004"
 
 
-def test_rule6_the_debugger_agrees_with_the_server() -> None:
+def test_the_debugger_agrees_with_the_server() -> None:
     ts = format_timestamp()
     right = sign(DEFAULT_SECRET_KEY, ts, "GET", "/v1/subscriptions", b"")
     slashed = sign(DEFAULT_SECRET_KEY, ts, "GET", "/v1/subscriptions/", b"")

@@ -1,4 +1,4 @@
-"""Issue 32, rule 4: ``transactionId`` is any non-empty UTF-8 text; ``returnUrl`` any http(s) URL.
+"""``transactionId`` is any non-empty UTF-8 text; ``returnUrl`` any http(s) URL.
 
 The spec's own UTF-8 signing vector (``utf8-body``, ``"ord-ş-1"``) is sent byte for byte
 and accepted; Turkish text works through the sessions, the charge and its fence, the
@@ -37,7 +37,7 @@ def _events(client: httpx2.Client, transaction_id: str) -> list[dict[str, Any]]:
     return [e for e in items if e["data"].get("transactionId") == transaction_id]
 
 
-def test_rule4_the_specs_utf8_vector_opens_a_session_that_pays_end_to_end(
+def test_the_specs_utf8_vector_opens_a_session_that_pays_end_to_end(
     client: httpx2.Client, anon: httpx2.Client
 ) -> None:
     vector = _vector()
@@ -66,7 +66,7 @@ def test_rule4_the_specs_utf8_vector_opens_a_session_that_pays_end_to_end(
     assert {"payment.captured", "session.completed"} <= types
 
 
-def test_rule4_turkish_transaction_ids_through_the_client(server: SandboxServer) -> None:
+def test_turkish_transaction_ids_through_the_client(server: SandboxServer) -> None:
     transaction_id = f"Sipariş ığüşöç ÇĞİÖŞÜ №{uuid.uuid4().hex[:8]}"
     return_url = "https://çiçek.example/siparişler/dönüş?no=ş"
     with Client(
@@ -110,7 +110,7 @@ def test_rule4_turkish_transaction_ids_through_the_client(server: SandboxServer)
     assert f"paymentId={charge.payment_id}" in location
 
 
-def test_rule4_the_limit_is_64_characters_not_bytes(client: httpx2.Client) -> None:
+def test_the_limit_is_64_characters_not_bytes(client: httpx2.Client) -> None:
     longest = "ş" * (limits.TRANSACTION_ID_MAX - 8) + uuid.uuid4().hex[:8]  # 120 bytes
     body = {"amount": 100, "currency": "TRY", "cardToken": "tok_test_success"}
     ok = client.post("/v1/payments/card", json={**body, "transactionId": longest})
@@ -128,7 +128,7 @@ def test_rule4_the_limit_is_64_characters_not_bytes(client: httpx2.Client) -> No
         ('""', "/v1/payments/sessions"),
     ],
 )
-def test_rule4_what_is_not_utf8_text_or_is_reserved_is_refused(
+def test_what_is_not_utf8_text_or_is_reserved_is_refused(
     client: httpx2.Client, raw: str, route: str
 ) -> None:
     if route.endswith("card"):
@@ -145,7 +145,7 @@ def test_rule4_what_is_not_utf8_text_or_is_reserved_is_refused(
     "url",
     ["https://shop.example/a b", "https://shop.example/\u0085x", "ftp://shop.example/ş"],
 )
-def test_rule4_a_return_url_with_spaces_controls_or_another_scheme_is_refused(
+def test_a_return_url_with_spaces_controls_or_another_scheme_is_refused(
     client: httpx2.Client, url: str
 ) -> None:
     body = {
