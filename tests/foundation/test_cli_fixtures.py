@@ -8,7 +8,6 @@ are the scenario's own.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,21 +17,6 @@ from workbench._client import Client
 from workbench.cli import main
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.scenarios import EXAMPLES, ScenarioError, load_scenario
-from workbench.testing import running_sandbox
-
-
-@pytest.fixture(scope="module")
-def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("fixtures-sandbox")
-    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
-        yield server.base_url
-
-
-@pytest.fixture
-def client(sandbox_url: str) -> Iterator[Client]:
-    with Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, sandbox_url) as c:
-        c.sandbox.reset()
-        yield c
 
 
 def _invoke(sandbox_url: str, *args: str) -> tuple[int, str, str]:

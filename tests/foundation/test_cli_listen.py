@@ -25,7 +25,6 @@ from workbench.cli import main
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.models import CardCharge
 from workbench.signing import format_timestamp, sign_request
-from workbench.testing import running_sandbox
 from workbench.webhooks import ReceivedRequest, WebhookReceiver, construct_event
 
 #: How long a test waits for the command to print a line: a guard, not a measured time.
@@ -33,22 +32,6 @@ LINE_WAIT = 60.0
 #: A guard against a hang, never asserted as a duration: stopping sets the store's webhook
 #: back through the sandbox, which a loaded machine may answer slowly.
 STOP_WAIT = 60.0
-
-
-@pytest.fixture(scope="module")
-def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A sandbox whose reconciler runs only when the test ticks it."""
-    folder = tmp_path_factory.mktemp("listen-sandbox")
-    # its reconciler runs only when a test ticks it
-    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
-        yield server.base_url
-
-
-@pytest.fixture
-def client(sandbox_url: str) -> Iterator[Client]:
-    with Client(DEFAULT_API_KEY, DEFAULT_SECRET_KEY, sandbox_url) as c:
-        c.sandbox.reset()
-        yield c
 
 
 def _charge(client: Client, amount: int) -> CardCharge:

@@ -18,7 +18,6 @@ from click.testing import CliRunner
 from workbench._client import Client
 from workbench.cli import main
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
-from workbench.testing import running_sandbox
 from workbench.triggers import TRIGGERS
 from workbench.webhooks import WebhookListener
 
@@ -27,13 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 #: object goes out per pass): a guard against a hang, not a measured figure.
 MAX_PASSES = 20
 _STARRED = re.compile(r"^\* (evt_\w+)\s+(\S+)\s+(\S+)\s+(\S+)$", re.MULTILINE)
-
-
-@pytest.fixture(scope="module")
-def sandbox_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("trigger-sandbox")
-    with running_sandbox(db_dir=folder, run_reconciler_in_background=False) as server:
-        yield server.base_url
 
 
 @pytest.fixture(scope="module")
