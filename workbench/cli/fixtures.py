@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from workbench.config import ConfigError, Environment, Settings
+from workbench.cli._sandbox_settings import sandbox_settings
+from workbench.config import Settings
 
 if TYPE_CHECKING:
     from workbench.scenarios import Scenario
@@ -62,12 +63,7 @@ def fixtures_command(scenario: str | None, show_list: bool, check: bool) -> None
     if check:
         click.echo(f"{loaded.file}: {len(loaded.steps)} steps, checked")
         return
-    try:
-        settings = Settings.load()
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
-    if settings.environment is Environment.PRODUCTION:
-        raise click.ClickException("workbench fixtures makes test payments: not in production")
+    settings = sandbox_settings("workbench fixtures makes test payments: not in production")
     _run(settings, loaded)
 
 

@@ -21,13 +21,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from workbench.cli._sandbox_settings import sandbox_settings
 from workbench.config import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_SECRET_KEY,
-    ConfigError,
-    Environment,
-    Settings,
 )
 
 if TYPE_CHECKING:
@@ -78,12 +76,7 @@ def _base_url_option(command: Callable[..., None]) -> Callable[..., None]:
 @contextmanager
 def _client(base_url: str | None) -> Iterator[Client]:
     """A client for the sandbox; the keys are the environment's (they sign a delete)."""
-    try:
-        settings = Settings.load(base_url=base_url)
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
-    if settings.environment is Environment.PRODUCTION:
-        raise click.ClickException("merchants are made on a sandbox, not in production")
+    settings = sandbox_settings("merchants are made on a sandbox, not in production", base_url)
     from workbench._client import Client
 
     with Client(settings=settings, max_retries=1) as client:

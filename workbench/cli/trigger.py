@@ -6,7 +6,8 @@ from typing import NoReturn
 
 import click
 
-from workbench.config import ConfigError, Environment, Settings
+from workbench.cli._sandbox_settings import sandbox_settings
+from workbench.config import Environment
 from workbench.triggers import (
     TRIGGERS,
     TriggerError,
@@ -97,12 +98,7 @@ def trigger_command(
         check_values(event, *given)
     except TriggerValueError as exc:
         _refuse(str(exc))
-    try:
-        settings = Settings.load()
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
-    if settings.environment is Environment.PRODUCTION:
-        raise click.ClickException("workbench trigger makes test payments: not in production")
+    settings = sandbox_settings("workbench trigger makes test payments: not in production")
     if found.needs_control and settings.environment is not Environment.LOCAL:
         raise click.ClickException(
             f"{event} needs the local sandbox's control routes; {settings.base_url} is "
