@@ -10,6 +10,7 @@ import sys
 
 MODULES = [
     "benchmarks.sandbox_charges",
+    "benchmarks.charge_instructions",
     "benchmarks.sandbox_merchants",
     "benchmarks.client_overhead",
     "benchmarks.subscriptions_scale",
