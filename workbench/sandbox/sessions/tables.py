@@ -5,7 +5,8 @@ A session's ``transactionId`` is also the card charge's that pays it, which is h
 charge finds the session's terms and callback (`workbench.sandbox.payments.service`).
 Whichever of a session and a payment takes a transactionId first writes its row in
 ``transaction_ids``, whose primary key is the one lock both contend for
-(`workbench.sandbox.sessions.service.take_transaction_id`).
+(`workbench.sandbox.sessions.service.take_transaction_id`) on PostgreSQL; SQLite's
+writers take turns, and it stays empty there.
 """
 
 from __future__ import annotations
