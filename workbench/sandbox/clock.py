@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import sqlalchemy as sa
 
 from workbench.sandbox import tables
+from workbench.sandbox.errors import merchant_gone
 
 __all__ = ["business_now", "business_time", "iso", "set_business_time", "wall_now"]
 
@@ -53,10 +54,14 @@ _OFFSET = sa.select(tables.merchants.c.clock_offset_us).where(
 
 
 def business_now(conn: sa.Connection, merchant_id: str) -> datetime:
-    """The merchant's business time: the wall clock plus its stored offset."""
+    """The merchant's business time: the wall clock plus its stored offset.
+
+    Raises:
+        ServiceError: SVC-GW-1003, the merchant was deleted meanwhile (`merchant_gone`).
+    """
     offset = conn.execute(_OFFSET, {"f_merchant": merchant_id}).scalar()
     if offset is None:
-        raise LookupError(f"no merchant {merchant_id!r}")
+        raise merchant_gone()
     return business_time(int(offset))
 
 

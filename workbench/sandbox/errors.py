@@ -17,7 +17,7 @@ from starlette.responses import Response
 from workbench.sandbox.context import STATE_KEY, RequestState
 from workbench.spec import ERRORS
 
-__all__ = ["ServiceError", "envelope_bytes", "error_response", "request_id_of"]
+__all__ = ["ServiceError", "envelope_bytes", "error_response", "merchant_gone", "request_id_of"]
 
 
 class ServiceError(Exception):
@@ -35,6 +35,13 @@ class ServiceError(Exception):
         self.message = message
         self.status = ERRORS[code].http_status
         self.headers = dict(headers or {})
+
+
+def merchant_gone() -> ServiceError:
+    """The refusal of a request whose merchant was deleted after its key was checked
+    (``DELETE /sandbox/merchants/{id}`` while it was in flight): its key is no longer one
+    of this environment, as the next request with it is told."""
+    return ServiceError("SVC-GW-1003", "X-Api-Key is not a key of this environment")
 
 
 def request_id_of(scope: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,3 +94,43 @@ def test_a_sandbox_on_every_interface_makes_merchants_only_with_the_admin_token(
     assert [m.status_code for m in made] == [201] * 4
     wrong = httpx2.post(f"{base}/sandbox/merchants", headers={"Authorization": "Bearer nope"})
     assert_envelope(wrong, 401, "SVC-GW-1006")
+
+
+def test_charges_in_flight_while_their_merchant_is_deleted_are_answered_or_refused(
+    workers: tuple[str, str, int],
+) -> None:
+    """Charges racing their merchant's deletion: each is made (201) or refused as an
+    unknown key (401 SVC-GW-1003); none is a 500, whichever worker serves it."""
+    base, _, _ = workers
+    made = httpx2.post(f"{base}/sandbox/merchants", json={"name": "deleted mid-flight"}).json()
+    keys = made["apiKey"], made["secretKey"]
+    assert _fresh_charge(base, *keys).status_code == 201  # both workers may keep the key
+    answered: list[httpx2.Response] = []
+    stop = threading.Event()
+
+    def charge_until_stopped() -> None:
+        with signed_client(base, *keys) as client:
+            while not stop.is_set():
+                answered.append(client.post("/v1/payments/card", json=charge_body()))
+
+    threads = [threading.Thread(target=charge_until_stopped) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    try:
+        while len(answered) < 30:  # charges are in flight on both workers
+            time.sleep(0.01)
+        with signed_client(base, *keys) as own:
+            gone = own.delete(f"/sandbox/merchants/{made['merchantId']}")
+        assert gone.status_code == 200, gone.text
+        refused = len(answered)
+        while len(answered) < refused + 30:  # and go on arriving after the delete
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+    seen = {(a.status_code, a.json().get("code")) for a in answered}
+    assert seen <= {(201, None), (401, "SVC-GW-1003")}, [
+        a.text for a in answered if a.status_code not in (201, 401)
+    ][:3]
+    assert (401, "SVC-GW-1003") in seen

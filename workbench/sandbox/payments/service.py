@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from workbench.sandbox import cards, events, tables
 from workbench.sandbox.clock import business_now, business_time, iso
 from workbench.sandbox.context import Caller
-from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.errors import ServiceError, merchant_gone
 from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.ids import new_id, new_uuid
 from workbench.sandbox.payments import acs, expiry
@@ -444,7 +444,7 @@ def charge(
     _check_token(req.cardToken)
     context = reads.context.first(conn)
     if context is None:
-        raise LookupError(f"no merchant {caller.merchant_id!r}")
+        raise merchant_gone()  # deleted since its key was checked
     # The session's terms first: a charge that does not match its session gets the
     # same answer whether or not the session was paid meanwhile.
     session = context if context.mode is not None else None
