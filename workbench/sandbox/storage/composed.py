@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.engine.interfaces import Dialect
@@ -71,14 +71,14 @@ def _renamed(part: Part, prefix: str) -> sa.Select[Any]:
     """``part``'s SELECT with each bind parameter named ``<prefix><its name alone>``."""
     names = part.bind_names
 
-    def rename(element: Any) -> Any:
+    def rename(element: Any, **_kw: Any) -> Any:
         if isinstance(element, sa.BindParameter):
             return sa.bindparam(f"{prefix}{names[element]}", type_=element.type)
         return None
 
     select = part.statement
     assert isinstance(select, sa.Select)
-    statement = visitors.replacement_traverse(cast(Any, select), {}, rename)
+    statement = visitors.replacement_traverse(select, {}, rename)
     assert isinstance(statement, sa.Select)
     return statement
 
