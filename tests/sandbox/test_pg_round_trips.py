@@ -22,7 +22,7 @@ from tests.sandbox.pgtrace import Trace
 from workbench.sandbox import SandboxConfig, SandboxServer, tables
 from workbench.sandbox.payments.tables import payments as payments_table
 from workbench.sandbox.storage import Database, pool_settings
-from workbench.sandbox.storage import database as db_module
+from workbench.sandbox.storage import postgres as pg_backend
 
 
 @pytest.fixture
@@ -177,7 +177,7 @@ def test_an_idle_connection_the_server_dropped_is_replaced_before_use(
     try:
         dead = _backend_pid(database)
         _kill(pg_url, dead)
-        monkeypatch.setattr(db_module, "PING_AFTER_IDLE_SECONDS", 0.0)  # "it sat idle"
+        monkeypatch.setattr(pg_backend, "PING_AFTER_IDLE_SECONDS", 0.0)  # "it sat idle"
         assert _backend_pid(database) != dead  # pinged, found dead, replaced: no error
     finally:
         database.dispose()
@@ -190,7 +190,7 @@ def test_a_connection_in_steady_use_is_not_pinged(
     try:
         dead = _backend_pid(database)
         _kill(pg_url, dead)
-        monkeypatch.setattr(db_module, "PING_AFTER_IDLE_SECONDS", 3600.0)  # "just used"
+        monkeypatch.setattr(pg_backend, "PING_AFTER_IDLE_SECONDS", 3600.0)  # "just used"
         with pytest.raises(sa.exc.OperationalError):  # no ping: the dead one is used
             _backend_pid(database)
         assert _backend_pid(database) != dead  # and the pool replaced it afterwards

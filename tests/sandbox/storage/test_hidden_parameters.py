@@ -111,4 +111,4 @@ def test_every_engine_hides_parameters(tmp_path: Path) -> None:
         if "sa.create_engine(" in path.read_text(encoding="utf-8")
         or "sqlalchemy.create_engine(" in path.read_text(encoding="utf-8")
     ]
-    assert makers == ["sandbox/storage/database.py"]
+    assert makers == ["sandbox/storage/backends.py"]

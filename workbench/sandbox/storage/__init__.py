@@ -3,8 +3,12 @@
 Every feature imports what it needs from here; nothing here imports a feature (the
 tables a database holds are given to `migrations` by the composition root).
 
-- `database`: the engine (SQLite in WAL mode, or PostgreSQL) and `Database`, whose
-  ``read``/``write``/``transact`` serve threads and ``aread``/``atransact`` async code;
+- `database`: `Database`, whose ``read``/``write``/``transact`` serve threads and
+  ``aread``/``atransact`` async code, each handed to its backend;
+- `backends`: `Backend`, what the two servers do differently behind one interface, and
+  its two: `sqlite` (`SQLiteBackend`: a file in WAL mode or in memory, ``BEGIN
+  IMMEDIATE`` under the write lock) and `postgres` (`PostgresBackend`: the pool per
+  worker, autocommit reads, pipelined and unlocked writes, batches);
 - `plans`: `ReadPlan`, the reads a write transaction will make, declared once: the
   plan announces them (on PostgreSQL they travel with the transaction's first
   statement) and runs them, in order;
@@ -13,6 +17,8 @@ tables a database holds are given to `migrations` by the composition root).
 - `statements`: what the two above run on, behind them: statements run on the DB-API
   cursor, PostgreSQL's pipelined and unlocked transactions, and batches of them
   (``together``). Features write plain SQLAlchemy (``conn.execute``) and never import it;
+- `composed`: PostgreSQL's statements made of several (reads side by side, INSERTs as
+  CTEs), composed as SQLAlchemy constructs and compiled once per shape;
 - `groups`: `TransactionGroup`, one SQLite transaction shared by several writes;
 - `loopwrites` (SQLite) and `loopbatches` (PostgreSQL): an event loop's writes
   grouped per loop turn, or batched;

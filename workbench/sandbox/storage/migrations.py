@@ -35,8 +35,7 @@ batch operations are made for that, and this module would hand over to it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -138,8 +137,6 @@ V1_TABLES = frozenset(
 )
 
 _VERSION_KEY = "schema_version"
-#: The PostgreSQL advisory lock that serialises schema work across processes.
-_PG_LOCK = 0x5742_5343  # "WBSC"
 #: Files an SQLite database leaves beside itself: the journal, the write lock, its
 #: wake-up pipe and the key cache's stamp (`Database.sidecar`).
 _SQLITE_SIDECARS = ("-wal", "-shm", "-journal", "-write.lock", "-write.lock.wake", "-keys.stamp")
@@ -204,27 +201,6 @@ def schema_version(db: Database, tables: Iterable[sa.Table]) -> int | None:
         return _found_version(conn, set(sa.inspect(conn).get_table_names()), tables)[0]
 
 
-@contextmanager
-def _schema_transaction(db: Database) -> Iterator[sa.Connection]:
-    """One transaction for the schema's work, one process at a time.
-
-    A plain SQLAlchemy transaction rather than `Database.write`, whose PostgreSQL path
-    is tuned for short writes: on SQLite under the database's write lock and ``BEGIN
-    IMMEDIATE``, on PostgreSQL under an advisory lock held until it ends.
-    """
-    if db.is_sqlite:
-        with (
-            db.lock,
-            db.engine.connect().execution_options(sqlite_immediate=True) as conn,
-            conn.begin(),
-        ):
-            yield conn
-        return
-    with db.engine.connect() as conn, conn.begin():
-        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_LOCK)))
-        yield conn
-
-
 def open_schema(
     db: Database,
     tables: Sequence[sa.Table],
@@ -250,7 +226,7 @@ def open_schema(
         SchemaVersionError: the database is newer than ``steps`` know, or unreadable.
     """
     target = max(steps, default=1)
-    with _schema_transaction(db) as conn:
+    with db.backend.schema_transaction() as conn:
         found, recorded = _found_version(conn, set(sa.inspect(conn).get_table_names()), tables)
         if found is None:  # none of the tables is there: nothing to check first
             metadata.create_all(conn, tables=tables, checkfirst=False)

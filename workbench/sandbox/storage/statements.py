@@ -42,8 +42,6 @@ from __future__ import annotations
 
 import collections
 import contextvars
-import functools
-import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -51,6 +49,8 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine.interfaces import Dialect
+
+from workbench.sandbox.storage import composed
 
 __all__ = [
     "LocksNeeded",
@@ -91,12 +91,13 @@ class _Prepared:
     __slots__ = (
         "_converts",
         "_defaults",
-        "_names",
         "_positional",
         "_processed",
         "_record",
         "_results",
+        "bind_names",
         "locks",
+        "names",
         "sql",
         "statement",
     )
@@ -108,6 +109,8 @@ class _Prepared:
             dialect=dialect, column_keys=list(keys) if keys is not None else None
         )
         self.sql = compiled.string
+        #: The name each bind parameter got (`composed` renames them after it).
+        self.bind_names = compiled.bind_names
         #: Whether it locks the rows it reads (``SELECT ... FOR UPDATE``).
         self.locks = getattr(statement, "_for_update_arg", None) is not None
         self._positional = bool(compiled.positional)
@@ -126,7 +129,8 @@ class _Prepared:
                 default = table_defaults.get(name)
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
             binds.append((name, default, processor))
-        self._names = tuple(name for name, _, _ in binds)
+        #: The parameter names, in the order the driver is given them.
+        self.names = tuple(name for name, _, _ in binds)
         self._defaults = tuple(default for _, default, _ in binds)
         self._processed = [
             (index, processor)
@@ -151,14 +155,14 @@ class _Prepared:
     def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
         # map() over the bound ``get`` gathers the values in C (a Python loop over an
         # INSERT's thirty-odd columns was a tenth of a charge's work).
-        values = list(map(params.get, self._names, self._defaults))
+        values = list(map(params.get, self.names, self._defaults))
         for index, processor in self._processed:
             value = values[index]
             if value is not None:
                 values[index] = processor(value)
         if self._positional:
             return tuple(values)
-        return dict(zip(self._names, values, strict=True))
+        return dict(zip(self.names, values, strict=True))
 
     @property
     def width(self) -> int:
@@ -209,6 +213,8 @@ def _prepared_for(
 
 #: A statement ready for the driver: its SQL and its processed parameters.
 _Sent = tuple[str, Any]
+#: A statement queued (`defer`): its compiled form and its processed parameters.
+_Queued = tuple["_Prepared", Any]
 #: What `reading_ahead` announced: statements and their parameters.
 _Reads = tuple[tuple["Statement", Mapping[str, Any]], ...]
 _ahead: contextvars.ContextVar[_Reads] = contextvars.ContextVar("reading_ahead", default=())
@@ -246,7 +252,7 @@ class Transaction:
         #: Whether the transaction has begun on the server (unlocked: read its reads).
         self.begun = not own_begin
         #: Statements waiting to go with the next one or the COMMIT.
-        self.deferred: list[_Sent] = []
+        self.deferred: list[_Queued] = []
         #: Rows read ahead, by (statement id, parameters), each for one use.
         self.read_ahead: dict[_ReadKey, list[Any] | None] = {}
         #: Statements sent to the server, BEGIN and COMMIT included.
@@ -260,7 +266,7 @@ class Transaction:
         idle = raw.info.transaction_status == _IDLE
         batch = [_BEGIN] if self.own_begin and (idle or not self.begun) else []
         self.begun = True
-        batch.extend(self.deferred)
+        batch.extend((prepared.sql, args) for prepared, args in self.deferred)
         self.deferred = []
         return batch
 
@@ -359,94 +365,19 @@ def _key(statement: Statement, params: Mapping[str, Any]) -> _ReadKey:
     return id(statement), tuple(sorted(params.items()))
 
 
-_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-_PLACEHOLDER_OR_PERCENT = re.compile(r"%%|%\((\w+)\)s")
-
-
-def _renamed(sql: str, prefix: str) -> str:
-    """``sql`` with each ``%(name)s`` parameter renamed ``%(<prefix>name)s``."""
-    return _PLACEHOLDER.sub(lambda m: f"%({prefix}{m.group(1)})s", sql)
-
-
-@functools.lru_cache(maxsize=64)
-def _reads_as_one(sqls: tuple[str, ...]) -> str:
-    """One statement returning the row (or NULLs) of each SELECT, side by side.
-
-    Each read's columns follow a ``_found`` column that is NULL when it found no row.
-    """
-    # Composed of statements SQLAlchemy compiled, whose values stay parameters.
-    joins = " ".join(
-        f"LEFT JOIN LATERAL (SELECT true AS _found, q.* FROM ({_renamed(sql, f'r{i}_')}) AS q)"  # noqa: S608
-        f" AS r{i} ON true"
-        for i, sql in enumerate(sqls)
-    )
-    columns = ", ".join(f"r{i}.*" for i in range(len(sqls)))
-    return f"SELECT {columns} FROM (SELECT 1) AS _one {joins}"  # noqa: S608
-
-
-@functools.lru_cache(maxsize=64)
-def _reads_by_row(sqls: tuple[str, ...], count: int) -> str:
-    """`_reads_as_one` for ``count`` transactions making the same reads: a row each,
-    first its number (parameters renamed ``m<number>r<read>_``).
-
-    Not one row for all: PostgreSQL plans a chain of lateral joins in a time that grows
-    exponentially with its length (68 ms for seven transactions' reads, a second for
-    fifteen); a UNION of short chains is planned in linear time.
-    """
-    columns = ", ".join(f"r{i}.*" for i in range(len(sqls)))
-    arms = []
-    for m in range(count):
-        joins = " ".join(
-            f"LEFT JOIN LATERAL (SELECT true AS _found, q.* FROM ({_renamed(sql, f'm{m}r{i}_')})"  # noqa: S608
-            f" AS q) AS r{i} ON true"
-            for i, sql in enumerate(sqls)
-        )
-        arms.append(f"SELECT {m} AS _member, {columns} FROM (SELECT 1) AS _one {joins}")  # noqa: S608
-    return " UNION ALL ".join(arms)
-
-
-@functools.lru_cache(maxsize=64)
-def _inserts_as_one(sqls: tuple[str, ...]) -> str:
-    """One statement making every INSERT in ``sqls``, all of them or none."""
-    *first, last = (_renamed(sql, f"d{i}_") for i, sql in enumerate(sqls))
-    ctes = ", ".join(f"d{i} AS ({sql})" for i, sql in enumerate(first))
-    return f"WITH {ctes} {last}"
-
-
-@functools.lru_cache(maxsize=64)
-def _numbered(sql: str) -> tuple[str, tuple[str, ...]]:
-    """``sql`` with PostgreSQL's own ``$1, $2, ...`` for its ``%(name)s`` parameters, and
-    the names in that order.
-
-    psycopg parses a query for its placeholders on every execution once it has more than
-    50 parameters (it caches the smaller ones): a millisecond for the INSERTs of a charge.
-    """
-    names: list[str] = []
-
-    def number(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name is None:
-            return "%"
-        if name not in names:
-            names.append(name)
-        return f"${names.index(name) + 1}"
-
-    return _PLACEHOLDER_OR_PERCENT.sub(number, sql), tuple(names)
-
-
-def _execute_numbered(conn: sa.Connection, raw: Any, sql: str, args: Mapping[str, Any]) -> Any:
-    """Run a composed statement (`_numbered`'s) through psycopg's `RawCursor`, unparsed."""
+def _execute_composed(
+    conn: sa.Connection, raw: Any, statement: composed.Composed, args: Mapping[str, Any]
+) -> Any:
+    """Run a `composed.Composed` statement through psycopg's `RawCursor`, unparsed."""
     # Imported here: this runs on PostgreSQL only, and an SQLite sandbox runs without psycopg.
     import psycopg
 
-    numbered, names = _numbered(sql)
-    values = [args[name] for name in names]
     cursor = psycopg.RawCursor(raw)
     try:
-        cursor.execute(numbered, values)
+        cursor.execute(statement.sql, statement.values(args))
     except conn.dialect.loaded_dbapi.Error as exc:
         cursor.close()
-        raise _wrap(conn, sql, args, exc) from exc
+        raise _wrap(conn, statement.sql, args, exc) from exc
     return cursor
 
 
@@ -471,7 +402,8 @@ def _read_unlocked(
     for i, (_, params, read) in enumerate(reads):
         args.update(_named(read.parameters(params), f"r{i}_"))
     raw = conn.connection.driver_connection
-    cursor = _execute_numbered(conn, raw, _reads_as_one(tuple(r.sql for _, _, r in reads)), args)
+    together = composed.reads_as_one(tuple(read for _, _, read in reads), conn.dialect)
+    cursor = _execute_composed(conn, raw, together, args)
     transaction.sent += 1
     try:
         rows = cursor.fetchall()
@@ -490,7 +422,7 @@ def _split_row(
     reads: Sequence[tuple[Statement, Mapping[str, Any], _Prepared]],
     into: dict[_ReadKey, list[Any] | None],
 ) -> bool:
-    """Each read's records from ``row`` (`_reads_as_one`'s columns, from ``offset``) into
+    """Each read's records from ``row`` (`composed.reads_as_one`'s columns, from ``offset``) into
     ``into``; whether a read that locks found a row."""
     locked = False
     for statement, params, read in reads:
@@ -622,7 +554,7 @@ def defer(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) 
         raise LocksNeeded("an UPDATE or DELETE changes rows an unlocked read did not lock")
     prepared = _prepared_for(conn, statement, params)
     transaction.read_ahead.clear()
-    transaction.deferred.append((prepared.sql, prepared.parameters(params)))
+    transaction.deferred.append((prepared, prepared.parameters(params)))
 
 
 def flush(conn: sa.Connection) -> None:
@@ -677,19 +609,20 @@ def _write_unlocked(conn: sa.Connection, transaction: Transaction, raw: Any) -> 
     deferred, transaction.deferred = transaction.deferred, []
     if not deferred:
         return
-    sql, args = _all_inserts(deferred)
+    statement, args = _all_inserts(conn, deferred)
     transaction.sent += 1
-    _execute_numbered(conn, raw, sql, args).close()
+    _execute_composed(conn, raw, statement, args).close()
 
 
-def _all_inserts(inserts: Sequence[_Sent]) -> _Sent:
+def _all_inserts(
+    conn: sa.Connection, inserts: Sequence[_Queued]
+) -> tuple[composed.Composed, dict[str, Any]]:
     """One statement (and its parameters) making all of ``inserts`` or none."""
-    if len(inserts) == 1:
-        return inserts[0]
     args: dict[str, Any] = {}
     for i, (_, each) in enumerate(inserts):
         args.update(_named(each, f"d{i}_"))
-    return _inserts_as_one(tuple(sql for sql, _ in inserts)), args
+    parts = tuple(prepared for prepared, _ in inserts)
+    return composed.inserts_as_one(parts, conn.dialect), args
 
 
 def fetch_one(conn: sa.Connection, statement: Statement, params: Mapping[str, Any]) -> Any:
@@ -777,23 +710,24 @@ def together(
     raw: Any = conn.connection.driver_connection
     ahead: list[dict[_ReadKey, list[Any] | None]] = [{} for _ in works]
     # Transactions reading alike (the same statements) share one statement: a row each.
-    alike: dict[tuple[str, ...], list[int]] = {}
+    alike: dict[tuple[_Prepared, ...], list[int]] = {}
     reads: list[list[tuple[Statement, Mapping[str, Any], _Prepared]]] = []
     for index, (_, context) in enumerate(works):
         mine = [(st, params, _prepared(conn, st, None)) for st, params in context.get(_ahead, ())]
         reads.append(mine)
         if mine:
-            alike.setdefault(tuple(read.sql for _, _, read in mine), []).append(index)
+            alike.setdefault(tuple(read for _, _, read in mine), []).append(index)
         else:  # it announced nothing: unlocked, its first read would need locks
             outcomes[index].alone = True
     raw.autocommit = True
     try:
-        for sqls, members in alike.items():
+        for parts, members in alike.items():
             args: dict[str, Any] = {}
             for m, index in enumerate(members):
                 for i, (_, params, read) in enumerate(reads[index]):
                     args.update(_named(read.parameters(params), f"m{m}r{i}_"))
-            cursor = _execute_numbered(conn, raw, _reads_by_row(sqls, len(members)), args)
+            by_row = composed.reads_by_row(parts, len(members), conn.dialect)
+            cursor = _execute_composed(conn, raw, by_row, args)
             try:
                 rows = cursor.fetchall()
             finally:
@@ -808,7 +742,7 @@ def together(
                     continue
                 if _split_row(mine_rows[0], 1, reads[index], ahead[index]):
                     outcomes[index].alone = True  # a locking read found a row
-        inserts: list[_Sent] = []
+        inserts: list[_Queued] = []
         for (work, context), outcome, rows_ahead in zip(works, outcomes, ahead, strict=True):
             if outcome.alone:
                 continue
@@ -827,9 +761,9 @@ def together(
             finally:
                 conn.info.pop(_INFO_KEY, None)
         if inserts:
-            sql, args = _all_inserts(inserts)
+            statement, args = _all_inserts(conn, inserts)
             try:
-                _execute_numbered(conn, raw, sql, args).close()
+                _execute_composed(conn, raw, statement, args).close()
             except sa.exc.IntegrityError:
                 for outcome in outcomes:
                     if outcome.error is None:
