@@ -161,7 +161,7 @@ def walk() -> tuple[int, list[Stop]]:
         status = asyncio.run(run())
     finally:
         sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
     return status, [stop for _, stop in sorted(recorder.stops)]
 
 
