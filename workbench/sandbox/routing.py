@@ -8,7 +8,7 @@ composition root that builds it. A signed POST's one write goes through `Idempot
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
@@ -25,12 +25,15 @@ from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.context import Caller, base_url_of, request_state
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.idempotency import (
+    Plan,
     Refresh,
     Work,
     answer_keeping_refusals,
     check_key,
+    claim_pending,
     claim_read,
     idempotent,
+    settle_claim,
 )
 from workbench.sandbox.reconciler import Reconciler
 from workbench.sandbox.replies import Reply
@@ -157,6 +160,10 @@ IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 PaymentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
+def _nothing_planned(_conn: sa.Connection) -> bytes:
+    return b""
+
+
 @dataclass(frozen=True, slots=True)
 class IdempotentPost:
     """A signed POST's one write, run under its Idempotency-Key (`idempotent_post`).
@@ -247,6 +254,56 @@ class IdempotentPost:
             refresh=refresh,
             sealer=sealer,
         )
+
+    async def claimed(
+        self,
+        action: Callable[[bytes], Awaitable[Reply]],
+        *,
+        digest: str,
+        plan: Plan = _nothing_planned,
+    ) -> Reply:
+        """The door's mode for work that makes transactions of its own.
+
+        A clock advance runs the reconciler's work, each renewal and delivery in a
+        transaction of its own, waiting on the merchant's lease: it cannot run inside
+        the transaction that records its answer, as `planned`'s work does. So the key is
+        claimed first, in a transaction of the door's (the key checked before it, its
+        read plan the caller's key confirmation and the key's claim), as a ``pending``
+        record holding ``plan``'s bytes (`idempotency.claim_pending`); ``action`` runs
+        with those bytes; its answer is recorded by the same rule
+        (`idempotency.settle_claim`). A request replayed after a crash takes the lapsed
+        claim over and is given the same bytes, so it finishes the same work.
+
+        Args:
+            action: the route's work, given the plan's bytes; its reply.
+            digest: `idempotency.fingerprint` of the validated body.
+            plan: fixes, in the claim's transaction, what the work is to reach.
+
+        Raises:
+            ServiceError: SVC-GW-4000 for a malformed key, the key's conflicts, or the
+                work's refusal that is not kept under the key (its claim released).
+        """
+        caller, path, key = self.caller, self.path, self.key
+        check_key(key)
+        reads = ReadPlan()
+        confirm = caller.plan_confirm(reads)
+        claim = claim_read(reads, caller, "POST", path, key)
+
+        def claim_it(conn: sa.Connection) -> Reply | tuple[int | None, bytes]:
+            caller.confirm(conn, confirm)
+            return claim_pending(conn, caller, "POST", path, key, digest, plan, claim=claim)
+
+        claimed = await self.db.atransact(claim_it, plan=reads)
+        if isinstance(claimed, Reply):
+            return claimed
+        record_id, fixed = claimed
+        if record_id is None or key is None:
+            return await action(fixed)
+        try:
+            outcome: Reply | ServiceError = await action(fixed)
+        except ServiceError as refusal:
+            outcome = refusal
+        return await settle_claim(self.db, caller, "POST", path, key, record_id, outcome)
 
 
 async def idempotent_post(
