@@ -61,6 +61,7 @@ from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.keys import Stale
 from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.sealing import Sealer, is_sealed
 from workbench.sandbox.storage import AnyRow, PlannedRead, ReadPlan, insert_unread
@@ -391,15 +392,17 @@ async def answer_keeping_refusals(
     method: str,
     path: str,
     key: str | None,
-    transaction: Callable[[sa.Connection], Reply],
+    transaction: Callable[[sa.Connection], Reply | Stale],
     *,
     digest: str,
     plan: ReadPlan | None = None,
     refresh: Refresh | None = None,
     sealer: Sealer | None = None,
-) -> Reply:
+) -> Reply | Stale:
     """``transaction`` (which runs `idempotent`) through `Database.atransact`; a `kept`
     refusal it raises under a key is recorded (`keep_refusal`) and answered as a reply.
+    A `Stale` it returns (its caller's guessed key record changed, nothing written) is
+    returned as it is.
 
     Raises:
         ServiceError: a refusal that is not kept, or any without a key.

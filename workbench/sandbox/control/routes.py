@@ -34,7 +34,7 @@ from workbench.sandbox.control.models import (
 )
 from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.fixtures import BUILT_IN_MERCHANTS
-from workbench.sandbox.idempotency import Work, fingerprint
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import expiry
 from workbench.sandbox.refunds import service as refunds
@@ -45,6 +45,7 @@ from workbench.sandbox.routing import (
     CallerDep,
     IdempotentPost,
     PostDep,
+    PostWork,
     RouteServices,
     SandboxDep,
     caller_of,
@@ -74,10 +75,12 @@ async def _in_thread(run: Callable[[], Any]) -> Reply:
     return Reply.json(200, await anyio.to_thread.run_sync(run))
 
 
-async def _answer(post: IdempotentPost, work: Work, body: BaseModel | None) -> Reply:
+async def _answer(post: IdempotentPost, work: PostWork, body: BaseModel | None) -> Reply:
     """``work``'s reply, once per Idempotency-Key: the client retries a POST after a 5xx,
     a 429 or a lost connection."""
-    return await post.planned(lambda _plan: work, digest=fingerprint(body))
+    return await post.planned(
+        lambda _plan, caller: lambda conn: work(conn, caller), digest=fingerprint(body)
+    )
 
 
 @router.get("/fixtures", summary="Merchant, store, customers, saved cards, test cards", **_EXTRA)
@@ -90,14 +93,13 @@ def fixtures(sandbox: SandboxDep, caller: CallerDep) -> Response:
 @router.post("/clock/advance", summary="Advance the business clock", **_EXTRA)
 async def advance(body: AdvanceRequest, sandbox: SandboxDep, post: PostDep) -> Response:
     """Runs the reconciler work that falls due, in order; returns the new business time."""
-    merchant_id = post.caller.merchant_id
 
     # The target time is fixed when the Idempotency-Key is first claimed, so the request
     # replayed after a crash finishes the same advance: it never adds its seconds again.
-    def target(conn: sa.Connection) -> bytes:
-        return control.advance_target(conn, merchant_id, body.seconds)
+    def target(conn: sa.Connection, caller: Caller) -> bytes:
+        return control.advance_target(conn, caller.merchant_id, body.seconds)
 
-    def run(fixed: bytes) -> dict[str, str | None]:
+    def run(fixed: bytes, merchant_id: str) -> dict[str, str | None]:
         try:
             moment = sandbox.reconciler.advance_to(merchant_id, control.target_of(fixed))
         except TimeoutError as exc:
@@ -105,7 +107,9 @@ async def advance(body: AdvanceRequest, sandbox: SandboxDep, post: PostDep) -> R
         return {"businessTime": iso(moment)}
 
     reply = await post.claimed(
-        lambda fixed: _in_thread(lambda: run(fixed)), digest=fingerprint(body), plan=target
+        lambda fixed, caller: _in_thread(lambda: run(fixed, caller.merchant_id)),
+        digest=fingerprint(body),
+        plan=target,
     )
     return reply.to_response(post.caller.request_id)
 
@@ -113,26 +117,30 @@ async def advance(body: AdvanceRequest, sandbox: SandboxDep, post: PostDep) -> R
 @router.post("/reconciler/tick", summary="Run one reconciler pass now", **_EXTRA)
 async def tick(sandbox: SandboxDep, post: PostDep) -> Response:
     """Items processed per kind of work."""
-    merchant_id = post.caller.merchant_id
 
-    def run() -> dict[str, Any]:
+    def run(merchant_id: str) -> dict[str, Any]:
         return {"processed": sandbox.reconciler.tick(merchant_id)}
 
-    reply = await post.claimed(lambda _fixed: _in_thread(run), digest=fingerprint(None))
+    reply = await post.claimed(
+        lambda _fixed, caller: _in_thread(lambda: run(caller.merchant_id)),
+        digest=fingerprint(None),
+    )
     return reply.to_response(post.caller.request_id)
 
 
 @router.post("/settle", summary="Settle every in-flight refund now", **_EXTRA)
 async def settle(sandbox: SandboxDep, post: PostDep) -> Response:
     """Then deliver due webhooks."""
-    merchant_id = post.caller.merchant_id
 
-    def run() -> dict[str, int]:
+    def run(merchant_id: str) -> dict[str, int]:
         count = refunds.settle_all(sandbox.db, merchant_id)
         sandbox.reconciler.tick(merchant_id)
         return {"settled": count}
 
-    reply = await post.claimed(lambda _fixed: _in_thread(run), digest=fingerprint(None))
+    reply = await post.claimed(
+        lambda _fixed, caller: _in_thread(lambda: run(caller.merchant_id)),
+        digest=fingerprint(None),
+    )
     return reply.to_response(post.caller.request_id)
 
 
@@ -143,16 +151,15 @@ async def reset(request: Request, sandbox: SandboxDep, post: PostDep) -> Respons
 
     A built-in merchant's reset on a sandbox reachable beyond loopback also needs the
     admin token (``Authorization: Bearer``): the demo merchant is everyone's there."""
-    merchant_id = post.caller.merchant_id
-    if merchant_id in BUILT_IN_MERCHANTS:
+    if post.caller.merchant_id in BUILT_IN_MERCHANTS:
         _require_admin(request, sandbox, "resetting a built-in merchant")
 
-    def work(conn: sa.Connection) -> Reply:
-        deleted = control.reset_merchant(conn, merchant_id, sandbox.tables)
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        deleted = control.reset_merchant(conn, caller.merchant_id, sandbox.tables)
         return Reply.json(200, {"deleted": deleted})
 
     reply = await _answer(post, work, None)
-    await _forget_buckets(sandbox, merchant_id)
+    await _forget_buckets(sandbox, post.caller.merchant_id)
     return reply.to_response(post.caller.request_id)
 
 
@@ -193,11 +200,10 @@ def event_deliveries(
 @router.post("/fail-next", summary="Make the next request fail (429, 500, timeout)", **_EXTRA)
 async def fail_next(body: FailNextRequest, post: PostDep) -> Response:
     """Applies to the next non-control request of this merchant, once."""
-    merchant_id = post.caller.merchant_id
     mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
 
-    def work(conn: sa.Connection) -> Reply:
-        control.set_fail_next(conn, merchant_id, mode)
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        control.set_fail_next(conn, caller.merchant_id, mode)
         return Reply.json(200, {"failNext": body.mode})
 
     reply = await _answer(post, work, body)
@@ -207,10 +213,9 @@ async def fail_next(body: FailNextRequest, post: PostDep) -> Response:
 @router.post("/latency", summary="Add simulated latency to every response", **_EXTRA)
 async def latency(body: LatencyRequest, post: PostDep) -> Response:
     """0 turns it off."""
-    merchant_id = post.caller.merchant_id
 
-    def work(conn: sa.Connection) -> Reply:
-        control.set_latency(conn, merchant_id, body.milliseconds)
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        control.set_latency(conn, caller.merchant_id, body.milliseconds)
         return Reply.json(200, {"latencyMs": body.milliseconds})
 
     reply = await _answer(post, work, body)
@@ -220,14 +225,13 @@ async def latency(body: LatencyRequest, post: PostDep) -> Response:
 @router.post("/rate-limit", summary="Set this merchant's rate limit", **_EXTRA)
 async def rate_limit(body: RateLimitRequest, sandbox: SandboxDep, post: PostDep) -> Response:
     """For every worker; ``perSecond`` null restores the configured default."""
-    merchant_id = post.caller.merchant_id
 
-    def work(conn: sa.Connection) -> Reply:
-        control.set_rate_limit(conn, merchant_id, body.perSecond, body.burst)
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        control.set_rate_limit(conn, caller.merchant_id, body.perSecond, body.burst)
         return Reply.json(200, {"perSecond": body.perSecond, "burst": body.burst})
 
     reply = await _answer(post, work, body)
-    await _forget_buckets(sandbox, merchant_id)
+    await _forget_buckets(sandbox, post.caller.merchant_id)
     return reply.to_response(post.caller.request_id)
 
 
@@ -240,10 +244,9 @@ async def authorization_lifetime(body: AuthorizationLifetimeRequest, post: PostD
     """Business-time seconds (default 7 days; null restores it). Applies to every
     authorization of the merchant, those already made included; past it, the next
     reconciler pass, capture or void voids the payment."""
-    merchant_id = post.caller.merchant_id
 
-    def work(conn: sa.Connection) -> Reply:
-        span = expiry.set_lifetime(conn, merchant_id, body.seconds)
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        span = expiry.set_lifetime(conn, caller.merchant_id, body.seconds)
         return Reply.json(200, {"seconds": int(span.total_seconds())})
 
     reply = await _answer(post, work, body)
