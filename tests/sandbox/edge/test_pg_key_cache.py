@@ -142,9 +142,10 @@ def test_a_key_moved_to_another_merchant_charges_for_that_merchant(pair: Pair) -
 
 
 def test_a_request_authenticated_again_takes_one_rate_limit_token(pair: Pair) -> None:
-    """A stale guess found by the charge's own transaction sends the request back to be
-    authenticated afresh; the layers after the signature run again, but its rate-limit
-    token is taken once: with a burst of 3, the warm-up and two charges go through."""
+    """A stale guess found by the charge's own transaction has the request authenticated
+    afresh on the new row (`Caller.settle`), each check it passed asked again; its
+    rate-limit token, under a limit that did not change, is taken once: with a burst of
+    3, the warm-up and two charges go through."""
     a, b = pair
     with signed_client(b.base_url) as client:
         limited = client.post("/sandbox/rate-limit", json={"perSecond": 0.001, "burst": 3})
