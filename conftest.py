@@ -164,7 +164,7 @@ _EXPECTED_SECONDS = {
     "tests/sandbox/test_restart.py": 5.0,
     "tests/sandbox/test_schemathesis.py": 15.0,
     "tests/sandbox/edge/test_http_limits.py": 1.0,
-    "tests/sandbox/test_openapi_prism.py": 3.0,
+    "tests/sandbox/openapi/test_prism.py": 3.0,
     "tests/sandbox/subscriptions/test_cancel_during_renewal.py": 8.0,
     "tests/sandbox/subscriptions/test_portal_link_at_rest.py": 7.0,
     "tests/notebooks/test_nbval_breakage.py": 12.0,

@@ -141,7 +141,9 @@ def _contract(contract_id: str) -> dict[str, Any]:
 #: Modules of the sandbox's root that are neither the edge, a feature, a shared domain
 #: module nor the outer layer's, and why.
 _UNCLASSIFIED = {
-    "workbench.sandbox.postman": "a generator run by the command line: it names the edge's "
+    "workbench.sandbox.openapi": "the OpenAPI document (its modules `document`, `examples` and "
+    "`webhooks` are named one by one in the features' contract) and the Postman collection "
+    "derived from it (`postman`), a generator run by the command line: it names the edge's "
     "public routes (the signature's list), as the outer layer may",
 }
 

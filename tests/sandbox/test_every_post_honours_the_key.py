@@ -15,6 +15,7 @@ from datetime import datetime
 import httpx2
 import sqlalchemy as sa
 
+from tests.sandbox.bodies import charge_body
 from tests.sandbox.envelope import assert_envelope
 from workbench.sandbox import SandboxServer, tables
 
@@ -94,3 +95,21 @@ def test_a_retried_tokenisation_answers_the_same_token(
     assert CARD["cardNumber"] not in stored
     for text in (CARD["cardNumber"], json.dumps(CARD), json.dumps(CARD, separators=(",", ":"))):
         assert hashlib.sha256(text.encode()).hexdigest() not in stored
+
+
+def test_a_retried_reset_replays_its_answer_and_deletes_nothing_more(
+    other_client: httpx2.Client,
+) -> None:
+    """The reset deletes the merchant's Idempotency-Key records too: its own is written
+    with its answer, after the deletion, so the retry replays instead of resetting again."""
+    key = str(uuid.uuid4())
+    first = other_client.post("/sandbox/reset", json={}, headers={"Idempotency-Key": key})
+    assert first.status_code == 200, first.text
+    made = other_client.post("/v1/payments/card", json=charge_body())
+    assert made.status_code == 201, made.text
+    again = other_client.post("/sandbox/reset", json={}, headers={"Idempotency-Key": key})
+    assert again.status_code == 200
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert again.content == first.content
+    kept = other_client.get(f"/v1/payments/{made.json()['paymentId']}")
+    assert kept.status_code == 200, kept.text

@@ -34,7 +34,7 @@ def postman(output: Path | None, base_url: str) -> None:
     resets or deletes anything of it. Requests are in the order a run needs (each keeps
     the identifiers the next ones use).
     """
-    from workbench.sandbox.postman import postman_json
+    from workbench.sandbox.openapi.postman import postman_json
 
     text = postman_json(base_url)
     if output is None:

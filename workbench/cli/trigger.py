@@ -7,14 +7,14 @@ from typing import NoReturn
 import click
 
 from workbench.cli._sandbox_settings import sandbox_settings
-from workbench.config import Environment
-from workbench.triggers import (
+from workbench.cli._triggers import (
     TRIGGERS,
     TriggerError,
     TriggerValueError,
     check_values,
     trigger,
 )
+from workbench.config import Environment
 
 __all__ = ["trigger_command"]
 

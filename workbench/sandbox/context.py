@@ -9,19 +9,24 @@ same typed fields (`request_state`); neither imports the other for it.
 On PostgreSQL the key record a caller was authenticated with may be a guess
 (`workbench.sandbox.keys`): the `Caller` then carries it (`KeyGuess`), and whoever
 acts for the caller confirms it first: in its own transaction (`Caller.confirm`, the
-card charge) or by reading the row (`Caller.confirm_now`, every other route through
-its dependency). The edge confirms it itself before an answer leaves unconfirmed.
+one door of every idempotent write) or by reading the row (`Caller.confirm_now`, every
+other route through its dependency, and the edge before it refuses or answers on it).
+A guess found stale is settled in one place, `Caller.settle`: each check the request
+passed on the guess (the signature, the per-key gates, in the order it met them) is
+asked again with the record that replaces it, once, without the request going through
+the layers again.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from starlette.types import Scope
 
-from workbench.sandbox.keys import KeyRecord, StaleKey, confirm_key, look_up, plan_key_read
+from workbench.sandbox.keys import KeyRecord, Stale, confirm_key, look_up, plan_key_read
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -32,6 +37,8 @@ __all__ = [
     "STATE_KEY",
     "Caller",
     "KeyGuess",
+    "Recheck",
+    "Refusal",
     "RequestState",
     "base_url_of",
     "header_text",
@@ -41,18 +48,29 @@ __all__ = [
 ]
 
 
+#: A refusal in the envelope: (code, message, headers).
+Refusal = tuple[str, str, Mapping[str, str] | None]
+#: A check a request passed on a guessed key record, asked again with the record that
+#: replaces it (``None``: the key is gone): its refusal, or ``None`` to go on.
+Recheck = Callable[[KeyRecord | None], Awaitable[Refusal | None]]
+
+
 class KeyGuess:
     """A key record kept between requests, to be confirmed against the database once.
 
     Args:
         record: the kept record the request was authenticated with.
+
+    Attributes:
+        rechecks: what the request passed on the guess, in order (`Caller.settle`).
     """
 
-    __slots__ = ("confirmed", "record")
+    __slots__ = ("confirmed", "rechecks", "record")
 
     def __init__(self, record: KeyRecord) -> None:
         self.record = record
         self.confirmed = False
+        self.rechecks: list[Recheck] = []
 
     def __repr__(self) -> str:
         return f"KeyGuess(confirmed={self.confirmed})"
@@ -87,7 +105,7 @@ class Caller:
         """Declare `confirm`'s read on the transaction's plan (none without a guess)."""
         return None if self.guess is None else plan_key_read(plan, self.api_key)
 
-    def confirm(self, conn: sa.Connection, read: PlannedRead | None) -> None:
+    def confirm(self, conn: sa.Connection, read: PlannedRead | None) -> Stale | None:
         """Confirm the guess inside the caller's transaction, before it does anything else.
 
         Args:
@@ -95,28 +113,53 @@ class Caller:
             read: what `plan_confirm` returned for that transaction's plan (``None``:
                 there is no guess to confirm).
 
-        Raises:
-            StaleKey: the key's row is no longer the guess (let it roll back).
+        Returns:
+            ``None`` when there is nothing to settle; else the key's record as it is now
+            (write nothing, and `settle` on it).
         """
-        if read is not None and self.guess is not None:
-            confirm_key(conn, self.guess.record, read)
-            self.guess.confirmed = True
+        if read is None or self.guess is None:
+            return None
+        stale = confirm_key(conn, self.guess.record, read)
+        self.guess.confirmed = stale is None
+        return stale
 
-    async def confirm_now(self, db: Database) -> Caller:
-        """Confirm the guess by reading the row now; the caller without a guess.
+    async def confirm_now(self, db: Database) -> Stale | None:
+        """Confirm the guess by reading the row now (`confirm`'s answer)."""
+        guess = self.guess
+        if guess is None or guess.confirmed:
+            return None
+        found = await db.in_thread(functools.partial(look_up, db, self.api_key))
+        if found != guess.record:
+            return Stale(found)
+        guess.confirmed = True
+        return None
 
-        Raises:
-            StaleKey: the key's row is no longer the guess.
+    async def settle(self, stale: Stale) -> tuple[Caller | None, Refusal | None]:
+        """Serve the request on the key's record as it is now, after a stale guess.
+
+        Asks each check the request passed on the guess again, in order, with
+        ``stale.record`` (the signature's first: it authenticates the request afresh and
+        puts the new caller in the request state); the first refusal stands.
+
+        Returns:
+            The caller on the fresh record (no guess), or the refusal to answer.
         """
         guess = self.guess
         if guess is None:
-            return self
-        if not guess.confirmed:
-            found = await db.in_thread(functools.partial(look_up, db, self.api_key))
-            if found != guess.record:
-                raise StaleKey
-            guess.confirmed = True
-        return replace(self, guess=None)
+            raise RuntimeError("only a caller on a guessed key record is settled")
+        guess.confirmed = True  # settled: nothing asks again
+        for recheck in guess.rechecks:
+            refusal = await recheck(stale.record)
+            if refusal is not None:
+                return None, refusal
+        fresh = stale.record
+        if fresh is None:  # the signature's recheck refuses a key that is gone
+            raise RuntimeError("a caller was settled on a key that is gone")
+        return Caller(fresh.api_key, fresh.merchant_id, fresh.store_id, self.request_id), None
+
+    def confirmed(self) -> Caller:
+        """This caller, its guess (if any) confirmed: the same without it."""
+        return self if self.guess is None else replace(self, guess=None)
 
 
 @dataclass(slots=True)
@@ -129,10 +172,9 @@ class RequestState:
         json: the body parsed by the one JSON rule (no key twice), when it was JSON.
         caller: who signed it (``None`` on the routes that take no signature).
         key: the caller's key record and its merchant's switches, for the edge's gates.
-        signature_recorded: strict replay mode recorded this request's signature.
         rate_token_taken: the per-key limit (rate, burst) this request's token was taken
-            under, if any: a request authenticated again after a stale key guess is not
-            counted twice under one limit.
+            under, if any: a request settled on a fresh key record after a stale guess
+            (`Caller.settle`) takes a second token only under a limit that changed.
         headers: the request's headers by name (`request_headers`), made from
             ``headers_of``, the scope's list they were made from.
     """
@@ -142,7 +184,6 @@ class RequestState:
     json: Any = None
     caller: Caller | None = None
     key: KeyRecord | None = None
-    signature_recorded: bool = False
     rate_token_taken: tuple[float, int] | None = None
     headers: dict[bytes, bytes] = field(default_factory=dict)
     headers_of: object = None

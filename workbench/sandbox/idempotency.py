@@ -34,11 +34,12 @@ endpoint, key), through a `Caller` whose ``api_key`` is ``public <sha256 of the 
    and opened to be replayed; one sealed under another key is not replayed
    (SVC-GW-2001, saying why).
 
-`run_claimed` serves work that makes transactions of its own (the sandbox's control
-routes: a clock advance runs the reconciler, step by step): the claim is written as
-``pending`` first, the work runs, then its answer is stored; a duplicate meanwhile gets
-SVC-GW-2002 (retryable); a refusal by the rules is stored as its answer, any other
-`ServiceError` deletes the claim. What the work is to
+Work that makes transactions of its own (the sandbox's control routes: a clock advance
+runs the reconciler, step by step) cannot run inside the record's transaction: the
+door's claimed mode (`workbench.sandbox.routing.IdempotentPost.claimed`) writes the
+claim as ``pending`` first (`claim_pending`), runs the work, then stores its answer
+(`settle_claim`); a duplicate meanwhile gets SVC-GW-2002 (retryable); a refusal by the
+rules is stored as its answer, any other `ServiceError` deletes the claim. What the work is to
 reach (its *plan*: an advance's target time) is fixed when the key is first claimed and
 stored on the pending record, so the request replayed after a crash, which takes the
 claim over once it lapses (`CLAIM_SECONDS`), finishes the same work instead of starting
@@ -49,7 +50,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -60,6 +61,7 @@ from workbench.sandbox import tables
 from workbench.sandbox.clock import wall_now
 from workbench.sandbox.context import Caller
 from workbench.sandbox.errors import ServiceError
+from workbench.sandbox.keys import Stale
 from workbench.sandbox.replies import Reply, error_reply
 from workbench.sandbox.sealing import Sealer, is_sealed
 from workbench.sandbox.storage import AnyRow, PlannedRead, ReadPlan, insert_unread
@@ -75,19 +77,20 @@ __all__ = [
     "Refresh",
     "Work",
     "check_key",
+    "claim_pending",
     "claim_read",
     "fingerprint",
     "idempotent",
     "keep_refusal",
     "kept",
-    "run_claimed",
+    "settle_claim",
 ]
 
 Work = Callable[[sa.Connection], Reply]
 #: Rebuilds a provisional reply from its object's current state, given the object's id.
 Refresh = Callable[[sa.Connection, str], Reply]
 
-#: Fixes, in the claim's transaction, what `run_claimed`'s work is to reach (stored bytes).
+#: Fixes, in the claim's transaction, what claimed work is to reach (stored bytes).
 Plan = Callable[[sa.Connection], bytes]
 
 #: A claim older than this whose request never finished (a crash) may be taken over. No
@@ -389,15 +392,17 @@ async def answer_keeping_refusals(
     method: str,
     path: str,
     key: str | None,
-    transaction: Callable[[sa.Connection], Reply],
+    transaction: Callable[[sa.Connection], Reply | Stale],
     *,
     digest: str,
     plan: ReadPlan | None = None,
     refresh: Refresh | None = None,
     sealer: Sealer | None = None,
-) -> Reply:
+) -> Reply | Stale:
     """``transaction`` (which runs `idempotent`) through `Database.atransact`; a `kept`
     refusal it raises under a key is recorded (`keep_refusal`) and answered as a reply.
+    A `Stale` it returns (its caller's guessed key record changed, nothing written) is
+    returned as it is.
 
     Raises:
         ServiceError: a refusal that is not kept, or any without a key.
@@ -462,12 +467,38 @@ def _claim_or_raise(
     )
 
 
-def _claim_pending(
-    conn: sa.Connection, caller: Caller, endpoint: str, key: str, digest: str, plan: Plan
-) -> Reply | tuple[int, bytes]:
-    """`run_claimed`'s claim: the stored `Reply`, or the id of the ``pending`` record
-    (new, or a lapsed one taken over) and the plan stored on it."""
-    record_id = _claim_or_raise(conn, caller, endpoint, key, digest)
+def claim_pending(
+    conn: sa.Connection,
+    caller: Caller,
+    method: str,
+    path: str,
+    key: str | None,
+    digest: str,
+    plan: Plan,
+    *,
+    claim: PlannedRead | None,
+) -> Reply | tuple[int | None, bytes]:
+    """The claim of work that makes transactions of its own, in a transaction before it.
+
+    Args:
+        conn: the claim's transaction.
+        caller, method, path, key: whose key, scoped to which endpoint (no key: nothing
+            is claimed, the plan is simply fixed).
+        digest: `fingerprint` of the request's validated body.
+        plan: fixes what the work is to reach, when the key is first claimed.
+        claim: the key's read declared on the transaction's plan (`claim_read`).
+
+    Returns:
+        The stored `Reply` to send, or the id of the ``pending`` record (new, or a lapsed
+        one taken over; ``None`` without a key) and the plan's bytes stored on it.
+
+    Raises:
+        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts.
+    """
+    if key is None:
+        return None, plan(conn)
+    endpoint = _endpoint(method, path, key)
+    record_id = _claim_or_raise(conn, caller, endpoint, key, digest, claim=claim)
     if isinstance(record_id, Reply):
         return record_id
     if record_id is not None:  # a lapsed claim: its request died; finish what it began
@@ -485,50 +516,33 @@ def _claim_pending(
     return int(row.id), fixed
 
 
-def _no_plan(conn: sa.Connection) -> bytes:
-    return b""
-
-
-async def run_claimed(
+async def settle_claim(
     db: Database,
     caller: Caller,
     method: str,
     path: str,
-    key: str | None,
-    action: Callable[[bytes], Awaitable[Reply]],
-    *,
-    digest: str,
-    plan: Plan = _no_plan,
+    key: str,
+    record_id: int,
+    outcome: Reply | ServiceError,
 ) -> Reply:
-    """Run ``action`` (which makes transactions of its own) once per (key, endpoint, payload).
+    """Record claimed work's answer on its ``pending`` record, by the rules above.
 
-    The claim (a ``pending`` record) and then the answer are written through
-    `Database.atransact`, around ``action``. ``plan`` runs in the claim's transaction
-    when the key is first seen; its bytes are stored on the claim and given to
-    ``action``, then and on a replay that takes a lapsed claim over (see the module
-    docstring).
+    A reply, or a `kept` refusal, is stored as the key's answer (and the reply to send
+    returned); any other refusal deletes the claim, so the request may be sent again
+    with the same key, and is raised.
 
     Raises:
-        ServiceError: SVC-GW-4000 for a malformed key, SVC-GW-2001 / 2002 on conflicts, or
-            whatever ``action`` raised and is not `kept` (its claim is then released).
+        ServiceError: ``outcome``, when it is a refusal that is not kept.
     """
-    if key is None:
-        return await action(await db.atransact(plan))
-    endpoint = _endpoint(method, path, key)
-    claimed = await db.atransact(
-        lambda conn: _claim_pending(conn, caller, endpoint, key, digest, plan)
-    )
-    if isinstance(claimed, Reply):
-        return claimed
-    record_id, fixed = claimed
-    context = _context(caller.api_key, endpoint, key)
-    try:
-        reply = await action(fixed)
-    except ServiceError as refusal:
-        if not kept(refusal):
+    if isinstance(outcome, ServiceError):
+        if not kept(outcome):
             await db.atransact(lambda conn: conn.execute(_DELETE, {"f_id": record_id}))
-            raise
-        reply = error_reply(refusal.code, refusal.message, caller.request_id)
+            raise outcome
+        reply = error_reply(outcome.code, outcome.message, caller.request_id)
+        reply.headers.update(outcome.headers)
+    else:
+        reply = outcome
+    context = _context(caller.api_key, _endpoint(method, path, key), key)
     await db.atransact(
         lambda conn: _store(conn, record_id, reply, caller.request_id, None, context)
     )

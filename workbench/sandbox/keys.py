@@ -4,12 +4,14 @@ Who may call, with which secret, under which rate limit, with which fail-next sw
 or latency pending: one row of ``api_keys`` joined to its merchant, read in one
 statement (`look_up`). On PostgreSQL a record kept between requests is only a guess
 (another worker may have changed the row): whoever acts on it reads the row again,
-inside its own transaction (`confirm_key`) or just before it acts (`look_up`), and
-gives up with `StaleKey` when the row differs, to be authenticated afresh.
+inside its own transaction (`confirm_key`) or just before it acts (`look_up`); a row
+that differs comes back as a `Stale` value, for the request to be settled on it
+(`workbench.sandbox.context.Caller.settle`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
@@ -24,7 +26,7 @@ __all__ = [
     "KEY_TABLES",
     "KeyRecord",
     "Limit",
-    "StaleKey",
+    "Stale",
     "confirm_key",
     "look_up",
     "plan_key_read",
@@ -92,8 +94,15 @@ class KeyRecord:
         return f"KeyRecord(merchant_id={self.merchant_id!r}, revoked={self.revoked})"
 
 
-class StaleKey(Exception):
-    """A guessed key record differs from the database's row: authenticate again."""
+@dataclass(frozen=True, slots=True)
+class Stale:
+    """A guessed key record found out of date.
+
+    Attributes:
+        record: the key's record as the database has it now (``None``: the key is gone).
+    """
+
+    record: KeyRecord | None
 
 
 def look_up(db: Database, api_key: str) -> KeyRecord | None:
@@ -108,13 +117,14 @@ def plan_key_read(plan: ReadPlan, api_key: str) -> PlannedRead:
     return plan.read(_KEY_LOOKUP, {"f_api_key": api_key})
 
 
-def confirm_key(conn: sa.Connection, record: KeyRecord, read: PlannedRead) -> None:
-    """Read the key's row in the caller's transaction; `StaleKey` unless it is ``record``.
+def confirm_key(conn: sa.Connection, record: KeyRecord, read: PlannedRead) -> Stale | None:
+    """Read the key's row in the caller's transaction: ``None`` when it is ``record``,
+    else what it is now.
 
     ``read`` is the read declared on the transaction's plan (`plan_key_read`): run it
-    before the transaction reads or writes anything else, and let `StaleKey` roll the
-    transaction back.
+    before the transaction reads or writes anything else, and write nothing when the
+    record is stale.
     """
     row = read.first(conn)
-    if row is None or KeyRecord(row) != record:
-        raise StaleKey
+    fresh = None if row is None else KeyRecord(row)
+    return None if fresh == record else Stale(fresh)

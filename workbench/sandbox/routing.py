@@ -8,7 +8,7 @@ composition root that builds it. A signed POST's one write goes through `Idempot
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
@@ -29,9 +29,12 @@ from workbench.sandbox.idempotency import (
     Work,
     answer_keeping_refusals,
     check_key,
+    claim_pending,
     claim_read,
     idempotent,
+    settle_claim,
 )
+from workbench.sandbox.keys import Stale
 from workbench.sandbox.reconciler import Reconciler
 from workbench.sandbox.replies import Reply
 from workbench.sandbox.sealing import Sealer
@@ -130,15 +133,21 @@ async def caller_of(request: Request) -> Caller:
 
     Public routes have none. On PostgreSQL the edge may have authenticated the request
     on a kept key record (`Caller.guess`): it is read again here, before the route does
-    anything, and `workbench.sandbox.keys.StaleKey` sends the request back to be
-    authenticated afresh when it differs.
+    anything; when it changed, the request is settled on the fresh record
+    (`Caller.settle`): refused, or served as its caller.
+
+    Raises:
+        ServiceError: SVC-GW-1003 without a caller, or the fresh record's refusal.
     """
     state = request_state(request.scope)
     caller = state.caller
     if caller is None:
         raise ServiceError("SVC-GW-1003", "X-Api-Key is missing")
-    if caller.guess is not None:
-        caller = state.caller = await caller.confirm_now(request.app.state.sandbox.db)
+    if caller.guess is None:
+        return caller
+    stale = await caller.confirm_now(request.app.state.sandbox.db)
+    caller = caller.confirmed() if stale is None else await _settled(caller, stale)
+    state.caller = caller
     return caller
 
 
@@ -157,13 +166,44 @@ IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=255)]
 PaymentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
+#: An idempotent POST's transaction, given the caller the door confirmed.
+PostWork = Callable[[sa.Connection, Caller], Reply]
+#: What claimed work is to reach, fixed in the claim's transaction (stored bytes).
+ClaimPlan = Callable[[sa.Connection, Caller], bytes]
+
+
+def _nothing_planned(_conn: sa.Connection, _caller: Caller) -> bytes:
+    return b""
+
+
+async def _settled(caller: Caller, stale: Stale) -> Caller:
+    """The caller on the fresh key record, after its guess proved stale (`Caller.settle`).
+
+    Raises:
+        ServiceError: the refusal the fresh record gives the request.
+    """
+    fresh, refusal = await caller.settle(stale)
+    if refusal is not None:
+        code, message, headers = refusal
+        raise ServiceError(code, message, headers=headers)
+    if fresh is None:
+        raise RuntimeError("a settled caller is either refused or on the fresh record")
+    return fresh
+
+
 @dataclass(frozen=True, slots=True)
 class IdempotentPost:
     """A signed POST's one write, run under its Idempotency-Key (`idempotent_post`).
 
+    The work is given its caller by the door: on a key record the edge only guessed
+    (PostgreSQL), the caller is confirmed in the work's own transaction, first of its
+    reads; when the record changed, the request is settled on the fresh one
+    (`Caller.settle`: refused, or served as the fresh record's caller) and the
+    transaction, which wrote nothing, runs once more for that caller.
+
     Attributes:
         db: the sandbox database.
-        caller: who signed the request.
+        caller: who signed the request, as the edge authenticated it.
         path: the path exactly as signed (the key's endpoint).
         key: the ``Idempotency-Key`` header, if sent.
         sealer: seals a stored answer that carries a bearer.
@@ -176,21 +216,24 @@ class IdempotentPost:
     sealer: Sealer | None = None
 
     async def __call__(
-        self, work: Work, *, digest: str, refresh: Refresh | None = None
+        self, work: PostWork, *, digest: str, refresh: Refresh | None = None
     ) -> Response:
         """Run ``work`` once per (key, endpoint, payload) and answer with its reply.
 
         Args:
-            work: the route's transaction (`idempotency.idempotent` runs it).
+            work: the route's transaction, given its caller (`idempotency.idempotent`
+                runs it).
             digest: `idempotency.fingerprint` of the validated body.
             refresh: rebuilds a provisional answer when the key is used again.
         """
-        reply = await self.planned(lambda _plan: work, digest=digest, refresh=refresh)
+        reply = await self.planned(
+            lambda _plan, caller: lambda conn: work(conn, caller), digest=digest, refresh=refresh
+        )
         return reply.to_response(self.caller.request_id)
 
     async def planned(
         self,
-        declare: Callable[[ReadPlan], Work],
+        declare: Callable[[ReadPlan, Caller], Work],
         *,
         digest: str,
         refresh: Refresh | None = None,
@@ -204,24 +247,45 @@ class IdempotentPost:
         PostgreSQL they travel with the transaction's first statement.
 
         Args:
-            declare: declares the route's reads on the plan; the route's transaction.
+            declare: declares the route's reads on the plan, for the caller given; the
+                route's transaction.
             digest: `idempotency.fingerprint` of the validated body.
             refresh: rebuilds a provisional answer when the key is used again.
 
         Raises:
-            ServiceError: SVC-GW-4000 for a malformed key, the key's conflicts, or the
-                work's refusal that is not kept under the key.
-            StaleKey: the caller's guessed key record is no longer the key's.
+            ServiceError: SVC-GW-4000 for a malformed key, the key's conflicts, the
+                work's refusal that is not kept under the key, or the refusal of a
+                request whose guessed key record changed.
         """
-        caller, path, key, sealer = self.caller, self.path, self.key, self.sealer
-        check_key(key)
+        check_key(self.key)
+        answer = await self._planned_once(self.caller, declare, digest, refresh)
+        if isinstance(answer, Stale):
+            answer = await self._planned_once(
+                await _settled(self.caller, answer), declare, digest, refresh
+            )
+        if isinstance(answer, Stale):  # a settled caller carries no guess to confirm
+            raise RuntimeError("a settled caller's key record was found stale")
+        return answer
+
+    async def _planned_once(
+        self,
+        caller: Caller,
+        declare: Callable[[ReadPlan, Caller], Work],
+        digest: str,
+        refresh: Refresh | None,
+    ) -> Reply | Stale:
+        """`planned`'s transaction for ``caller``; `Stale`, having written nothing, when
+        the caller's guessed key record changed."""
+        path, key, sealer = self.path, self.key, self.sealer
         plan = ReadPlan()
         confirm = caller.plan_confirm(plan)
         claim = claim_read(plan, caller, "POST", path, key)
-        work = declare(plan)
+        work = declare(plan, caller)
 
-        def transaction(conn: sa.Connection) -> Reply:
-            caller.confirm(conn, confirm)
+        def transaction(conn: sa.Connection) -> Reply | Stale:
+            stale = caller.confirm(conn, confirm)
+            if stale is not None:
+                return stale
             return idempotent(
                 conn,
                 caller,
@@ -247,6 +311,73 @@ class IdempotentPost:
             refresh=refresh,
             sealer=sealer,
         )
+
+    async def claimed(
+        self,
+        action: Callable[[bytes, Caller], Awaitable[Reply]],
+        *,
+        digest: str,
+        plan: ClaimPlan = _nothing_planned,
+    ) -> Reply:
+        """The door's mode for work that makes transactions of its own.
+
+        A clock advance runs the reconciler's work, each renewal and delivery in a
+        transaction of its own, waiting on the merchant's lease: it cannot run inside
+        the transaction that records its answer, as `planned`'s work does. So the key is
+        claimed first, in a transaction of the door's (the key checked before it, its
+        read plan the caller's key confirmation and the key's claim), as a ``pending``
+        record holding ``plan``'s bytes (`idempotency.claim_pending`); ``action`` runs
+        with those bytes; its answer is recorded by the same rule
+        (`idempotency.settle_claim`). A request replayed after a crash takes the lapsed
+        claim over and is given the same bytes, so it finishes the same work.
+
+        Args:
+            action: the route's work, given the plan's bytes and the caller; its reply.
+            digest: `idempotency.fingerprint` of the validated body.
+            plan: fixes, in the claim's transaction, what the work is to reach.
+
+        Raises:
+            ServiceError: SVC-GW-4000 for a malformed key, the key's conflicts, the
+                work's refusal that is not kept under the key (its claim released), or
+                the refusal of a request whose guessed key record changed.
+        """
+        check_key(self.key)
+        caller = self.caller
+        claimed = await self._claim(caller, digest, plan)
+        if isinstance(claimed, Stale):
+            caller = await _settled(caller, claimed)
+            claimed = await self._claim(caller, digest, plan)
+        if isinstance(claimed, Stale):  # a settled caller carries no guess to confirm
+            raise RuntimeError("a settled caller's key record was found stale")
+        if isinstance(claimed, Reply):
+            return claimed
+        record_id, fixed = claimed
+        if record_id is None or self.key is None:
+            return await action(fixed, caller)
+        try:
+            outcome: Reply | ServiceError = await action(fixed, caller)
+        except ServiceError as refusal:
+            outcome = refusal
+        return await settle_claim(self.db, caller, "POST", self.path, self.key, record_id, outcome)
+
+    async def _claim(
+        self, caller: Caller, digest: str, plan: ClaimPlan
+    ) -> Reply | tuple[int | None, bytes] | Stale:
+        """`claimed`'s claim for ``caller`` (`idempotency.claim_pending`), or `Stale`."""
+        path, key = self.path, self.key
+        reads = ReadPlan()
+        confirm = caller.plan_confirm(reads)
+        claim = claim_read(reads, caller, "POST", path, key)
+
+        def claim_it(conn: sa.Connection) -> Reply | tuple[int | None, bytes] | Stale:
+            stale = caller.confirm(conn, confirm)
+            if stale is not None:
+                return stale
+            return claim_pending(
+                conn, caller, "POST", path, key, digest, lambda c: plan(c, caller), claim=claim
+            )
+
+        return await self.db.atransact(claim_it, plan=reads)
 
 
 async def idempotent_post(

@@ -142,9 +142,10 @@ def test_a_key_moved_to_another_merchant_charges_for_that_merchant(pair: Pair) -
 
 
 def test_a_request_authenticated_again_takes_one_rate_limit_token(pair: Pair) -> None:
-    """A stale guess found by the charge's own transaction sends the request back to be
-    authenticated afresh; the layers after the signature run again, but its rate-limit
-    token is taken once: with a burst of 3, the warm-up and two charges go through."""
+    """A stale guess found by the charge's own transaction has the request authenticated
+    afresh on the new row (`Caller.settle`), each check it passed asked again; its
+    rate-limit token, under a limit that did not change, is taken once: with a burst of
+    3, the warm-up and two charges go through."""
     a, b = pair
     with signed_client(b.base_url) as client:
         limited = client.post("/sandbox/rate-limit", json={"perSecond": 0.001, "burst": 3})
@@ -168,3 +169,58 @@ def a_merchant(server: SandboxServer) -> str:
     with server.sandbox.db.read() as conn:
         query = sa.select(k.c.merchant_id).where(k.c.api_key == DEFAULT_API_KEY)
         return str(conn.execute(query).scalar_one())
+
+
+@pytest.fixture(params=["rate-limited", "unlimited"])
+def limited_pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Pair]:
+    """`pair`, with the per-key rate limit on (its buckets are rows naming the merchant)
+    or off (the stale guess is then first found by the charge's own transaction)."""
+    rate = 200.0 if request.param == "rate-limited" else 0.0
+    with database_url("postgres", tmp_path) as url:
+        config = SandboxConfig(
+            db_url=url, run_reconciler_in_background=False, workers=2, rate_limit_per_second=rate
+        )
+        with SandboxServer(config) as first, SandboxServer(config) as second:
+            yield first, second
+
+
+def test_a_merchant_deleted_through_another_worker_is_refused_never_failed(
+    limited_pair: Pair,
+) -> None:
+    """A kept key whose merchant another worker deleted: every request on it is refused
+    as a key of no merchant (401), never answered with a 500, and leaves nothing."""
+    a, b = limited_pair
+    made = httpx2.post(f"{b.base_url}/sandbox/merchants", json={"name": "gone soon"}).json()
+    _warm(a, made["apiKey"], made["secretKey"])
+    with signed_client(b.base_url, made["apiKey"], made["secretKey"]) as client:
+        deleted = client.delete(f"/sandbox/merchants/{made['merchantId']}")
+    assert deleted.status_code == 200, deleted.text
+    with signed_client(a.base_url, made["apiKey"], made["secretKey"]) as client:
+        refused, transaction_id = _charge(client)
+        read = client.get("/v1/payments/pay_nope")
+        control = client.post("/sandbox/latency", json={"milliseconds": 0})
+    for answer in (refused, read, control):
+        body = assert_envelope(answer, 401, "SVC-GW-1003")
+        assert "not a key of this environment" in body["message"]
+    assert _payments(a, transaction_id) == 0
+
+
+def test_a_request_refused_on_a_rotated_secret_takes_one_rate_limit_token(pair: Pair) -> None:
+    """A kept key's secret changed behind the worker's back: the request signed with the
+    old secret passed the edge on the guess (one token), is refused once its transaction
+    finds the new row (401), and is never counted again; the new secret then has the
+    rest of the burst of 3."""
+    a, b = pair
+    with signed_client(b.base_url, OTHER_API_KEY, OTHER_SECRET_KEY) as client:
+        limited = client.post("/sandbox/rate-limit", json={"perSecond": 0.001, "burst": 3})
+    assert limited.status_code == 200, limited.text
+    _warm(a, OTHER_API_KEY, OTHER_SECRET_KEY)  # the first token; A keeps the record
+    rotated = "sk_test_rotated_" + "y" * 24
+    _update_key(a, OTHER_API_KEY, secret_key=rotated)
+    with signed_client(a.base_url, OTHER_API_KEY, OTHER_SECRET_KEY) as old:
+        refused, transaction_id = _charge(old)
+    with signed_client(a.base_url, OTHER_API_KEY, rotated) as new:
+        statuses = [_charge(new)[0].status_code for _ in range(2)]
+    assert_envelope(refused, 401, "SVC-GW-1002")
+    assert _payments(a, transaction_id) == 0
+    assert statuses == [201, 429]

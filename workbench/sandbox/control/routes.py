@@ -8,7 +8,7 @@ with the admin token.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -34,7 +34,7 @@ from workbench.sandbox.control.models import (
 )
 from workbench.sandbox.errors import ServiceError, request_id_of
 from workbench.sandbox.fixtures import BUILT_IN_MERCHANTS
-from workbench.sandbox.idempotency import Plan, fingerprint, run_claimed
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.lazy_routes import LazyAPIRoute
 from workbench.sandbox.payments import expiry
 from workbench.sandbox.refunds import service as refunds
@@ -43,11 +43,12 @@ from workbench.sandbox.routing import (
     ERROR_RESPONSES,
     SIGNED,
     CallerDep,
-    IdemKey,
+    IdempotentPost,
+    PostDep,
+    PostWork,
     RouteServices,
     SandboxDep,
     caller_of,
-    raw_path,
 )
 from workbench.sandbox.targets import webhook_target
 
@@ -63,52 +64,23 @@ def _ok(caller: Caller, payload: Any) -> Response:
     return Reply.json(200, payload).to_response(caller.request_id)
 
 
-async def _once(
-    request: Request,
-    sandbox: RouteServices,
-    caller: Caller,
-    key: str | None,
-    body: BaseModel | None,
-    action: Callable[[], Awaitable[Any]],
-) -> Response:
-    """``action()``'s payload, once per Idempotency-Key: the client retries a POST after a
-    5xx, a 429 or a lost connection."""
-    return await _once_planned(
-        request, sandbox, caller, key, body, lambda _plan: action(), lambda _conn: b""
+# Every idempotent control POST goes through the one door (`routing.IdempotentPost`):
+# those whose work is one transaction as any route's (`planned`), those whose work runs
+# the reconciler, which makes transactions of its own, in its claimed mode (`claimed`).
+
+
+async def _in_thread(run: Callable[[], Any]) -> Reply:
+    """``run()``'s payload in a worker thread: the reconciler's work, which waits on its
+    lease."""
+    return Reply.json(200, await anyio.to_thread.run_sync(run))
+
+
+async def _answer(post: IdempotentPost, work: PostWork, body: BaseModel | None) -> Reply:
+    """``work``'s reply, once per Idempotency-Key: the client retries a POST after a 5xx,
+    a 429 or a lost connection."""
+    return await post.planned(
+        lambda _plan, caller: lambda conn: work(conn, caller), digest=fingerprint(body)
     )
-
-
-async def _once_planned(
-    request: Request,
-    sandbox: RouteServices,
-    caller: Caller,
-    key: str | None,
-    body: BaseModel | None,
-    action: Callable[[bytes], Awaitable[Any]],
-    plan: Plan,
-) -> Response:
-    """`_once` for work with a goal fixed when its key is first claimed: ``plan``'s bytes,
-    given to ``action`` then and again to the replay that finishes it after a crash."""
-
-    async def answer(fixed: bytes) -> Reply:
-        return Reply.json(200, await action(fixed))
-
-    reply = await run_claimed(
-        sandbox.db,
-        caller,
-        "POST",
-        raw_path(request),
-        key,
-        answer,
-        digest=fingerprint(body),
-        plan=plan,
-    )
-    return reply.to_response(caller.request_id)
-
-
-async def _in_thread(run: Callable[[], Any]) -> Any:
-    """``run()`` in a worker thread: the reconciler's work, which waits on its lease."""
-    return await anyio.to_thread.run_sync(run)
 
 
 @router.get("/fixtures", summary="Merchant, store, customers, saved cards, test cards", **_EXTRA)
@@ -119,83 +91,76 @@ def fixtures(sandbox: SandboxDep, caller: CallerDep) -> Response:
 
 
 @router.post("/clock/advance", summary="Advance the business clock", **_EXTRA)
-async def advance(
-    body: AdvanceRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def advance(body: AdvanceRequest, sandbox: SandboxDep, post: PostDep) -> Response:
     """Runs the reconciler work that falls due, in order; returns the new business time."""
 
     # The target time is fixed when the Idempotency-Key is first claimed, so the request
     # replayed after a crash finishes the same advance: it never adds its seconds again.
-    def target(conn: sa.Connection) -> bytes:
+    def target(conn: sa.Connection, caller: Caller) -> bytes:
         return control.advance_target(conn, caller.merchant_id, body.seconds)
 
-    def run(fixed: bytes) -> dict[str, str | None]:
+    def run(fixed: bytes, merchant_id: str) -> dict[str, str | None]:
         try:
-            moment = sandbox.reconciler.advance_to(caller.merchant_id, control.target_of(fixed))
+            moment = sandbox.reconciler.advance_to(merchant_id, control.target_of(fixed))
         except TimeoutError as exc:
             raise ServiceError("SVC-GW-5030", str(exc), headers={"Retry-After": "1"}) from exc
         return {"businessTime": iso(moment)}
 
-    return await _once_planned(
-        request,
-        sandbox,
-        caller,
-        idempotency_key,
-        body,
-        lambda fixed: _in_thread(lambda: run(fixed)),
-        target,
+    reply = await post.claimed(
+        lambda fixed, caller: _in_thread(lambda: run(fixed, caller.merchant_id)),
+        digest=fingerprint(body),
+        plan=target,
     )
+    return reply.to_response(post.caller.request_id)
 
 
 @router.post("/reconciler/tick", summary="Run one reconciler pass now", **_EXTRA)
-async def tick(
-    request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
-) -> Response:
+async def tick(sandbox: SandboxDep, post: PostDep) -> Response:
     """Items processed per kind of work."""
 
-    def run() -> dict[str, Any]:
-        return {"processed": sandbox.reconciler.tick(caller.merchant_id)}
+    def run(merchant_id: str) -> dict[str, Any]:
+        return {"processed": sandbox.reconciler.tick(merchant_id)}
 
-    return await _once(request, sandbox, caller, idempotency_key, None, lambda: _in_thread(run))
+    reply = await post.claimed(
+        lambda _fixed, caller: _in_thread(lambda: run(caller.merchant_id)),
+        digest=fingerprint(None),
+    )
+    return reply.to_response(post.caller.request_id)
 
 
 @router.post("/settle", summary="Settle every in-flight refund now", **_EXTRA)
-async def settle(
-    request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
-) -> Response:
+async def settle(sandbox: SandboxDep, post: PostDep) -> Response:
     """Then deliver due webhooks."""
 
-    def run() -> dict[str, int]:
-        count = refunds.settle_all(sandbox.db, caller.merchant_id)
-        sandbox.reconciler.tick(caller.merchant_id)
+    def run(merchant_id: str) -> dict[str, int]:
+        count = refunds.settle_all(sandbox.db, merchant_id)
+        sandbox.reconciler.tick(merchant_id)
         return {"settled": count}
 
-    return await _once(request, sandbox, caller, idempotency_key, None, lambda: _in_thread(run))
+    reply = await post.claimed(
+        lambda _fixed, caller: _in_thread(lambda: run(caller.merchant_id)),
+        digest=fingerprint(None),
+    )
+    return reply.to_response(post.caller.request_id)
 
 
 @router.post("/reset", summary="Delete this merchant's objects and restore fixtures", **_EXTRA)
-async def reset(
-    request: Request, sandbox: SandboxDep, caller: CallerDep, idempotency_key: IdemKey = None
-) -> Response:
-    """Counts of deleted rows per table (the reset's own Idempotency-Key record included).
+async def reset(request: Request, sandbox: SandboxDep, post: PostDep) -> Response:
+    """Counts of deleted rows per table. The reset's own Idempotency-Key record is
+    written with its answer, after the deletion, so a retry replays it.
 
     A built-in merchant's reset on a sandbox reachable beyond loopback also needs the
     admin token (``Authorization: Bearer``): the demo merchant is everyone's there."""
-    if caller.merchant_id in BUILT_IN_MERCHANTS:
+    if post.caller.merchant_id in BUILT_IN_MERCHANTS:
         _require_admin(request, sandbox, "resetting a built-in merchant")
 
-    async def run() -> dict[str, Any]:
-        deleted = await sandbox.db.atransact(
-            lambda conn: control.reset_merchant(conn, caller.merchant_id, sandbox.tables)
-        )
-        await _forget_buckets(sandbox, caller.merchant_id)
-        return {"deleted": deleted}
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        deleted = control.reset_merchant(conn, caller.merchant_id, sandbox.tables)
+        return Reply.json(200, {"deleted": deleted})
 
-    return await _once(request, sandbox, caller, idempotency_key, None, run)
+    reply = await _answer(post, work, None)
+    await _forget_buckets(sandbox, post.caller.merchant_id)
+    return reply.to_response(post.caller.request_id)
 
 
 async def _forget_buckets(sandbox: RouteServices, merchant_id: str) -> None:
@@ -233,64 +198,41 @@ def event_deliveries(
 
 
 @router.post("/fail-next", summary="Make the next request fail (429, 500, timeout)", **_EXTRA)
-async def fail_next(
-    body: FailNextRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def fail_next(body: FailNextRequest, post: PostDep) -> Response:
     """Applies to the next non-control request of this merchant, once."""
+    mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
 
-    async def run() -> dict[str, str]:
-        mode = f"timeout:{body.seconds}" if body.mode == "timeout" else body.mode
-        await sandbox.db.atransact(
-            lambda conn: control.set_fail_next(conn, caller.merchant_id, mode)
-        )
-        return {"failNext": body.mode}
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        control.set_fail_next(conn, caller.merchant_id, mode)
+        return Reply.json(200, {"failNext": body.mode})
 
-    return await _once(request, sandbox, caller, idempotency_key, body, run)
+    reply = await _answer(post, work, body)
+    return reply.to_response(post.caller.request_id)
 
 
 @router.post("/latency", summary="Add simulated latency to every response", **_EXTRA)
-async def latency(
-    body: LatencyRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def latency(body: LatencyRequest, post: PostDep) -> Response:
     """0 turns it off."""
 
-    async def run() -> dict[str, int]:
-        await sandbox.db.atransact(
-            lambda conn: control.set_latency(conn, caller.merchant_id, body.milliseconds)
-        )
-        return {"latencyMs": body.milliseconds}
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        control.set_latency(conn, caller.merchant_id, body.milliseconds)
+        return Reply.json(200, {"latencyMs": body.milliseconds})
 
-    return await _once(request, sandbox, caller, idempotency_key, body, run)
+    reply = await _answer(post, work, body)
+    return reply.to_response(post.caller.request_id)
 
 
 @router.post("/rate-limit", summary="Set this merchant's rate limit", **_EXTRA)
-async def rate_limit(
-    body: RateLimitRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def rate_limit(body: RateLimitRequest, sandbox: SandboxDep, post: PostDep) -> Response:
     """For every worker; ``perSecond`` null restores the configured default."""
 
-    async def run() -> dict[str, Any]:
-        await sandbox.db.atransact(
-            lambda conn: control.set_rate_limit(
-                conn, caller.merchant_id, body.perSecond, body.burst
-            )
-        )
-        await _forget_buckets(sandbox, caller.merchant_id)
-        return {"perSecond": body.perSecond, "burst": body.burst}
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        control.set_rate_limit(conn, caller.merchant_id, body.perSecond, body.burst)
+        return Reply.json(200, {"perSecond": body.perSecond, "burst": body.burst})
 
-    return await _once(request, sandbox, caller, idempotency_key, body, run)
+    reply = await _answer(post, work, body)
+    await _forget_buckets(sandbox, post.caller.merchant_id)
+    return reply.to_response(post.caller.request_id)
 
 
 @router.post(
@@ -298,24 +240,17 @@ async def rate_limit(
     summary="Set how long this merchant's authorizations wait for a capture",
     **_EXTRA,
 )
-async def authorization_lifetime(
-    body: AuthorizationLifetimeRequest,
-    request: Request,
-    sandbox: SandboxDep,
-    caller: CallerDep,
-    idempotency_key: IdemKey = None,
-) -> Response:
+async def authorization_lifetime(body: AuthorizationLifetimeRequest, post: PostDep) -> Response:
     """Business-time seconds (default 7 days; null restores it). Applies to every
     authorization of the merchant, those already made included; past it, the next
     reconciler pass, capture or void voids the payment."""
 
-    async def run() -> dict[str, int]:
-        span = await sandbox.db.atransact(
-            lambda conn: expiry.set_lifetime(conn, caller.merchant_id, body.seconds)
-        )
-        return {"seconds": int(span.total_seconds())}
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        span = expiry.set_lifetime(conn, caller.merchant_id, body.seconds)
+        return Reply.json(200, {"seconds": int(span.total_seconds())})
 
-    return await _once(request, sandbox, caller, idempotency_key, body, run)
+    reply = await _answer(post, work, body)
+    return reply.to_response(post.caller.request_id)
 
 
 @router.put("/webhook", summary="Set the store's webhook URL", **_EXTRA)

@@ -20,10 +20,13 @@ from typing import TYPE_CHECKING, Protocol
 import sqlalchemy as sa
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.sandbox.edge.gates import gated, refuse
+from workbench.sandbox.edge.gates import gated, refusal_standing
+from workbench.sandbox.errors import error_response
 from workbench.sandbox.keys import Limit
 
 if TYPE_CHECKING:
+    from workbench.sandbox.context import Refusal, RequestState
+    from workbench.sandbox.keys import KeyRecord
     from workbench.sandbox.storage import Database
 
 __all__ = ["SWEEP_INTERVAL", "KeyLimits", "KeyRateLimit", "Limit", "RateLimiter"]
@@ -131,10 +134,10 @@ class KeyRateLimit:
 
     Counts signed requests outside the ``/sandbox/`` controls, under the merchant's own
     limit (`KeyRecord.rate_limit`) or the configured default. A caller authenticated on
-    a guessed key record (PostgreSQL) is never refused on it: `StaleKey` sends the
-    request back to be authenticated afresh, and this layer, met again, takes no second
-    token under the same limit (`RequestState.rate_token_taken`); only a limit the fresh
-    record changed is applied again.
+    a guessed key record (PostgreSQL) is never refused on it (`gates.refusal_standing`);
+    should the guess prove stale, this layer is asked again with the fresh record, and
+    takes a second token only under a limit the fresh record changed
+    (`RequestState.rate_token_taken`).
 
     Args:
         app: the wrapped application.
@@ -150,28 +153,38 @@ class KeyRateLimit:
         if found is None:
             await self.app(scope, receive, send)
             return
-        state, record = found
-        limiter = self.sandbox.limiter
-        wait: float | None = None
-        limit = limiter.limit_for(record.rate_limit)
-        if limit[0] > 0 and state.rate_token_taken != limit:
-            check = functools.partial(
-                limiter.check, record.merchant_id, record.api_key, record.rate_limit
-            )
-            try:
-                wait = await self.sandbox.db.in_thread(check) if limiter.shared else check()
-            except sa.exc.IntegrityError:
-                # A shared bucket's row names its merchant: one deleted since its key was
-                # kept (PostgreSQL) has none. Confirming the guess sends the request back
-                # to be authenticated afresh (StaleKey), where the key is refused.
-                caller = state.caller
-                if caller is not None and caller.unconfirmed:
-                    await caller.confirm_now(self.sandbox.db)
-                raise
-            state.rate_token_taken = limit if wait is None else None
-        if wait is not None:
-            retry = {"Retry-After": limiter.retry_after(wait)}
-            message = "rate limit exceeded for this API key"
-            await refuse(state, "SVC-GW-1004", message, retry, scope, receive, send)
+        state, record, guess = found
+        if guess is not None:
+            guess.rechecks.append(functools.partial(self._take, state))
+        refusal = await self._take(state, record)
+        if refusal is not None:
+            refusal = await refusal_standing(state, refusal, self.sandbox.db)
+        if refusal is not None:
+            code, message, headers = refusal
+            await error_response(code, message, state.request_id, headers)(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+    async def _take(self, state: RequestState, record: KeyRecord | None) -> Refusal | None:
+        """A token under ``record``'s limit, unless one was taken under it already; the
+        refusal when there is none."""
+        if record is None:  # the key is gone (asked again after a stale guess)
+            return None  # the signature's own check, asked first, refused it
+        limiter = self.sandbox.limiter
+        limit = limiter.limit_for(record.rate_limit)
+        if limit[0] <= 0 or state.rate_token_taken == limit:
+            return None
+        check = functools.partial(
+            limiter.check, record.merchant_id, record.api_key, record.rate_limit
+        )
+        try:
+            wait = await self.sandbox.db.in_thread(check) if limiter.shared else check()
+        except sa.exc.IntegrityError:
+            # A shared bucket's row names its merchant: one deleted since its key was
+            # read has none, and neither has the key.
+            return "SVC-GW-1003", "X-Api-Key is not a key of this environment", None
+        if wait is None:
+            state.rate_token_taken = limit
+            return None
+        retry = {"Retry-After": limiter.retry_after(wait)}
+        return "SVC-GW-1004", "rate limit exceeded for this API key", retry

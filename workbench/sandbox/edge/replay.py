@@ -45,9 +45,9 @@ class ReplayStore(Protocol):
 class StrictReplay:
     """Refuse (SVC-GW-1005) a signature accepted before on a state-changing request.
 
-    Added to the app only in strict replay mode. A request authenticated again after a
-    stale key guess (`workbench.sandbox.edge.signature`) recorded its signature on its
-    first pass (`RequestState.signature_recorded`) and goes on.
+    Added to the app only in strict replay mode. A request met once: one settled after
+    a stale key guess is not sent through the layers again (`workbench.sandbox.context.
+    Caller.settle`).
 
     Args:
         app: the wrapped application.
@@ -63,23 +63,21 @@ class StrictReplay:
         if state is None or state.caller is None or scope["method"] in SAFE_METHODS:
             await self.app(scope, receive, send)
             return
-        if not state.signature_recorded:
-            headers = Headers(scope=scope)
-            db = self.sandbox.db
-            work = functools.partial(
-                first_use,
-                db,
-                state.caller.merchant_id,
-                headers.get("x-signature", ""),
-                headers.get("x-timestamp", ""),
+        headers = Headers(scope=scope)
+        db = self.sandbox.db
+        work = functools.partial(
+            first_use,
+            db,
+            state.caller.merchant_id,
+            headers.get("x-signature", ""),
+            headers.get("x-timestamp", ""),
+        )
+        if not await db.run(work):
+            message = (
+                "this signature was already accepted (strict replay mode): sign every "
+                "request afresh and never resend one"
             )
-            if not await db.run(work):
-                message = (
-                    "this signature was already accepted (strict replay mode): sign every "
-                    "request afresh and never resend one"
-                )
-                response = error_response("SVC-GW-1005", message, state.request_id)
-                await response(scope, receive, send)
-                return
-            state.signature_recorded = True  # by this request: a retry goes on
+            response = error_response("SVC-GW-1005", message, state.request_id)
+            await response(scope, receive, send)
+            return
         await self.app(scope, receive, send)

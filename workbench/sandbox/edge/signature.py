@@ -12,12 +12,14 @@ record in `RequestState.key` for the gates after this layer).
 A key's record is kept between requests (`KeyCache`). On PostgreSQL a kept record is
 only a guess, since another worker may have changed the row: the request is served on
 it, but never refused on it, and the `Caller` carries it (`Caller.guess`) for whoever
-acts for the caller to confirm: the card charge inside its own transaction, any other
-route through its `CallerDep`, this layer itself before an answer starts that nobody
-confirmed. When the row differs, `StaleKey` comes back here before anything was written
-or sent, and the request is authenticated again from the database, from the start:
-the layers after this one run again (the rate limit takes no second token under the
-same limit: `RequestState.rate_token_taken`).
+acts for the caller to confirm: the one door of every idempotent write inside its own
+transaction, any other route through its `CallerDep`, a gate before it refuses, this
+layer itself before an answer starts that nobody confirmed. A signature that does not
+verify against a guessed secret is checked again here, against the row read afresh.
+When a confirmation finds the row changed, the request is settled on the fresh record
+in one place (`Caller.settle`): this layer's check is asked again first (the fresh
+record authenticates the request, or its refusal is the answer), then each gate the
+request passed, in order; nothing runs twice, and no layer is entered again.
 """
 
 from __future__ import annotations
@@ -33,15 +35,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from workbench.sandbox.context import (
     Caller,
     KeyGuess,
+    Refusal,
     RequestState,
     header_text,
     request_header,
     request_headers,
     request_state,
 )
-from workbench.sandbox.edge.body import replaying
 from workbench.sandbox.errors import error_response
-from workbench.sandbox.keys import KeyRecord, StaleKey, look_up
+from workbench.sandbox.keys import KeyRecord, look_up
 from workbench.sandbox.merchant_secrets import open_secret_key
 from workbench.signing import SignatureMismatch, TimestampInvalid, verify
 
@@ -145,13 +147,27 @@ class SignatureCheck:
             await self.app(scope, receive, send)
             return
         state = request_state(scope)
-        try:
-            await self._serve(scope, receive, send, state, guess=True)
-        except StaleKey:
-            # The guessed key record was out of date; nothing was written or sent.
-            self.sandbox.keys.discard(request_header(scope, b"x-api-key") or "")
-            state.caller = state.key = None
-            await self._serve(scope, replaying(state.body, receive), send, state, guess=False)
+        raw_path = scope.get("raw_path")
+        path = raw_path.decode("latin-1") if raw_path else str(scope["path"])
+        headers = request_headers(scope)
+        method = str(scope["method"])
+        found = await self._authenticate(headers, method, path, state.body)
+        if not isinstance(found, _Found):
+            code, message = found
+            await error_response(code, message, state.request_id)(scope, receive, send)
+            return
+        record, guessed = found
+        state.key = record
+        guess = None
+        if guessed:
+            guess = KeyGuess(record)
+            guess.rechecks.append(functools.partial(self._recheck, state, headers, method, path))
+        state.caller = Caller(
+            record.api_key, record.merchant_id, record.store_id, state.request_id, guess
+        )
+        await self.app(
+            scope, receive, self._confirming(state, scope, receive, send) if guessed else send
+        )
 
     @staticmethod
     def _admin_instead(scope: Scope) -> bool:
@@ -163,78 +179,90 @@ class SignatureCheck:
             and request_header(scope, b"x-api-key") is None
         )
 
-    async def _serve(
-        self, scope: Scope, receive: Receive, send: Send, state: RequestState, *, guess: bool
-    ) -> None:
-        """Authenticate and pass on a signed request (``guess``: see the module doc).
+    async def _recheck(
+        self,
+        state: RequestState,
+        headers: dict[bytes, bytes],
+        method: str,
+        path: str,
+        fresh: KeyRecord | None,
+    ) -> Refusal | None:
+        """This layer's check again, on the key's record read afresh after a stale guess:
+        the refusal, or the request authenticated as the fresh record's caller."""
+        if fresh is None:
+            self.sandbox.keys.discard(header_text(headers.get(b"x-api-key")) or "")
+            return "SVC-GW-1003", "X-Api-Key is not a key of this environment", None
+        self.sandbox.keys.discard(fresh.api_key)  # out of date: the next request reads it
+        refusal = self._verify(fresh, headers, method, path, state.body)
+        if refusal is not None:
+            return (*refusal, None)
+        state.key = fresh
+        state.caller = Caller(fresh.api_key, fresh.merchant_id, fresh.store_id, state.request_id)
+        return None
 
-        Raises:
-            StaleKey: on a guessed key record, something would have been refused, or a
-                layer after this one found the record out of date.
-        """
-        raw_path = scope.get("raw_path")
-        path = raw_path.decode("latin-1") if raw_path else str(scope["path"])
-        headers = request_headers(scope)
-        found = await self._authenticate(
-            headers, str(scope["method"]), path, state.body, guess=guess
-        )
-        if not isinstance(found, _Found):
-            code, message = found
-            await error_response(code, message, state.request_id)(scope, receive, send)
-            return
-        record, guessed = found
-        state.key = record
-        state.caller = Caller(
-            record.api_key,
-            record.merchant_id,
-            record.store_id,
-            state.request_id,
-            KeyGuess(record) if guessed else None,
-        )
-        await self.app(scope, receive, self._confirming(state, send) if guessed else send)
-
-    def _confirming(self, state: RequestState, send: Send) -> Send:
+    def _confirming(self, state: RequestState, scope: Scope, receive: Receive, send: Send) -> Send:
         """``send`` that confirms the caller's guessed key record before an answer starts,
-        unless a layer or the route did (`StaleKey` before anything left)."""
+        unless a layer or the route did; when the record changed, the request is settled
+        on the fresh one, whose refusal, if any, is sent instead of the answer."""
         db = self.sandbox.db
+        replaced = False
 
         async def send_confirmed(message: Message) -> None:
+            nonlocal replaced
+            if replaced:  # the answer was replaced by the settled request's refusal
+                return
             caller = state.caller
             if message["type"] == "http.response.start" and caller and caller.unconfirmed:
-                await caller.confirm_now(db)
+                stale = await caller.confirm_now(db)
+                refusal = None if stale is None else (await caller.settle(stale))[1]
+                if refusal is not None:
+                    replaced = True
+                    code, text, headers = refusal
+                    await error_response(code, text, state.request_id, headers)(
+                        scope, receive, send
+                    )
+                    return
             await send(message)
 
         return send_confirmed
 
     async def _authenticate(
-        self, headers: dict[bytes, bytes], method: str, path: str, body: bytes, *, guess: bool
+        self, headers: dict[bytes, bytes], method: str, path: str, body: bytes
     ) -> _Found | tuple[str, str]:
         """The key's record and whether it is a guess, or the refusal.
 
-        ``guess``: a record kept on PostgreSQL may be used (if it is one that could
-        serve the request: neither revoked nor with a fail-next switch pending).
-
-        Raises:
-            StaleKey: the signature does not verify against a guessed record's secret.
+        A record kept on PostgreSQL may be used as a guess if it is one that could serve
+        the request: neither revoked nor with a fail-next switch pending, and with a
+        secret the signature verifies against (else the row is read afresh).
         """
         api_key = header_text(headers.get(b"x-api-key"))
         if not api_key:
             return "SVC-GW-1003", "X-Api-Key is missing"
         keys = self.sandbox.keys
         record = keys.get(api_key)
-        guessed = False
         if record is not None and keys.confirm:
-            guessed = guess and not record.revoked and record.fail_next is None
-            if not guessed:
-                record = None
+            if (
+                not record.revoked
+                and record.fail_next is None
+                and self._verify(record, headers, method, path, body) is None
+            ):
+                return _Found(record, guessed=True)
+            keys.discard(api_key)
+            record = None
         if record is None:
             stamp = keys.stamp()
             db = self.sandbox.db
             record = await db.in_thread(functools.partial(look_up, db, api_key))
-            if record is not None:
-                keys.put(record, stamp)
-        if record is None:
-            return "SVC-GW-1003", "X-Api-Key is not a key of this environment"
+            if record is None:
+                return "SVC-GW-1003", "X-Api-Key is not a key of this environment"
+            keys.put(record, stamp)
+        refusal = self._verify(record, headers, method, path, body)
+        return _Found(record, guessed=False) if refusal is None else refusal
+
+    def _verify(
+        self, record: KeyRecord, headers: dict[bytes, bytes], method: str, path: str, body: bytes
+    ) -> tuple[str, str] | None:
+        """The refusal of a request signed (or not) with ``record``'s key, else ``None``."""
         if record.revoked:
             return "SVC-GW-1003", "X-Api-Key has been revoked"
         secret = open_secret_key(self.sandbox.sealer, record.api_key, record.secret_key)
@@ -255,11 +283,9 @@ class SignatureCheck:
         except TimestampInvalid as exc:
             return "SVC-GW-1001", str(exc)
         except SignatureMismatch:
-            if guessed:
-                raise StaleKey from None  # the secret may have changed since
             return (
                 "SVC-GW-1002",
                 "X-Signature does not match the canonical string "
                 "(timestamp, method, path without query, body SHA-256)",
             )
-        return _Found(record, guessed)
+        return None

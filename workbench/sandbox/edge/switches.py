@@ -12,15 +12,18 @@ SVC-GW-5000. Then the merchant's latency and the configured one are slept. The
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import TYPE_CHECKING, Protocol
 
 import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.sandbox.edge.gates import gated, refuse
+from workbench.sandbox.edge.gates import gated
+from workbench.sandbox.errors import error_response
 
 if TYPE_CHECKING:
-    pass
+    from workbench.sandbox.context import Refusal
+    from workbench.sandbox.keys import KeyRecord
 
 __all__ = ["MerchantSwitches", "SwitchStore"]
 
@@ -48,6 +51,11 @@ async def _failure(mode: str) -> tuple[str, str, dict[str, str]]:
 class MerchantSwitches:
     """Answer a pending fail-next, then sleep the simulated latency, for signed requests.
 
+    A record the edge only guessed (PostgreSQL) has no fail-next pending (the signature
+    reads the row for one that had); should the guess prove stale, this layer is asked
+    again with the fresh record (`KeyGuess.rechecks`): a fail-next set meanwhile answers,
+    and the latency added meanwhile is slept.
+
     Args:
         app: the wrapped application.
         sandbox: the running sandbox's database.
@@ -64,16 +72,28 @@ class MerchantSwitches:
         if found is None:
             await self.app(scope, receive, send)
             return
-        state, record = found
+        state, record, guess = found
+        if guess is not None:  # asked again, the latency already slept is not slept twice
+            guess.rechecks.append(functools.partial(self._switch, extra_ms=-record.latency_ms))
+        refusal = await self._switch(record, extra_ms=self.latency_ms)
+        if refusal is not None:
+            code, message, headers = refusal
+            await error_response(code, message, state.request_id, headers)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def _switch(self, record: KeyRecord | None, *, extra_ms: int) -> Refusal | None:
+        """Take ``record``'s pending fail-next and answer it, else sleep its latency plus
+        ``extra_ms`` (the configured latency; less what was slept, when asked again)."""
+        if record is None:  # the key is gone: the signature's own check refused it
+            return None
         if record.fail_next is not None:
             mode = await anyio.to_thread.run_sync(
                 self.sandbox.consume_fail_next, record.merchant_id, record.fail_next
             )
             if mode is not None:
-                code, message, extra = await _failure(mode)
-                await refuse(state, code, message, extra, scope, receive, send)
-                return
-        delay = record.latency_ms + self.latency_ms
+                return await _failure(mode)
+        delay = record.latency_ms + extra_ms
         if delay > 0:
             await asyncio.sleep(delay / 1000)
-        await self.app(scope, receive, send)
+        return None

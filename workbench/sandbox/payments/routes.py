@@ -88,7 +88,7 @@ async def _charged(
     base = base_url_of(scope, sandbox.config.public_base_url)
     digest = payments.fingerprint(body)  # here, not under the write lock
 
-    def declare(plan: ReadPlan) -> Work:
+    def declare(plan: ReadPlan, caller: Caller) -> Work:
         reads = payments.ChargeReads(plan, caller, body)
         return lambda conn: payments.charge(conn, caller, body, base, digest, reads)
 
@@ -180,9 +180,9 @@ async def threeds_callback(
     id: PaymentId, body: ThreeDSCallbackRequest, sandbox: SandboxDep, post: PostDep
 ) -> Response:
     """Verify the signed pares; a duplicate returns the first result unchanged."""
-    secret, caller = sandbox.acs_secret, post.caller
+    secret = sandbox.acs_secret
     return await post(
-        lambda conn: threeds.threeds_callback(conn, secret, caller, id, body),
+        lambda conn, caller: threeds.threeds_callback(conn, secret, caller, id, body),
         digest=fingerprint(body),
     )
 
@@ -194,8 +194,9 @@ async def threeds_callback(
 )
 async def capture(id: PaymentId, post: PostDep, body: CaptureRequest | None = None) -> Response:
     """Captured; a repeat on a captured payment answers the same."""
-    caller = post.caller
-    return await post(lambda conn: payments.capture(conn, caller, id), digest=fingerprint(body))
+    return await post(
+        lambda conn, caller: payments.capture(conn, caller, id), digest=fingerprint(body)
+    )
 
 
 @router.post(
@@ -205,8 +206,10 @@ async def capture(id: PaymentId, post: PostDep, body: CaptureRequest | None = No
 )
 async def void(id: PaymentId, post: PostDep, body: VoidRequest | None = None) -> Response:
     """Voided; the reason travels on the payment.voided event."""
-    req, caller = body or VoidRequest(), post.caller
-    return await post(lambda conn: payments.void(conn, caller, id, req), digest=fingerprint(req))
+    req = body or VoidRequest()
+    return await post(
+        lambda conn, caller: payments.void(conn, caller, id, req), digest=fingerprint(req)
+    )
 
 
 @router.get(
@@ -240,12 +243,11 @@ def public_status(id: PaymentId, request: Request, sandbox: SandboxDep) -> Respo
 )
 async def create_token(body: TokenRequest, post: PostDep) -> Response:
     """The number is checked (digits, Luhn, expiry) and never stored or echoed."""
-    merchant_id = post.caller.merchant_id
 
-    def work(conn: sa.Connection) -> Reply:
-        now = business_now(conn, merchant_id)
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        now = business_now(conn, caller.merchant_id)
         payload = cards.tokenize_checked(
-            conn, merchant_id, body.cardNumber, body.expiryMonth, body.expiryYear, now
+            conn, caller.merchant_id, body.cardNumber, body.expiryMonth, body.expiryYear, now
         )
         return Reply.json(201, payload)
 

@@ -37,10 +37,10 @@ async def refund(
     id: PaymentId, sandbox: SandboxDep, post: PostDep, body: RefundRequest | None = None
 ) -> Response:
     """200 when settled at once, 202 while in flight (retry with the same Idempotency-Key)."""
-    req, caller = body or RefundRequest(), post.caller
+    req = body or RefundRequest()
     settle = sandbox.config.refund_settle_seconds
     return await post(
-        lambda conn: refunds.refund(conn, caller, id, req, settle_seconds=settle),
+        lambda conn, caller: refunds.refund(conn, caller, id, req, settle_seconds=settle),
         digest=fingerprint(req),
         refresh=refunds.refund_reply,
     )

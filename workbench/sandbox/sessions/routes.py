@@ -46,7 +46,8 @@ async def create_session(
     callback = webhook_target("callbackUrl", body.callbackUrl, allow_private=allow)
     if callback != body.callbackUrl:
         body = body.model_copy(update={"callbackUrl": callback})
-    base, caller = checkout_base(request, sandbox), post.caller
+    base = checkout_base(request, sandbox)
     return await post(
-        lambda conn: sessions.create_session(conn, caller, body, base), digest=fingerprint(body)
+        lambda conn, caller: sessions.create_session(conn, caller, body, base),
+        digest=fingerprint(body),
     )

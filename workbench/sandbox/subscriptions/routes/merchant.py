@@ -57,8 +57,9 @@ _WHEN = Annotated[
 )
 async def create(body: SubscriptionRequest, post: PostDep) -> Response:
     """201 with the subscription and its publicHash (shown only here)."""
-    caller = post.caller
-    return await post(lambda conn: service.create(conn, caller, body), digest=fingerprint(body))
+    return await post(
+        lambda conn, caller: service.create(conn, caller, body), digest=fingerprint(body)
+    )
 
 
 @router.get(
@@ -121,16 +122,16 @@ def charges(id: str, sandbox: SandboxDep, caller: CallerDep) -> Response:
 )
 async def cancel(id: str, body: CancelRequest, post: PostDep) -> Response:
     """atPeriodEnd=true keeps it running until nextChargeAt; false cancels at once."""
-    caller = post.caller
-    return await post(lambda conn: service.cancel(conn, caller, id, body), digest=fingerprint(body))
+    return await post(
+        lambda conn, caller: service.cancel(conn, caller, id, body), digest=fingerprint(body)
+    )
 
 
 def _action(name: str, summary: str, model: type[Any], status_code: int = 200) -> None:
     work = getattr(service, name.replace("-", "_"))
 
     async def endpoint(id: str, body: EmptyRequest, post: PostDep) -> Response:
-        caller = post.caller
-        return await post(lambda conn: work(conn, caller, id), digest=fingerprint(body))
+        return await post(lambda conn, caller: work(conn, caller, id), digest=fingerprint(body))
 
     endpoint.__name__ = name.replace("-", "_")
     endpoint.__doc__ = summary

@@ -54,7 +54,7 @@ async def _idempotent(
         lambda conn: service.portal_caller(conn, public_hash, request_id)
     )
     door = IdempotentPost(sandbox.db, caller, _BASE + tail, key, sandbox.sealer)
-    return await door(work, digest=digest)
+    return await door(lambda conn, _caller: work(conn), digest=digest)
 
 
 @router.get(

@@ -26,8 +26,13 @@ from tests.sandbox.clients import signed_client
 from workbench.cli import main
 from workbench.config import DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxServer
-from workbench.sandbox import postman as collection
-from workbench.sandbox.postman import STEPS, UTF8_VECTOR_BODY, postman_collection, postman_json
+from workbench.sandbox.openapi import postman as collection
+from workbench.sandbox.openapi.postman import (
+    STEPS,
+    UTF8_VECTOR_BODY,
+    postman_collection,
+    postman_json,
+)
 from workbench.spec.operations import OPERATIONS
 from workbench.testing import running_sandbox
 

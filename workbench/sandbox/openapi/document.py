@@ -3,9 +3,9 @@
 FastAPI writes the paths and schemas from the routes; this module gives each operation
 its stable ``operationId`` and its area's tag (`workbench.spec.operations`), lists the
 operations in that table's order (whichever feature's router serves them), examples
-made of the fixtures (`workbench.sandbox.openapi_examples`), the signing headers as
+made of the fixtures (`workbench.sandbox.openapi.examples`), the signing headers as
 security schemes and the ``webhooks`` section, one per event type the sandbox sends
-(`workbench.sandbox.openapi_webhooks`), and drops FastAPI's 422 answers, which the
+(`workbench.sandbox.openapi.webhooks`), and drops FastAPI's 422 answers, which the
 sandbox never gives (validation failures are 400 in the error envelope). ``workbench
 openapi`` prints it; the guide's ``openapi.json`` is the same document.
 
@@ -22,8 +22,8 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
-from workbench.sandbox.openapi_webhooks import add_webhooks
+from workbench.sandbox.openapi.examples import REQUESTS, RESPONSES
+from workbench.sandbox.openapi.webhooks import add_webhooks
 from workbench.spec.ids import UUID4_PATTERN
 from workbench.spec.limits import IDEMPOTENCY_TTL_SECONDS
 from workbench.spec.operations import OPERATIONS, TAGS, operation

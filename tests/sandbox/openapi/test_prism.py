@@ -20,7 +20,7 @@ from tests.ports import free_port
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox.app import create_app
 from workbench.sandbox.openapi import openapi_json
-from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
+from workbench.sandbox.openapi.examples import REQUESTS, RESPONSES
 from workbench.signing import sign_request
 from workbench.spec.operations import OPERATIONS
 

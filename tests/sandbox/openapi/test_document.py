@@ -26,7 +26,7 @@ from tests.sandbox.clients import signed_client
 from workbench.cli import main
 from workbench.sandbox import SandboxConfig, create_app
 from workbench.sandbox.openapi import openapi_json
-from workbench.sandbox.openapi_examples import REQUESTS, RESPONSES
+from workbench.sandbox.openapi.examples import REQUESTS, RESPONSES
 from workbench.spec import PAYMENT, REFUND, SESSION, SUBSCRIPTION, UUID4_PATTERN
 from workbench.spec.limits import IDEMPOTENCY_TTL_SECONDS
 from workbench.spec.operations import OPERATIONS, TAGS

@@ -4,7 +4,7 @@ For the engineers who test an integration in Postman or run it in CI with newman
 than in Python. The collection is built from the same tables as the OpenAPI document:
 each request is an operation of `workbench.spec.operations.OPERATIONS` (its name, area and
 method and path come from there), its body is the operation's example from
-`workbench.sandbox.openapi_examples` unless a step says otherwise, and which routes go
+`workbench.sandbox.openapi.examples` unless a step says otherwise, and which routes go
 unsigned is the sandbox's own list (`workbench.sandbox.edge.signature.DEFAULT_PUBLIC_ROUTES`).
 
 `STEPS` puts the operations in the order a run needs them: a request that needs an
@@ -44,7 +44,7 @@ from typing import Any
 from workbench.sandbox.cards import CHALLENGE_CODE, TEST_CARDS
 from workbench.sandbox.edge.signature import DEFAULT_PUBLIC_ROUTES
 from workbench.sandbox.fixtures import CUSTOMERS, DEMO_MERCHANT_ID, DEMO_STORE_ID, customers_of
-from workbench.sandbox.openapi_examples import REQUESTS
+from workbench.sandbox.openapi.examples import REQUESTS
 from workbench.spec.operations import OPERATIONS, TAGS, Operation
 
 __all__ = [
@@ -646,7 +646,7 @@ def postman_collection(base_url: str = "http://127.0.0.1:8765") -> dict[str, Any
     covered = {step.operation_id for _, steps in STEPS for step in steps}
     missing = [op.operation_id for op in OPERATIONS if op.operation_id not in covered]
     if missing:
-        raise LookupError(f"no step of workbench.sandbox.postman.STEPS sends {missing}")
+        raise LookupError(f"no step of workbench.sandbox.openapi.postman.STEPS sends {missing}")
     folders = [
         {
             "name": name,
