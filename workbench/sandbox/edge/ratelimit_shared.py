@@ -54,12 +54,7 @@ def wait_for_token(
 
     ``rate`` is above 0 (a limit of 0 takes nothing and is checked by the caller).
     """
-    try:
-        tokens = take_token(db, table, key, rate, burst, wall_now)
-    except sa.exc.IntegrityError:
-        # The bucket's merchant was deleted since its key was checked (the row names it):
-        # nothing is left to count, and the route refuses the key (SVC-GW-1003).
-        return None
+    tokens = take_token(db, table, key, rate, burst, wall_now)
     if tokens >= 1:
         return None
     return max((1 - tokens) / rate, 0.001)
