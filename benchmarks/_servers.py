@@ -176,14 +176,23 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", a
 
 @contextlib.contextmanager
 def sandbox(db_url: str, workers: int = 1, *, reconciler: bool = False) -> Iterator[str]:
+    with sandbox_process(db_url, workers, reconciler=reconciler) as (url, _proc):
+        yield url
+
+
+@contextlib.contextmanager
+def sandbox_process(
+    db_url: str, workers: int = 1, *, reconciler: bool = False
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`sandbox`, and its process (whose children are the workers, when there are two)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, BENCH_SANDBOX_DB=db_url, BENCH_SANDBOX_WORKERS=str(workers))
     env["BENCH_SANDBOX_REPLAY_KEY"] = secrets.token_hex(32)
     env["BENCH_SANDBOX_RECONCILER"] = "1" if reconciler else "0"
     command = [sys.executable, "-c", SANDBOX_MAIN, str(port), str(workers)]
-    with process(command, url + "/openapi.json", env=env, cwd=HERE.parent):
-        yield url
+    with process(command, url + "/openapi.json", env=env, cwd=HERE.parent) as proc:
+        yield url, proc
 
 
 @contextlib.contextmanager
