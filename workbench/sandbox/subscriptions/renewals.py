@@ -1,13 +1,18 @@
 """The reconciler's subscription work: renewals, trial ends, retries, period-end cancels.
 
 A charge runs in three steps, each its own transaction, so a server stopped at any
-point finishes the cycle exactly once after a restart:
+point finishes the cycle exactly once after a restart. Each step takes a batch of due
+subscriptions (`BATCH_SIZE`) and writes it in a few statements (one INSERT or UPDATE of
+many rows each), so a pass costs a few statements per batch rather than a dozen per
+subscription, and holds one batch in memory however many fall due:
 
 1. **claim**: for each due subscription a ``subscription_charges`` row is inserted in
    state ``processing`` with a fresh card-charge ``transactionId`` from an id space
    no merchant can reach (`renewal_transaction_id`), and the subscription points at
-   it (``claim_id``) so no second claim is made.
-2. **charge**: the subscription row is locked and checked again; one cancelled, paused
+   it (``claim_id``) so no second claim is made. The due rows are read ``FOR UPDATE
+   SKIP LOCKED``: on PostgreSQL, passes of other workers or hosts claiming at the same
+   time take the rows this one has not locked, so they split the work.
+2. **charge**: the subscription rows are locked and checked again; one cancelled, paused
    or expired since the claim (or whose cancel at period end was scheduled since) is
    not charged: the claim becomes ``abandoned``. Otherwise the saved card is charged
    under that ``transactionId``. The payment is looked up by it first (the fence of
@@ -17,8 +22,10 @@ point finishes the cycle exactly once after a restart:
    lifecycle events are recorded and the row becomes ``done`` (`outcome.finish`).
 
 Concurrency with the caller's actions: no renewal is torn. The subscription row is the
-one lock: steps 2 and 3 take it (``SELECT … FOR UPDATE``; SQLite's single writer
-serialises the same way), and so does every caller action (`service.load`), which
+one lock: steps 2 and 3 take it for each subscription of their batch (one ``SELECT …
+ORDER BY id FOR UPDATE``, always in that order, so two passes never deadlock; SQLite's
+single writer serialises the same way), and so does every caller action
+(`service.load`), which
 then applies a ``charged`` claim's outcome itself before its own change
 (`outcome.finish_pending`). A cancel or pause therefore lands in one of three places:
 
@@ -29,6 +36,7 @@ then applies a ``charged`` claim's outcome itself before its own change
   ``subscription.renewed`` comes before ``subscription.cancelled``.
 - after step 3: it sees the finished cycle.
 
+A cancel that meets a batch waits for that batch's transaction, not for the whole pass.
 Step 3 reads the claim again under the lock and skips one already ``done``, so the
 outcome is applied exactly once and nothing about a subscription is recorded after its
 cancellation. Events are rows with an increasing ``seq`` inserted under the same row
@@ -387,11 +395,18 @@ class RenewalWork:
                 conn.execute(sa.update(_S).where(_S.c.id.in_(stopped)).values(next_charge_at=None))
             if not wanted:
                 return settled, []
+            # Inserted in one executemany, then their ids read by the unique
+            # (merchant, transactionId): RETURNING in a given order makes SQLite's
+            # dialect insert the rows one by one.
+            conn.execute(sa.insert(_C), [claim for claim, _ in wanted])
             made = conn.execute(
-                sa.insert(_C).returning(_C.c.id, sort_by_parameter_order=True),
-                [claim for claim, _ in wanted],
-            ).scalars()
-            claimed = [int(claim_id) for claim_id in made]
+                sa.select(_C.c.transaction_id, _C.c.id).where(
+                    _C.c.merchant_id == merchant_id,
+                    _C.c.transaction_id.in_([claim["transaction_id"] for claim, _ in wanted]),
+                )
+            )
+            ids = {str(transaction_id): int(claim_id) for transaction_id, claim_id in made}
+            claimed = [ids[claim["transaction_id"]] for claim, _ in wanted]
             conn.execute(
                 _POINT_AT_CLAIM,
                 [
