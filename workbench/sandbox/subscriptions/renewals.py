@@ -25,9 +25,9 @@ Concurrency with the caller's actions: no renewal is torn. The subscription row 
 one lock: steps 2 and 3 take it for each subscription of their batch (one ``SELECT …
 ORDER BY id FOR UPDATE``, always in that order, so two passes never deadlock; SQLite's
 single writer serialises the same way), and so does every caller action
-(`service.load`), which
-then applies a ``charged`` claim's outcome itself before its own change
-(`outcome.finish_pending`). A cancel or pause therefore lands in one of three places:
+(`service.load`), which then applies a ``charged`` claim's outcome itself before its
+own change (`outcome.finish_pending`). A cancel or pause therefore lands in one of
+three places:
 
 - before step 2 commits: it commits first, and step 2 abandons the claim. No charge;
   the cancel's answer and event show the old cycle, which is the last one charged.
