@@ -2,8 +2,9 @@
 
 The reconciler's subscription work is run by hand on a database of the test's own (per
 backend), with a batch of 20, over 50 subscriptions made as the route makes them
-(`service.create_many`): two and a half batches. Some renew, some are declined, some
-were paused or set to cancel at period end before they fell due. Checked: every due
+(`service.create_many`). Three are paused before they fall due; of the 47 due (two
+batches and a part of a third) some renew, some are declined, two were set to cancel at
+period end. Checked: every due
 subscription is handled once (one claim, one payment, the right events in the right
 order), and no batch is bigger than its size, so a month-end of any size is held in
 memory one batch at a time.
@@ -43,7 +44,7 @@ from workbench.sandbox.subscriptions.tables import subscriptions
 from workbench.sandbox.tables import events
 
 BATCH = 20
-#: Two and a half batches.
+#: Subscriptions made: 47 of them fall due, more than two batches.
 COUNT = 50
 CALLER = Caller(api_key="test", merchant_id=DEMO_MERCHANT_ID, store_id=DEMO_STORE_ID, request_id="")
 
