@@ -16,7 +16,10 @@ For each backend (an SQLite file served by one worker; PostgreSQL served by two,
    set any of them reached (``VmHWM``) minus what it held before the advance, and the
    same for its anonymous part alone (``RssAnon``, read every 0.2 s): the resident set
    also counts the pages of the database file SQLite maps and reads through
-   (``mmap_size``), which belong to the kernel's file cache;
+   (``mmap_size``), which belong to the kernel's file cache. On SQLite both figures
+   take in the caches the storage layer sets per connection (``cache_size`` 64 MB,
+   ``mmap_size`` 256 MB), which fill as the file grows and stop there: the renewal pass
+   itself holds one batch;
 4. the floor, in the same run, on a second database of the same backend seeded the
    same way: the rows a renewal writes (its ``subscription_charges`` row, its payment,
    its two events, and the update of its subscription) written with SQLAlchemy Core,
