@@ -47,7 +47,7 @@ def wait_ready(url: str, timeout: float = 60.0) -> None:
 
 @contextlib.contextmanager
 def process(
-    command: list[str], ready_url: str, **kwargs: object
+    command: list[str], ready_url: str, *, ready_seconds: float = 60.0, **kwargs: object
 ) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(
         command,
@@ -56,7 +56,7 @@ def process(
         **kwargs,  # type: ignore[call-overload]
     )
     try:
-        wait_ready(ready_url)
+        wait_ready(ready_url, ready_seconds)
         yield proc
     finally:
         proc.terminate()
@@ -176,14 +176,26 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", a
 
 @contextlib.contextmanager
 def sandbox(db_url: str, workers: int = 1, *, reconciler: bool = False) -> Iterator[str]:
+    with sandbox_process(db_url, workers, reconciler=reconciler) as (url, _proc):
+        yield url
+
+
+@contextlib.contextmanager
+def sandbox_process(
+    db_url: str, workers: int = 1, *, reconciler: bool = False, ready_seconds: float = 60.0
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`sandbox`, and its process (whose children are the workers, when there are two);
+    ``ready_seconds``: how long it may take to start answering."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, BENCH_SANDBOX_DB=db_url, BENCH_SANDBOX_WORKERS=str(workers))
     env["BENCH_SANDBOX_REPLAY_KEY"] = secrets.token_hex(32)
     env["BENCH_SANDBOX_RECONCILER"] = "1" if reconciler else "0"
     command = [sys.executable, "-c", SANDBOX_MAIN, str(port), str(workers)]
-    with process(command, url + "/openapi.json", env=env, cwd=HERE.parent):
-        yield url
+    with process(
+        command, url + "/openapi.json", ready_seconds=ready_seconds, env=env, cwd=HERE.parent
+    ) as proc:
+        yield url, proc
 
 
 @contextlib.contextmanager

@@ -10,12 +10,15 @@ the charge can follow the cancel's.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
-from workbench.sandbox import events
+from workbench.sandbox import events, tables
 from workbench.sandbox.storage import AnyRow
 from workbench.sandbox.subscriptions import views
 from workbench.sandbox.subscriptions.schedule import after
@@ -24,7 +27,18 @@ from workbench.sandbox.transitions import require
 from workbench.spec import SUBSCRIPTION
 from workbench.spec.events import event_type
 
-__all__ = ["CHARGEABLE", "RETRY_OFFSETS", "emit", "finish", "finish_pending"]
+__all__ = [
+    "CHARGEABLE",
+    "RETRY_OFFSETS",
+    "Settlement",
+    "emit",
+    "emit_to",
+    "finish",
+    "finish_many",
+    "finish_pending",
+    "settle",
+    "store_webhooks",
+]
 
 _S = subscriptions
 _C = subscription_charges
@@ -60,6 +74,36 @@ def emit(
     )
 
 
+def emit_to(
+    conn: sa.Connection,
+    row: dict[str, Any],
+    type: str,
+    now: datetime,
+    extra: Mapping[str, Any],
+    webhook: str | None,
+) -> str:
+    """`emit` with the store's webhook URL read by the caller already (``None``: the
+    store has none), so a batch reads it once per store, not once per event."""
+    return events.emit(
+        conn,
+        merchant_id=row["merchant_id"],
+        store_id=row["store_id"],
+        data=event_type(type).data(**views.event_fields(row), **extra),
+        now=now,
+        target_url=webhook,
+        look_up_webhook=False,
+    )
+
+
+def store_webhooks(conn: sa.Connection, store_ids: Iterable[str]) -> dict[str, str | None]:
+    """Each store's webhook URL (``None``: it has none), for `emit_to`."""
+    stores = tables.stores
+    found = conn.execute(
+        sa.select(stores.c.id, stores.c.webhook_url).where(stores.c.id.in_(set(store_ids)))
+    ).all()
+    return {str(store_id): url for store_id, url in found}
+
+
 def finish_pending(conn: sa.Connection, sub: Row) -> Row:
     """Apply the outcome of ``sub``'s charge if it was made but not yet applied.
 
@@ -80,19 +124,73 @@ def finish_pending(conn: sa.Connection, sub: Row) -> Row:
 
 def finish(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
     """Apply a ``charged`` claim's outcome to its locked subscription; the claim is ``done``."""
+    finish_many(conn, [(sub, claim)], now, store_webhooks(conn, [sub.store_id]))
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """What a charged claim does to its subscription: the columns it sets (``claim_id``
+    cleared among them) and the events it records, in order (type, extra fields)."""
+
+    values: dict[str, Any]
+    events: tuple[tuple[str, dict[str, Any]], ...]
+
+
+def settle(sub: Row, claim: Row, now: datetime) -> Settlement:
+    """The outcome of ``claim`` (``charged``) on ``sub`` as it stands; nothing is written."""
     if claim.payment_status == "captured":
-        _succeeded(conn, sub, claim, now)
-    else:
-        _failed(conn, sub, claim, now)
-    conn.execute(sa.update(_C).where(_C.c.id == claim.id).values(state="done"))
+        return _succeeded(sub, claim, now)
+    return _failed(sub, claim, now)
 
 
-def _apply(conn: sa.Connection, sub: Row, **values: Any) -> Row:
-    conn.execute(sa.update(_S).where(_S.c.id == sub.id).values(claim_id=None, **values))
-    return conn.execute(sa.select(_S).where(_S.c.id == sub.id)).one()
+def finish_many(
+    conn: sa.Connection,
+    items: Sequence[tuple[Row, Row]],
+    now: datetime,
+    webhooks: Mapping[str, str | None],
+) -> None:
+    """`finish` for many (subscription, claim) pairs at once, in a few statements.
+
+    Each subscription must be locked by the caller and appear once. The subscriptions'
+    new columns are written by one UPDATE per shape of change (executemany), then the
+    events are recorded in the pairs' order (each subscription's in its own order), and
+    the claims become ``done`` in one UPDATE. ``webhooks``: each store's webhook URL
+    (`store_webhooks`).
+    """
+    if not items:
+        return
+    shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    recorded: list[tuple[dict[str, Any], tuple[tuple[str, dict[str, Any]], ...]]] = []
+    fields = items[0][0]._fields  # the same columns for all: `_asdict` per row costs more
+    for sub, claim in items:
+        settlement = settle(sub, claim, now)
+        values = settlement.values
+        params = {f"v_{key}": value for key, value in values.items()}
+        shapes.setdefault(tuple(values), []).append({"b_id": sub.id, **params})
+        row = dict(zip(fields, sub, strict=True))
+        row.update(values)
+        recorded.append((row, settlement.events))
+    for keys, rows in shapes.items():
+        conn.execute(_update_by_id(keys), rows)
+    for row, events_ in recorded:
+        for type_, extra in events_:
+            emit_to(conn, row, type_, now, extra, webhooks.get(row["store_id"]))
+    done = [claim.id for _, claim in items]
+    conn.execute(sa.update(_C).where(_C.c.id.in_(done)).values(state="done"))
 
 
-def _succeeded(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
+@functools.cache
+def _update_by_id(keys: tuple[str, ...]) -> sa.Update:
+    """``UPDATE subscriptions SET <key> = :v_<key> ... WHERE id = :b_id``, for an
+    executemany; one per shape of change, built once."""
+    return (
+        sa.update(_S)
+        .where(_S.c.id == sa.bindparam("b_id"))
+        .values({key: sa.bindparam(f"v_{key}") for key in keys})
+    )
+
+
+def _succeeded(sub: Row, claim: Row, now: datetime) -> Settlement:
     unit, count = sub.interval_unit, sub.interval_count
     if claim.kind == "renewal":
         anchor, periods = sub.anchor_at, int(sub.periods) + 1
@@ -101,6 +199,7 @@ def _succeeded(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None
     else:
         anchor, periods = now.replace(microsecond=0), 1
     values: dict[str, Any] = {
+        "claim_id": None,
         "cycle_number": int(sub.cycle_number) + 1,
         "anchor_at": anchor,
         "periods": periods,
@@ -117,41 +216,35 @@ def _succeeded(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None
             past_due_since=None,
             trial_notice_at=None,
         )
-    row = _apply(conn, sub, **values)
-    emit(
-        conn,
-        row,
-        "subscription.renewed",
-        now,
-        payment_id=claim.payment_id,
-        charge_kind=claim.kind,
-        generate_invoice=bool(row.generate_invoices),
-    )
+    renewed = {
+        "payment_id": claim.payment_id,
+        "charge_kind": claim.kind,
+        "generate_invoice": bool(sub.generate_invoices),
+    }
+    return Settlement(values, (("subscription.renewed", renewed),))
 
 
-def _failed(conn: sa.Connection, sub: Row, claim: Row, now: datetime) -> None:
+def _failed(sub: Row, claim: Row, now: datetime) -> Settlement:
     extra = {"payment_id": claim.payment_id, "charge_kind": claim.kind}
+    failed = ("subscription.renewal_failed", extra)
     if sub.status not in CHARGEABLE:
-        row = _apply(conn, sub)
-        emit(conn, row, "subscription.renewal_failed", now, **extra)
-        return
+        return Settlement({"claim_id": None}, (failed,))
     since = sub.past_due_since or now.replace(microsecond=0)
     retries = [since + offset for offset in RETRY_OFFSETS if since + offset > now]
     if sub.past_due_since is not None and not retries:
         action = "retries_exhausted" if sub.status == "past_due" else "charge_failed"
         expired = require(SUBSCRIPTION, sub.status, action, to="expired").target
-        row = _apply(conn, sub, status=expired, next_charge_at=None, ended_at=now)
-        emit(conn, row, "subscription.renewal_failed", now, **extra)
-        emit(conn, row, "subscription.expired", now, reason="retries_exhausted")
-        return
-    row = _apply(
-        conn,
-        sub,
-        status=require(SUBSCRIPTION, sub.status, _FAILED[sub.status], to="past_due").target,
-        past_due_since=since,
-        next_charge_at=retries[0],
-        trial_notice_at=None,
-    )
-    emit(conn, row, "subscription.renewal_failed", now, **extra)
-    if sub.status != "past_due":
-        emit(conn, row, "subscription.past_due", now, retry_schedule=retries)
+        values = {"claim_id": None, "status": expired, "next_charge_at": None, "ended_at": now}
+        return Settlement(
+            values, (failed, ("subscription.expired", {"reason": "retries_exhausted"}))
+        )
+    values = {
+        "claim_id": None,
+        "status": require(SUBSCRIPTION, sub.status, _FAILED[sub.status], to="past_due").target,
+        "past_due_since": since,
+        "next_charge_at": retries[0],
+        "trial_notice_at": None,
+    }
+    if sub.status == "past_due":
+        return Settlement(values, (failed,))
+    return Settlement(values, (failed, ("subscription.past_due", {"retry_schedule": retries})))

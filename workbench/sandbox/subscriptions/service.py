@@ -34,7 +34,12 @@ from workbench.sandbox.subscriptions.models import (
     PublicCancelRequest,
     SubscriptionRequest,
 )
-from workbench.sandbox.subscriptions.outcome import emit, finish_pending
+from workbench.sandbox.subscriptions.outcome import (
+    emit,
+    emit_to,
+    finish_pending,
+    store_webhooks,
+)
 from workbench.sandbox.subscriptions.portal_return import sealed_return
 from workbench.sandbox.subscriptions.schedule import after
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
@@ -52,6 +57,7 @@ __all__ = [
     "charge_now",
     "charges",
     "create",
+    "create_many",
     "emit",
     "get",
     "hash_digest",
@@ -163,6 +169,27 @@ def _card_of(
 
 def create(conn: sa.Connection, caller: Caller, req: SubscriptionRequest) -> Reply:
     """POST /v1/subscriptions: 201 with the subscription, its publicHash included."""
+    ((row, public_hash),) = create_many(conn, caller, req, 1)
+    reply = Reply.json(201, views.full(row, public_hash))
+    reply.carries_bearer = True  # an idempotency record keeps it sealed
+    return reply
+
+
+def create_many(
+    conn: sa.Connection, caller: Caller, req: SubscriptionRequest, count: int
+) -> list[tuple[Row, str]]:
+    """``count`` subscriptions made by ``req`` at once, as ``count`` calls of `create`
+    make them (the route makes one): checked once, written in one INSERT, each with its
+    ``subscription.created`` event. Seeds a month-end rehearsal or a benchmark with
+    exactly the rows the API writes.
+
+    Returns:
+        Each new row, oldest first, with its publicHash (shown once, never stored).
+
+    Raises:
+        ServiceError: SVC-VAL-4001 / 4002 for a store, customer, card or trial the
+            route would refuse.
+    """
     st, cu = tables.stores, tables.customers
     if (
         conn.execute(
@@ -189,41 +216,48 @@ def create(conn: sa.Connection, caller: Caller, req: SubscriptionRequest) -> Rep
             raise ServiceError("SVC-VAL-4001", f"trialEndAt: must be after now ({iso(now)})")
         if trial_end > now + timedelta(days=MAX_TRIAL_DAYS):
             raise ServiceError("SVC-VAL-4001", f"trialEndAt: at most {MAX_TRIAL_DAYS} days ahead")
-    public_hash = secrets.token_urlsafe(24)
     created = "trialing" if trial_end is not None else "active"
     status = require(SUBSCRIPTION, None, "create", to=created).target
-    values: dict[str, Any] = {
-        "id": new_id(IdPrefix.SUBSCRIPTION),
-        "merchant_id": caller.merchant_id,
-        "store_id": req.storeId,
-        "customer_id": req.customerId,
-        "public_hash_sha256": hash_digest(public_hash),
-        "status": status,
-        "amount_minor": req.amountMinor,
-        "currency": req.currency,
-        "interval_count": req.intervalCount,
-        "interval_unit": req.intervalUnit,
-        "cycle_number": 0,
-        "anchor_at": trial_end or now,
-        "periods": 0 if trial_end else 1,
-        "next_charge_at": trial_end or after(now, req.intervalUnit, req.intervalCount, 1),
-        "trial_end_at": trial_end,
-        "trial_notice_at": max(now, trial_end - TRIAL_NOTICE) if trial_end else None,
-        "attempts": 0,
-        "card_token": card.token,
-        "card_last4": card.last4,
-        "card_brand": card.brand,
-        "cancel_at_period_end": False,
-        "generate_invoices": req.generateInvoices,
-        "description": req.description,
-        "created_at": now,
-    }
-    conn.execute(sa.insert(_S).values(**values))
-    row = conn.execute(sa.select(_S).where(_S.c.id == values["id"])).one()
-    emit(conn, row, "subscription.created", now)
-    reply = Reply.json(201, views.full(row, public_hash))
-    reply.carries_bearer = True  # an idempotency record keeps it sealed
-    return reply
+    hashes: dict[str, str] = {}
+    made: list[dict[str, Any]] = []
+    for _ in range(count):
+        public_hash = secrets.token_urlsafe(24)
+        values: dict[str, Any] = {
+            "id": new_id(IdPrefix.SUBSCRIPTION),
+            "merchant_id": caller.merchant_id,
+            "store_id": req.storeId,
+            "customer_id": req.customerId,
+            "public_hash_sha256": hash_digest(public_hash),
+            "status": status,
+            "amount_minor": req.amountMinor,
+            "currency": req.currency,
+            "interval_count": req.intervalCount,
+            "interval_unit": req.intervalUnit,
+            "cycle_number": 0,
+            "anchor_at": trial_end or now,
+            "periods": 0 if trial_end else 1,
+            "next_charge_at": trial_end or after(now, req.intervalUnit, req.intervalCount, 1),
+            "trial_end_at": trial_end,
+            "trial_notice_at": max(now, trial_end - TRIAL_NOTICE) if trial_end else None,
+            "attempts": 0,
+            "card_token": card.token,
+            "card_last4": card.last4,
+            "card_brand": card.brand,
+            "cancel_at_period_end": False,
+            "generate_invoices": req.generateInvoices,
+            "description": req.description,
+            "created_at": now,
+        }
+        hashes[values["id"]] = public_hash
+        made.append(values)
+    if not made:
+        return []
+    conn.execute(sa.insert(_S), made)
+    rows = conn.execute(sa.select(_S).where(_S.c.id.in_(list(hashes))).order_by(_S.c.seq)).all()
+    webhook = store_webhooks(conn, [req.storeId]).get(req.storeId)
+    for row in rows:
+        emit_to(conn, row._asdict(), "subscription.created", now, {}, webhook)
+    return [(row, hashes[row.id]) for row in rows]
 
 
 @dataclass(frozen=True, slots=True)
