@@ -286,3 +286,14 @@ def test_a_refused_sign_in_keeps_where_it_was_going(
         }
         answer = http.post("/dashboard/sign-in", data=data)
     assert answer.headers["location"] == "/dashboard/clock"
+
+
+def test_a_deleted_merchants_session_goes_back_to_sign_in(
+    dashboard_server: SandboxServer, merchant: Merchant, page: httpx2.Client
+) -> None:
+    assert page.get("/dashboard").status_code == 200
+    gone = httpx2.delete(f"{dashboard_server.base_url}/sandbox/merchants/{merchant.merchant_id}")
+    assert gone.status_code == 200, gone.text
+    answer = page.get("/dashboard/payments")
+    assert answer.status_code == 303
+    assert answer.headers["location"].startswith("/dashboard/sign-in")

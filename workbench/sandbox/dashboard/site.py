@@ -43,6 +43,7 @@ from workbench.sandbox.checkout.rendering import (
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.dashboard.live import LiveHub
 from workbench.sandbox.dashboard.sessions import COOKIE, SessionCodec, Viewer
+from workbench.sandbox.keys import look_up
 from workbench.sandbox.reconciler import Reconciler
 from workbench.sandbox.sealing import Sealer
 from workbench.sandbox.storage import Database
@@ -214,10 +215,19 @@ async def signed_in(request: Request) -> Viewer:
 
 
 async def viewer_of(request: Request) -> Viewer:
-    """The request's session, showing a merchant (a FastAPI dependency)."""
+    """The request's session, showing a merchant (a FastAPI dependency).
+
+    A merchant's own session lasts only while the key it signed in with does: a key
+    revoked, or its merchant deleted, since sends the browser back to the sign-in page.
+    """
     viewer = await signed_in(request)
     if not viewer.merchant_id:
         raise MerchantRequired
+    if not viewer.admin:
+        db: Database = request.app.state.sandbox.db
+        record = await db.in_thread(partial(look_up, db, viewer.api_key))
+        if record is None or record.revoked or record.merchant_id != viewer.merchant_id:
+            raise SignInRequired(request.url.path if request.method == "GET" else "")
     return viewer
 
 
