@@ -1,13 +1,28 @@
 """The dashboard's frame: its pages' registration, who is signed in, forms, rendering.
 
-A page module declares a `Page`: its router (made by `routes.page_router`, so every
-route is lazy like the app's others) and its entries in the nav. The composition root mounts the
-list (`mount`, from ``workbench.sandbox.app``), in the order the nav shows them:
+A page module declares a `Page` named ``PAGE``: its router (made by
+`routes.page_router`, so every route is lazy like the app's others) and its entries in
+the nav (`NavItem`, its label marked with `checkout.messages.N_`). The composition root
+mounts the list (`mount`, in ``workbench.sandbox.app``) in the order the nav shows them;
+a new page (the request log's, say) is one more module under ``routes/`` and one more
+line in that list:
 
 ```python
-from workbench.sandbox.dashboard.routes import clock, events, objects, shell
-mount(app, (objects.PAGE, events.PAGE, clock.PAGE, shell.PAGE), sealer=sandbox.sealer)
+router = page_router()
+PAGE = Page(router, (NavItem("requests", N_("Requests"), f"{PREFIX}/requests"),))
+
+
+@router.get(f"{PREFIX}/requests")
+def requests(request: Request, viewer: ViewerDep, sandbox: Services) -> Response:
+    with sandbox.db.read() as conn:
+        rows = ...  # the merchant's own rows only: viewer.merchant_id
+    return render(request, "requests.html", page_language(request), viewer=viewer,
+                  section="requests", rows=rows)
 ```
+
+Its template extends ``base.html`` (``{% block main %}``); a table it marks
+``data-live="requests"`` gets the rows of a live source of that kind
+(`workbench.sandbox.dashboard.live`).
 
 A route of a page takes `ViewerDep` (a merchant's session: nobody else's data is ever
 read) or `SignedInDep` (any session, an admin's before picking a merchant); without a
