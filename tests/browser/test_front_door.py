@@ -58,6 +58,8 @@ def test_front_page_says_what_this_is_and_where_to_go(
     assert page.get_by_role("heading", name="Payments Workbench sandbox", level=1).is_visible()
     assert page.get_by_test_id("base-url").inner_text() == server.base_url
     assert page.get_by_test_id("api-key").inner_text() == server.config.api_key
+    dashboard = page.get_by_test_id("dashboard-link").get_attribute("href")
+    assert dashboard == f"{server.base_url}/dashboard"
     assert page.get_by_test_id("secret-key").inner_text() == "sk_…0001"
     assert DEFAULT_SECRET_KEY not in page.content()
     links = {

@@ -98,6 +98,15 @@ def _v6_merchant_creation_time(conn: sa.Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE merchants ADD COLUMN created_at {kind}")
 
 
+def _v7_delivery_answers(conn: sa.Connection) -> None:
+    """Version 7: a webhook attempt records where it went, how long the receiver took
+    and the start of its answer (the dashboard shows them); older attempts keep NULLs."""
+    table = metadata.tables["event_deliveries"]
+    for name in ("target_url", "latency_ms", "response_excerpt"):
+        kind = table.c[name].type.compile(dialect=conn.dialect)
+        conn.exec_driver_sql(f"ALTER TABLE event_deliveries ADD COLUMN {name} {kind}")
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
 STEPS: Mapping[int, Step] = {
@@ -106,6 +115,7 @@ STEPS: Mapping[int, Step] = {
     4: _v4_transaction_ids,
     5: _v5_delivery_claims,
     6: _v6_merchant_creation_time,
+    7: _v7_delivery_answers,
 }
 
 #: The schema this code creates and serves.
