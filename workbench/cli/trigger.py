@@ -17,7 +17,7 @@ from workbench.cli._triggers import (
 from workbench.config import Environment
 
 if TYPE_CHECKING:
-    from workbench.triggers import Triggered
+    from workbench.cli._triggers import Triggered
 
 __all__ = ["trigger_command"]
 

@@ -7,9 +7,9 @@
 
 The advance is the ``POST /sandbox/clock/advance`` control's: the target fixed when the
 form's Idempotency-Key is first claimed (`control.service.advance_target`), then the
-reconciler's `advance_to`, which runs the work that falls due in order, under
-`idempotency.run_claimed`. A month is the calendar's (the day kept, clamped to the
-month's end, as subscriptions count months).
+reconciler's `advance_to`, which runs the work that falls due in order, through the
+door's claimed mode (`routing.IdempotentPost.claimed`). A month is the calendar's (the
+day kept, clamped to the month's end, as subscriptions count months).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from workbench.sandbox import tables
 from workbench.sandbox.checkout.messages import N_
 from workbench.sandbox.checkout.rendering import page_language
 from workbench.sandbox.clock import business_now, iso
+from workbench.sandbox.context import Caller
 from workbench.sandbox.control import service as control
 from workbench.sandbox.control.models import MAX_ADVANCE_SECONDS
 from workbench.sandbox.dashboard.routes import page_router
@@ -45,8 +46,9 @@ from workbench.sandbox.dashboard.site import (
     render,
 )
 from workbench.sandbox.errors import ServiceError
-from workbench.sandbox.idempotency import fingerprint, run_claimed
+from workbench.sandbox.idempotency import fingerprint
 from workbench.sandbox.replies import Reply
+from workbench.sandbox.routing import IdempotentPost
 from workbench.sandbox.subscriptions.schedule import add_months
 
 __all__ = ["PAGE", "router"]
@@ -147,33 +149,27 @@ async def advance(request: Request, viewer: ViewerDep, sandbox: Services) -> Res
         )
     )
 
-    def plan(conn: sa.Connection) -> bytes:
-        seconds = _target(conn, merchant_id, form)
+    def plan(conn: sa.Connection, caller: Caller) -> bytes:
+        seconds = _target(conn, caller.merchant_id, form)
         if seconds > MAX_ADVANCE_SECONDS:
             raise ServiceError("SVC-GW-4000", "too far")
-        return control.advance_target(conn, merchant_id, seconds)
+        return control.advance_target(conn, caller.merchant_id, seconds)
 
-    async def action(fixed: bytes) -> Reply:
+    async def action(fixed: bytes, caller: Caller) -> Reply:
         def run() -> datetime:
             try:
-                return sandbox.reconciler.advance_to(merchant_id, control.target_of(fixed))
+                return sandbox.reconciler.advance_to(caller.merchant_id, control.target_of(fixed))
             except TimeoutError as exc:
                 raise ServiceError("SVC-GW-5030", str(exc)) from exc
 
         moment = await anyio.to_thread.run_sync(run)
         return Reply.json(200, {"businessTime": iso(moment)})
 
+    door = IdempotentPost(
+        sandbox.db, caller, request.url.path, fields.get("idempotency_key") or None, sandbox.sealer
+    )
     try:
-        await run_claimed(
-            sandbox.db,
-            caller,
-            "POST",
-            request.url.path,
-            fields.get("idempotency_key") or None,
-            action,
-            digest=fingerprint(form),
-            plan=plan,
-        )
+        await door.claimed(action, digest=fingerprint(form), plan=plan)
     except ServiceError as refusal:
         message = _REFUSALS.get(refusal.message, refusal.message)
         return _page(request, viewer, sandbox, refusal.status, error=message)

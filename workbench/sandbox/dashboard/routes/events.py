@@ -152,8 +152,8 @@ async def resend(
     )
     claimed: dict[str, ResendClaim] = {}
 
-    def work(conn: sa.Connection) -> Reply:
-        outcome = sandbox.webhooks.claim_resend(conn, viewer.merchant_id, event_id)
+    def work(conn: sa.Connection, caller: Caller) -> Reply:
+        outcome = sandbox.webhooks.claim_resend(conn, caller.merchant_id, event_id)
         if isinstance(outcome, str):
             code = "SVC-GW-4004" if outcome == "no such event" else "SVC-GW-4090"
             raise ServiceError(code, outcome)
@@ -161,7 +161,9 @@ async def resend(
         return Reply.json(200, {"eventId": event_id, "attempt": outcome.attempt})
 
     try:
-        reply = await door.planned(lambda _plan: work, digest=fingerprint(None))
+        reply = await door.planned(
+            lambda _plan, caller: lambda conn: work(conn, caller), digest=fingerprint(None)
+        )
     except ServiceError as refusal:
         notice = _REFUSALS.get(refusal.message, refusal.message)
         return _event_response(request, viewer, sandbox, event_id, refusal.status, notice)
