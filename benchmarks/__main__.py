@@ -13,6 +13,7 @@ MODULES = [
     "benchmarks.sandbox_merchants",
     "benchmarks.client_overhead",
     "benchmarks.subscriptions_scale",
+    "benchmarks.list_pages",
     "benchmarks.startup",
 ]
 

@@ -73,6 +73,7 @@ __all__ = [
     "emit",
     "list_deliveries",
     "list_events",
+    "list_events_json",
     "object_of",
     "objects_of",
 ]
@@ -178,6 +179,45 @@ def list_events(
             }
         )
     return items
+
+
+_LIST_COLUMNS = (
+    _E.c.payload,
+    _E.c.delivery_state,
+    _E.c.target_url,
+    _E.c.attempts,
+    _E.c.claimed_until,
+    _E.c.next_attempt_at,
+    _E.c.delivered_at,
+    _E.c.last_error,
+)
+
+
+def list_events_json(conn: sa.Connection, merchant_id: str, type: str | None = None) -> bytes:
+    """`list_events` as the response body ``{"items": [...]}``, written without parsing
+    a payload: each item is the stored payload with its ``delivery`` spliced in as the
+    last key, the bytes ``dumps`` gives for `list_events`'s item (a payload is written
+    by `emit` through ``dumps`` alone: compact, one object)."""
+    query = sa.select(*_LIST_COLUMNS).where(_E.c.merchant_id == merchant_id).order_by(_E.c.seq)
+    if type:
+        query = query.where(_E.c.type == type)
+    wall = wall_now()
+    parts = []
+    for payload, state, url, attempts, claimed_until, next_at, delivered_at, error in conn.execute(
+        query
+    ):
+        delivery = dumps(
+            {
+                "state": state,
+                "url": url,
+                "attempts": attempts - _in_flight(claimed_until, wall),
+                "nextAttemptAt": iso(next_at) if state == "pending" else None,
+                "deliveredAt": iso(delivered_at),
+                "lastError": error,
+            }
+        )
+        parts.append(b'%s,"delivery":%s}' % (bytes(payload)[:-1], delivery))
+    return b'{"items":[%s]}' % b",".join(parts)
 
 
 def list_deliveries(conn: sa.Connection, merchant_id: str, event_id: str) -> dict[str, Any] | None:
