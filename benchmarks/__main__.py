@@ -14,6 +14,7 @@ MODULES = [
     "benchmarks.client_overhead",
     "benchmarks.subscriptions_scale",
     "benchmarks.list_pages",
+    "benchmarks.webhook_deliveries",
     "benchmarks.startup",
 ]
 
