@@ -1,6 +1,6 @@
 """Webhook deliveries at scale: the sandbox's delivery beside a bare httpx2 loop.
 
-N events (default 20,000; ``--events 100000`` for a month-end's worth) are queued on
+N events (default 10,000; ``--events 100000`` for a month-end's worth) are queued on
 the demo merchant of a fresh database, ``--per-object`` of them about each payment
 (interleaved, so one object's events are far apart in the queue), all to one local
 receiver: a small asyncio HTTP/1.1 server in a process of its own that answers 204 and
@@ -220,7 +220,7 @@ def database(backend: str) -> Iterator[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=20_000, help="events queued")
+    parser.add_argument("--events", type=int, default=10_000, help="events queued")
     parser.add_argument("--per-object", type=int, default=4, help="events about each payment")
     parser.add_argument("--connections", type=int, default=8, help="connections to the target")
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")

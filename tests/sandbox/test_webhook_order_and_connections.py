@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -25,7 +26,7 @@ from workbench.sandbox import (
     events,
     tables,
 )
-from workbench.sandbox.clock import business_now
+from workbench.sandbox.clock import business_now, wall_now
 from workbench.sandbox.fixtures import OTHER_STORE_ID
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.spec.events import PaymentCapturedData
@@ -226,3 +227,52 @@ def test_a_target_never_holds_more_connections_than_its_bound(
     assert receivers[0].most_connections <= bound
     assert receivers[0].most_requests <= bound
     assert len(receivers[0].arrived) == len(made)
+
+
+def test_the_next_delivery_due_is_the_earliest_head_not_in_flight(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    """`WebhookWork.next_due` (one query, a scan that stops at the oldest never-attempted
+    head) against its definition: the earliest head, of every pending event, not in
+    flight. A retry due later than a younger object's first attempt, one due sooner, a
+    blocked event older than both, an attempt in flight, a lapsed claim."""
+    runtime = sandbox_with().sandbox
+    work = runtime._webhooks
+    assert work is not None
+    made = _queue(runtime, "http://127.0.0.1:9/hooks", count=6, objects=3)
+    e = tables.events
+
+    def definition() -> object:
+        wall = wall_now()
+        with runtime.db.read() as conn:
+            heads = list(work._heads(conn, DEMO_MERCHANT_ID))
+        free = [h.next_attempt_at for h in heads if not h.claimed_until or h.claimed_until <= wall]
+        return min(free, default=None)
+
+    def due() -> object:
+        with runtime.db.read() as conn:
+            return work.next_due(conn, DEMO_MERCHANT_ID)
+
+    def change(event: int, **values: Any) -> None:
+        with runtime.db.write() as conn:
+            conn.execute(sa.update(e).where(e.c.id == made[event][0]).values(**values))
+
+    with runtime.db.read() as conn:
+        start = business_now(conn, DEMO_MERCHANT_ID)
+    seen = [(due(), definition())]
+    change(0, attempts=1, next_attempt_at=start + timedelta(minutes=5))  # a retry, later
+    seen.append((due(), definition()))
+    change(1, attempts=2, next_attempt_at=start + timedelta(minutes=1))
+    change(2, attempts=1, claimed_until=wall_now() + timedelta(hours=1))  # in flight
+    seen.append((due(), definition()))
+    change(2, claimed_until=wall_now() - timedelta(seconds=1))  # its process died
+    seen.append((due(), definition()))
+    for event in range(3):
+        change(event, delivery_state="delivered", claimed_until=None)
+    change(4, attempts=1, next_attempt_at=start - timedelta(minutes=1))
+    seen.append((due(), definition()))
+    for event in range(6):
+        change(event, delivery_state="delivered")
+    seen.append((due(), definition()))
+    assert [mine for mine, _ in seen] == [wanted for _, wanted in seen]
+    assert seen[-1] == (None, None)

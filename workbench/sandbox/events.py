@@ -327,6 +327,16 @@ _IN_FLIGHT = (
     )
 )
 
+_NEXT_RETRY = sa.select(sa.func.min(_E.c.next_attempt_at)).where(
+    _E.c.merchant_id == sa.bindparam("f_merchant"),
+    _E.c.delivery_state == "pending",
+    _E.c.attempts > 0,
+    sa.or_(
+        _E.c.claimed_until.is_(None),
+        _E.c.claimed_until <= sa.bindparam("f_wall", type_=_E.c.claimed_until.type),
+    ),
+)
+
 
 class _Outcomes:
     """Attempts' outcomes written together: one transaction for every outcome that
@@ -442,16 +452,21 @@ class WebhookWork:
         )
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
-        """When the earliest attempt that may be made falls due (one in flight is not)."""
+        """When the earliest attempt that may be made falls due (one in flight is not).
+
+        Without reading every pending event: one attempted and still pending is its
+        objects' first pending event (those before it were settled first), so the
+        earliest retry is a query; and one never attempted falls due when it was made,
+        so of those the oldest head is the earliest, and the scan stops there.
+        """
         wall = wall_now()
-        return min(
-            (
-                h.next_attempt_at
-                for h in self._heads(conn, merchant_id)
-                if not _in_flight(h.claimed_until, wall)
-            ),
-            default=None,
-        )
+        retry = conn.execute(_NEXT_RETRY, {"f_merchant": merchant_id, "f_wall": wall})
+        dues = [retry.scalar_one()]
+        for head in self._heads(conn, merchant_id):
+            if head.attempts == 0:
+                dues.append(head.next_attempt_at)
+                break
+        return min((due for due in dues if due is not None), default=None)
 
     def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Start every due attempt the concurrency limit allows, waiting for their
