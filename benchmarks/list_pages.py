@@ -7,9 +7,14 @@ not what is measured), this lists
    following ``nextCursor``;
 2. every event through signed ``GET /sandbox/events`` (one answer);
 
-and prints the µs per item of each beside the baseline measured in the same run: the
-cost of ``json.dumps`` of the same items as dicts (what any list must at least do), and
-the ratio of the two. Run: ``uv run python -m benchmarks.list_pages [--items 10000]``.
+and prints the µs per item of each, end to end (the client's parsing included), and
+then of the server's part alone, called in the process: the page as the route builds
+it (a page's rows read and written as JSON bytes) beside the plain way measured in the
+same run (every column read, a dict per item by `views.list_item`, ``dumps``; for
+events, `events.list_events` then ``dumps``). The baseline of every figure is the cost
+of ``json.dumps`` of the same items as dicts, measured in the same run (what any list
+must at least do); each figure is printed with its ratio to it. Run: ``uv run python -m
+benchmarks.list_pages [--items 10000]``.
 Not run by the tests.
 """
 
@@ -34,8 +39,10 @@ import uvicorn
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import DEMO_MERCHANT_ID, DEMO_STORE_ID, SandboxConfig, create_app, events
 from workbench.sandbox.clock import business_now
+from workbench.sandbox.replies import dumps
 from workbench.sandbox.runtime import SandboxRuntime
-from workbench.sandbox.subscriptions import after, subscriptions
+from workbench.sandbox.subscriptions import after, service, subscriptions
+from workbench.sandbox.subscriptions.cursor import decode, encode, ensure_secret
 from workbench.sandbox.subscriptions.service import hash_digest
 from workbench.sandbox.subscriptions.views import list_item
 from workbench.signing import sign_request
@@ -156,6 +163,47 @@ def list_events(client: httpx2.Client) -> list[dict[str, Any]]:
     return items
 
 
+def pages_in_process(sandbox: SandboxRuntime, plain: bool) -> int:
+    """Every subscriptions page as the route builds it (``plain``: the plain way)."""
+    secret = ensure_secret(sandbox.db)
+    filters = service.ListFilters()
+    cursor: str | None = None
+    size = 0
+    while True:
+        with sandbox.db.read() as conn:
+            if plain:
+                query = sa.select(subscriptions).where(
+                    subscriptions.c.merchant_id == DEMO_MERCHANT_ID
+                )
+                if cursor is not None:
+                    after = decode(secret, DEMO_MERCHANT_ID, filters.scope(), cursor)
+                    query = query.where(subscriptions.c.seq > after)
+                rows = conn.execute(query.order_by(subscriptions.c.seq).limit(PAGE + 1)).all()
+                more = len(rows) > PAGE
+                rows = rows[:PAGE]
+                next_cursor = (
+                    encode(secret, DEMO_MERCHANT_ID, filters.scope(), int(rows[-1].seq))
+                    if more
+                    else None
+                )
+                body = dumps({"items": [list_item(r) for r in rows], "nextCursor": next_cursor})
+            else:
+                body = service.list_page(conn, DEMO_MERCHANT_ID, filters, PAGE, cursor, secret)
+                next_cursor = json.loads(body)["nextCursor"]
+        size += len(body)
+        if next_cursor is None:
+            return size
+        cursor = next_cursor
+
+
+def events_in_process(sandbox: SandboxRuntime, plain: bool) -> int:
+    """The events list as the route builds it (``plain``: the plain way)."""
+    with sandbox.db.read() as conn:
+        if plain:
+            return len(dumps({"items": events.list_events(conn, DEMO_MERCHANT_ID)}))
+        return len(events.list_events_json(conn, DEMO_MERCHANT_ID))
+
+
 def per_item(action: Callable[[], Any], count: int, repeat: int) -> float:
     """The best of ``repeat`` runs of ``action``, in µs per item."""
     best = float("inf")
@@ -185,22 +233,29 @@ def main() -> None:
         with sandbox.db.read() as conn:
             rows = conn.execute(sa.select(subscriptions).order_by(subscriptions.c.seq)).all()
         sub_dicts = [list_item(row) for row in rows]
-        rows_out = [
-            (
-                "subscriptions",
-                per_item(lambda: list_subscriptions(client), count, args.repeat),
-                per_item(lambda: json.dumps({"items": sub_dicts}), count, args.repeat),
+        repeat = args.repeat
+        figures = {
+            "subscriptions": (
+                per_item(lambda: json.dumps({"items": sub_dicts}), count, repeat),
+                per_item(lambda: list_subscriptions(client), count, repeat),
+                per_item(lambda: pages_in_process(sandbox, False), count, repeat),
+                per_item(lambda: pages_in_process(sandbox, True), count, repeat),
             ),
-            (
-                "events",
-                per_item(lambda: list_events(client), count, args.repeat),
-                per_item(lambda: json.dumps({"items": evts}), count, args.repeat),
+            "events": (
+                per_item(lambda: json.dumps({"items": evts}), count, repeat),
+                per_item(lambda: list_events(client), count, repeat),
+                per_item(lambda: events_in_process(sandbox, False), count, repeat),
+                per_item(lambda: events_in_process(sandbox, True), count, repeat),
             ),
-        ]
-    print(f"{count:,} items per list; subscriptions at {PAGE} per page (shared machine: noisy)")
-    print(f"{'list':>14} {'µs/item':>9} {'json.dumps µs/item':>19} {'ratio':>7}")
-    for name, listed, baseline in rows_out:
-        print(f"{name:>14} {listed:>9.1f} {baseline:>19.2f} {listed / baseline:>7.1f}")
+        }
+    print(
+        f"{count:,} items per list; subscriptions at {PAGE} per page; µs per item, and "
+        "(ratio to json.dumps of the same dicts); shared machine: noisy"
+    )
+    print(f"{'list':>14} {'json.dumps':>10} {'HTTP':>14} {'server':>14} {'server, plain':>14}")
+    for name, (baseline, *measured) in figures.items():
+        cells = " ".join(f"{m:>7.1f} ({m / baseline:>4.1f})" for m in measured)
+        print(f"{name:>14} {baseline:>10.2f} {cells}")
 
 
 if __name__ == "__main__":
