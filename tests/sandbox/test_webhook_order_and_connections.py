@@ -9,6 +9,7 @@ fact the receiver observed, never a duration hoped for.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -27,6 +28,7 @@ from workbench.sandbox import (
     tables,
 )
 from workbench.sandbox.clock import business_now, wall_now
+from workbench.sandbox.events import _Delivery, _Outcome, _Outcomes
 from workbench.sandbox.fixtures import OTHER_STORE_ID
 from workbench.sandbox.runtime import SandboxRuntime
 from workbench.spec.events import PaymentCapturedData
@@ -276,3 +278,31 @@ def test_the_next_delivery_due_is_the_earliest_head_not_in_flight(
     seen.append((due(), definition()))
     assert [mine for mine, _ in seen] == [wanted for _, wanted in seen]
     assert seen[-1] == (None, None)
+
+
+def test_an_outcome_that_cannot_be_written_costs_its_batch_nothing(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    """Outcomes are written together; one whose merchant is gone (deleted while its
+    attempt was open) fails alone, and the one written beside it is kept."""
+    runtime = sandbox_with().sandbox
+    work = runtime._webhooks
+    assert work is not None
+    made = _queue(runtime, "http://127.0.0.1:9/hooks", count=1, objects=1)
+    with runtime.db.write() as conn:  # claimed, as a pass does
+        conn.execute(sa.update(tables.events).values(attempts=1))
+    kept = _Delivery(made[0][0], "payment.captured", "http://127.0.0.1:9/hooks", b"{}", "s", 1)
+    lost = _Delivery("evt_gone", "payment.captured", "http://127.0.0.1:9/hooks", b"{}", "s", 1)
+    outcomes = _Outcomes(work._record)
+
+    async def both() -> list[object]:
+        return await asyncio.gather(
+            outcomes.record(_Outcome(DEMO_MERCHANT_ID, kept, 204, None)),
+            outcomes.record(_Outcome("mrc_deleted", lost, 204, None)),
+            return_exceptions=True,
+        )
+
+    answers = asyncio.run(both())
+    assert answers[0] is None
+    assert isinstance(answers[1], LookupError)
+    assert _states(runtime, made) == {made[0][0]: "delivered"}

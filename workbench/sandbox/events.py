@@ -365,16 +365,24 @@ class _Outcomes:
                 batch, self._queue = self._queue, []
                 try:
                     await asyncio.to_thread(self._write, [outcome for outcome, _ in batch])
-                except Exception as exc:  # each waiting attempt fails with it, logged there
-                    for _, done in batch:
-                        if not done.done():
-                            done.set_exception(exc)
+                except Exception:
+                    # One outcome that cannot be written (its merchant reset meanwhile)
+                    # costs the others nothing: each is written alone.
+                    await asyncio.to_thread(self._write_each, batch)
                 else:
                     for _, done in batch:
-                        if not done.done():
-                            done.set_result(None)
+                        _settle(done)
         finally:
             self._writing = False
+
+    def _write_each(self, batch: list[tuple[_Outcome, asyncio.Future[None]]]) -> None:
+        for outcome, done in batch:
+            try:
+                self._write([outcome])
+            except Exception as exc:  # the waiting attempt fails with it, logged there
+                done.get_loop().call_soon_threadsafe(_settle, done, exc)
+            else:
+                done.get_loop().call_soon_threadsafe(_settle, done)
 
 
 class WebhookWork:
@@ -710,6 +718,15 @@ class WebhookWork:
                     .values(**values)
                 )
             conn.execute(sa.insert(_D), rows)
+
+
+def _settle(done: asyncio.Future[None], exc: Exception | None = None) -> None:
+    if done.done():
+        return
+    if exc is None:
+        done.set_result(None)
+    else:
+        done.set_exception(exc)
 
 
 def _in_flight(claimed_until: datetime | None, wall: datetime) -> bool:
