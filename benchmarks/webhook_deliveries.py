@@ -233,7 +233,8 @@ def main() -> None:
                 webhook_concurrency=args.connections,
                 webhook_connections_per_target=args.connections,
             )
-        ).open()
+        )
+        runtime.start()  # as a server does: WAL checkpoints; passes run by `deliver` here
         try:
             url = f"{base}/hooks"
             made = populate(runtime, args.events, args.per_object, url)
