@@ -14,6 +14,8 @@ MODULES = [
     "benchmarks.sandbox_merchants",
     "benchmarks.client_overhead",
     "benchmarks.subscriptions_scale",
+    "benchmarks.list_pages",
+    "benchmarks.webhook_deliveries",
     "benchmarks.startup",
 ]
 

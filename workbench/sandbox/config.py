@@ -71,6 +71,8 @@ class SandboxConfig:
         webhook_wait_seconds: how long a reconciler pass, or a clock advance in all,
             waits for webhook answers; attempts still open then carry on after it.
         webhook_concurrency: webhook attempts in flight at once for one merchant's pass.
+        webhook_connections_per_target: connections one sandbox process holds open at once
+            to one target (scheme, address, port), whichever merchants' events they carry.
         webhook_max_attempts: delivery attempts before an event is marked failed.
         webhook_allow_private: send webhooks to private-range addresses (10/8,
             192.168/16, fc00::/7 ...) too; loopback is always allowed, link-local and
@@ -129,6 +131,7 @@ class SandboxConfig:
     webhook_timeout_seconds: float = 5.0
     webhook_wait_seconds: float = 10.0
     webhook_concurrency: int = 8
+    webhook_connections_per_target: int = 8
     webhook_max_attempts: int = 5
     webhook_allow_private: bool = False
     max_header_bytes: int = 32 * 1024

@@ -12,7 +12,10 @@ Each object's events (a payment and its refunds, a subscription, a session) go o
 the order they were made: the next waits until the one before it is delivered or given
 up. Events of different objects go out concurrently, a bounded number at once, each
 attempt under one total deadline, so a receiver that answers slowly, or a byte at a
-time, costs its own deliveries that deadline and nobody else's.
+time, costs its own deliveries that deadline and nobody else's. One process holds at
+most `SandboxConfig.webhook_connections_per_target` requests, so connections, open at
+once to one target (scheme, address, port), whichever merchants they carry events of:
+an attempt waits for a free one within its deadline.
 
 Attempts are claimed in the database, one at a time per merchant whichever process
 claims (the merchant's row is locked, SQLite's single writer serialises the same way):
@@ -23,7 +26,11 @@ business time, and the merchant's attempts in flight, counted there, never excee
 concurrency limit across processes. A claim whose process died lapses; the event is
 then attempted under the next number, so no (event, attempt) pair is ever sent twice.
 
-Attempts run on a thread of their own and record their outcome themselves. A reconciler
+Attempts run on a thread of their own and record their outcome themselves, together:
+the outcomes that arrive while one transaction writes are written by the next, in one
+(a group commit), so a busy target costs a transaction per batch, not per event. A pass
+reads the pending events from the oldest only as far as it needs to fill its free
+slots. A reconciler
 pass waits for them only until its deadline (`Reconciler`'s patience: a tick or a
 clock advance answers within it whatever the receivers do); attempts still open then
 carry on after the pass, each to its own deadline.
@@ -43,8 +50,9 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from concurrent import futures
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +83,7 @@ __all__ = [
     "emit",
     "list_deliveries",
     "list_events",
+    "list_events_json",
     "object_of",
     "objects_of",
 ]
@@ -182,6 +191,45 @@ def list_events(
     return items
 
 
+_LIST_COLUMNS = (
+    _E.c.payload,
+    _E.c.delivery_state,
+    _E.c.target_url,
+    _E.c.attempts,
+    _E.c.claimed_until,
+    _E.c.next_attempt_at,
+    _E.c.delivered_at,
+    _E.c.last_error,
+)
+
+
+def list_events_json(conn: sa.Connection, merchant_id: str, type: str | None = None) -> bytes:
+    """`list_events` as the response body ``{"items": [...]}``, written without parsing
+    a payload: each item is the stored payload with its ``delivery`` spliced in as the
+    last key, the bytes ``dumps`` gives for `list_events`'s item (a payload is written
+    by `emit` through ``dumps`` alone: compact, one object)."""
+    query = sa.select(*_LIST_COLUMNS).where(_E.c.merchant_id == merchant_id).order_by(_E.c.seq)
+    if type:
+        query = query.where(_E.c.type == type)
+    wall = wall_now()
+    parts = []
+    for payload, state, url, attempts, claimed_until, next_at, delivered_at, error in conn.execute(
+        query
+    ):
+        delivery = dumps(
+            {
+                "state": state,
+                "url": url,
+                "attempts": attempts - _in_flight(claimed_until, wall),
+                "nextAttemptAt": iso(next_at) if state == "pending" else None,
+                "deliveredAt": iso(delivered_at),
+                "lastError": error,
+            }
+        )
+        parts.append(b'%s,"delivery":%s}' % (bytes(payload)[:-1], delivery))
+    return b'{"items":[%s]}' % b",".join(parts)
+
+
 def list_deliveries(conn: sa.Connection, merchant_id: str, event_id: str) -> dict[str, Any] | None:
     """One event's delivery state and every attempt made, oldest first (``None``: unknown)."""
     row = conn.execute(
@@ -237,6 +285,109 @@ class _Delivery:
     attempt: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    merchant_id: str
+    delivery: _Delivery
+    status: int | None
+    error: str | None
+    answer: _Answer = field(default_factory=lambda: _Answer())
+
+
+#: Pending events read at a time while looking for the ones that may be attempted: few
+#: at first (a claim mostly needs the oldest), twice as many each time after.
+_HEADS_FIRST_CHUNK = 32
+_HEADS_MAX_CHUNK = 2048
+_PENDING = sa.select(
+    _E.c.seq,
+    _E.c.id,
+    _E.c.type,
+    _E.c.payload,
+    _E.c.target_url,
+    _E.c.attempts,
+    _E.c.next_attempt_at,
+    _E.c.store_id,
+    _E.c.claimed_until,
+    tables.stores.c.webhook_secret,
+)
+_PENDING_CHUNK = (
+    _PENDING.join(tables.stores, tables.stores.c.id == _E.c.store_id)
+    .where(
+        _E.c.merchant_id == sa.bindparam("f_merchant"),
+        _E.c.delivery_state == "pending",
+        _E.c.seq > sa.bindparam("f_after"),
+    )
+    .order_by(_E.c.seq)
+    .limit(sa.bindparam("f_limit"))
+)
+_IN_FLIGHT = (
+    sa.select(sa.func.count())
+    .select_from(_E)
+    .where(
+        _E.c.merchant_id == sa.bindparam("f_merchant"),
+        _E.c.claimed_until > sa.bindparam("f_wall", type_=_E.c.claimed_until.type),
+        _E.c.delivery_state == "pending",
+    )
+)
+
+_NEXT_RETRY = sa.select(sa.func.min(_E.c.next_attempt_at)).where(
+    _E.c.merchant_id == sa.bindparam("f_merchant"),
+    _E.c.delivery_state == "pending",
+    _E.c.attempts > 0,
+    sa.or_(
+        _E.c.claimed_until.is_(None),
+        _E.c.claimed_until <= sa.bindparam("f_wall", type_=_E.c.claimed_until.type),
+    ),
+)
+
+
+class _Outcomes:
+    """Attempts' outcomes written together: one transaction for every outcome that
+    arrived while the one before was being written (group commit), on the sending loop.
+
+    `record` returns once its outcome is committed, so the pass that waits on the
+    attempt sees the event delivered before it claims the object's next one.
+    """
+
+    def __init__(self, write: Callable[[list[_Outcome]], None]) -> None:
+        self._write = write
+        self._queue: list[tuple[_Outcome, asyncio.Future[None]]] = []
+        self._writing = False
+
+    async def record(self, outcome: _Outcome) -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append((outcome, done))
+        if not self._writing:
+            self._writing = True
+            asyncio.get_running_loop().create_task(self._drain())
+        await done
+
+    async def _drain(self) -> None:
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    await asyncio.to_thread(self._write, [outcome for outcome, _ in batch])
+                except Exception:
+                    # One outcome that cannot be written (its merchant reset meanwhile)
+                    # costs the others nothing: each is written alone.
+                    await asyncio.to_thread(self._write_each, batch)
+                else:
+                    for _, done in batch:
+                        _settle(done)
+        finally:
+            self._writing = False
+
+    def _write_each(self, batch: list[tuple[_Outcome, asyncio.Future[None]]]) -> None:
+        for outcome, done in batch:
+            try:
+                self._write([outcome])
+            except Exception as exc:  # the waiting attempt fails with it, logged there
+                done.get_loop().call_soon_threadsafe(_settle, done, exc)
+            else:
+                done.get_loop().call_soon_threadsafe(_settle, done)
+
+
 class WebhookWork:
     """Reconciler work: deliver the events whose next attempt is due, in order per object.
 
@@ -244,6 +395,8 @@ class WebhookWork:
         timeout_seconds: the total deadline of one attempt (connect, send, wait, read).
         concurrency: one merchant's attempts in flight at once, across every process.
         max_attempts: attempts before an event is marked ``failed``.
+        connections_per_target: requests (so connections) this process has open at once
+            to one target (scheme, address and port), whatever merchants they are for.
         allow_private: send to private-range addresses too (`workbench.sandbox.targets`).
         detailed_errors: name why an attempt got no HTTP answer (the exception's kind,
             the deadline); off on a team host, where it would map ports.
@@ -259,6 +412,7 @@ class WebhookWork:
         concurrency: int,
         max_attempts: int,
         *,
+        connections_per_target: int = 8,
         allow_private: bool = False,
         detailed_errors: bool = True,
         sealer: Sealer | None = None,
@@ -268,42 +422,37 @@ class WebhookWork:
         self.timeout_seconds = timeout_seconds
         self.concurrency = concurrency
         self.max_attempts = max_attempts
+        self.connections_per_target = connections_per_target
         self.allow_private = allow_private
         self.detailed_errors = detailed_errors
         self._guard = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._http: httpx2.AsyncClient | None = None
+        self._targets: dict[tuple[str, str, int | None], asyncio.Semaphore] = {}
+        self._outcomes = _Outcomes(self._record)
 
     @staticmethod
-    def _heads(conn: sa.Connection, merchant_id: str) -> list[Any]:
-        """The first pending event of each object: only those may be attempted."""
-        rows = conn.execute(
-            sa.select(
-                _E.c.id,
-                _E.c.type,
-                _E.c.payload,
-                _E.c.target_url,
-                _E.c.attempts,
-                _E.c.next_attempt_at,
-                _E.c.store_id,
-                _E.c.claimed_until,
-                tables.stores.c.webhook_secret,
-            )
-            .join(tables.stores, tables.stores.c.id == _E.c.store_id)
-            .where(_E.c.merchant_id == merchant_id, _E.c.delivery_state == "pending")
-            .order_by(_E.c.seq)
-        ).all()
+    def _heads(conn: sa.Connection, merchant_id: str) -> Iterator[Any]:
+        """The first pending event of each object, oldest first: only those may be
+        attempted. Read a chunk at a time, so a caller that stops early (a claim that has
+        its fill) reads no further than it needs."""
         # An event about several objects (a renewal names its subscription and its payment)
         # waits for every earlier pending event about any of them.
-        heads: list[Any] = []
         waiting: set[str] = set()
-        for row in rows:
-            objects = objects_of(json.loads(row.payload))
-            if waiting.isdisjoint(objects):
-                heads.append(row)
-            waiting |= objects
-        return heads
+        after, chunk = -1, _HEADS_FIRST_CHUNK
+        while True:
+            rows = conn.execute(
+                _PENDING_CHUNK, {"f_merchant": merchant_id, "f_after": after, "f_limit": chunk}
+            ).all()
+            for row in rows:
+                objects = objects_of(json.loads(row.payload))
+                if waiting.isdisjoint(objects):
+                    yield row
+                waiting |= objects
+            if len(rows) < chunk:
+                return
+            after, chunk = int(rows[-1].seq), min(chunk * 2, _HEADS_MAX_CHUNK)
 
     def pending_merchants(self, conn: sa.Connection) -> set[str]:
         """Merchants with an event waiting for delivery."""
@@ -314,16 +463,21 @@ class WebhookWork:
         )
 
     def next_due(self, conn: sa.Connection, merchant_id: str) -> datetime | None:
-        """When the earliest attempt that may be made falls due (one in flight is not)."""
+        """When the earliest attempt that may be made falls due (one in flight is not).
+
+        Without reading every pending event: one attempted and still pending is its
+        objects' first pending event (those before it were settled first), so the
+        earliest retry is a query; and one never attempted falls due when it was made,
+        so of those the oldest head is the earliest, and the scan stops there.
+        """
         wall = wall_now()
-        return min(
-            (
-                h.next_attempt_at
-                for h in self._heads(conn, merchant_id)
-                if not _in_flight(h.claimed_until, wall)
-            ),
-            default=None,
-        )
+        retry = conn.execute(_NEXT_RETRY, {"f_merchant": merchant_id, "f_wall": wall})
+        dues = [retry.scalar_one()]
+        for head in self._heads(conn, merchant_id):
+            if head.attempts == 0:
+                dues.append(head.next_attempt_at)
+                break
+        return min((due for due in dues if due is not None), default=None)
 
     def run(self, merchant_id: str, now: datetime, deadline: float) -> int:
         """Start every due attempt the concurrency limit allows, waiting for their
@@ -358,19 +512,12 @@ class WebhookWork:
                 .with_for_update()
             )
             wall = wall_now()
-            busy = conn.execute(
-                sa.select(sa.func.count())
-                .select_from(_E)
-                .where(
-                    _E.c.merchant_id == merchant_id,
-                    _E.c.delivery_state == "pending",
-                    _E.c.claimed_until > wall,
-                )
-            ).scalar_one()
-            free = self.concurrency - int(busy)
+            busy = conn.execute(_IN_FLIGHT, {"f_merchant": merchant_id, "f_wall": wall})
+            free = self.concurrency - int(busy.scalar_one())
             if free <= 0:
                 return batch
             until = wall + timedelta(seconds=self.timeout_seconds + _CLAIM_SLACK_SECONDS)
+            claimed: list[dict[str, Any]] = []
             for row in self._heads(conn, merchant_id):
                 if len(batch) == free:
                     break
@@ -389,11 +536,7 @@ class WebhookWork:
                         )
                     )
                     continue
-                conn.execute(
-                    sa.update(_E)
-                    .where(_E.c.id == row.id)
-                    .values(attempts=attempt, claimed_until=until)
-                )
+                claimed.append({"f_id": row.id, "f_attempts": attempt})
                 batch.append(
                     _Delivery(
                         str(row.id),
@@ -405,6 +548,13 @@ class WebhookWork:
                         ),
                         attempt,
                     )
+                )
+            if claimed:
+                conn.execute(
+                    sa.update(_E)
+                    .where(_E.c.id == sa.bindparam("f_id"))
+                    .values(attempts=sa.bindparam("f_attempts"), claimed_until=until),
+                    claimed,
                 )
         return batch
 
@@ -451,6 +601,7 @@ class WebhookWork:
         if self._http is not None:
             await self._http.aclose()
             self._http = None
+        self._targets.clear()
 
     async def _attempt(self, merchant_id: str, delivery: _Delivery) -> bool:
         import httpx2  # with the first delivery: a sandbox that sends none never loads it
@@ -459,7 +610,14 @@ class WebhookWork:
 
         if self._http is None:
             self._http = httpx2.AsyncClient(
-                timeout=self.timeout_seconds, verify=default_ssl_context()
+                timeout=self.timeout_seconds,
+                verify=default_ssl_context(),
+                # The per-target bound is what limits connections; the pool keeps one
+                # idle connection per request a target may have open, for reuse.
+                limits=httpx2.Limits(
+                    max_connections=None,
+                    max_keepalive_connections=max(20, self.connections_per_target * 4),
+                ),
             )
         started = time.monotonic()
         answer = _Answer()
@@ -474,8 +632,16 @@ class WebhookWork:
                 else _NO_ANSWER
             )
         answer.latency_ms = round((time.monotonic() - started) * 1000)
-        await asyncio.to_thread(self._record, merchant_id, delivery, status, error, answer)
+        await self._outcomes.record(_Outcome(merchant_id, delivery, status, error, answer))
         return error is None
+
+    def _target(self, url: httpx2.URL) -> asyncio.Semaphore:
+        """The bound on requests open at once to ``url``'s scheme, address and port."""
+        key = (url.scheme, url.host, url.port)
+        bound = self._targets.get(key)
+        if bound is None:
+            bound = self._targets[key] = asyncio.Semaphore(self.connections_per_target)
+        return bound
 
     async def _post(
         self, http: httpx2.AsyncClient, delivery: _Delivery, answer: _Answer
@@ -494,20 +660,22 @@ class WebhookWork:
                 timestamp=format_timestamp(wall_now()),
             )
             url, host = await resolve_target(delivery.url, allow_private=self.allow_private)
-            response = await http.post(
-                url,  # the address checked; the name goes in Host and in TLS's SNI
-                content=delivery.body,
-                extensions={"sni_hostname": host},
-                headers={
-                    "Host": httpx2.URL(delivery.url).netloc.decode("ascii"),
-                    "Content-Type": "application/json",
-                    "X-Timestamp": headers.timestamp,
-                    "X-Signature": headers.signature,
-                    "X-Event-Id": delivery.event_id,
-                    "X-Event-Type": delivery.event_type,
-                    "X-Event-Attempt": str(delivery.attempt),
-                },
-            )
+            address = httpx2.URL(url)
+            async with self._target(address):
+                response = await http.post(
+                    address,  # the address checked; the name goes in Host and in TLS's SNI
+                    content=delivery.body,
+                    extensions={"sni_hostname": host},
+                    headers={
+                        "Host": httpx2.URL(delivery.url).netloc.decode("ascii"),
+                        "Content-Type": "application/json",
+                        "X-Timestamp": headers.timestamp,
+                        "X-Signature": headers.signature,
+                        "X-Event-Id": delivery.event_id,
+                        "X-Event-Type": delivery.event_type,
+                        "X-Event-Attempt": str(delivery.attempt),
+                    },
+                )
         except TargetRefused as exc:
             return None, f"target refused: {exc}"[:300]
         except (httpx2.HTTPError, httpx2.InvalidURL, ValueError, OSError) as exc:
@@ -519,46 +687,47 @@ class WebhookWork:
             return response.status_code, None
         return response.status_code, f"HTTP {response.status_code}"
 
-    def _record(
-        self,
-        merchant_id: str,
-        delivery: _Delivery,
-        status: int | None,
-        error: str | None,
-        answer: _Answer | None = None,
-    ) -> None:
-        """The attempt's outcome, and the event's next step; its claim ends."""
-        answer = answer or _Answer()
-        attempt = delivery.attempt
+    def _record(self, outcomes: list[_Outcome]) -> None:
+        """The attempts' outcomes, and each event's next step; their claims end. One
+        transaction for them all."""
         with self.db.write() as conn:
-            now = business_now(conn, merchant_id)
-            conn.execute(
-                sa.insert(_D).values(
-                    event_id=delivery.event_id,
-                    merchant_id=merchant_id,
-                    attempt=attempt,
-                    attempted_at=now,
-                    status_code=status,
-                    error=error,
-                    target_url=delivery.url,
-                    latency_ms=answer.latency_ms,
-                    response_excerpt=answer.excerpt,
+            clocks: dict[str, datetime] = {}
+            rows = []
+            for outcome in outcomes:
+                merchant_id, delivery = outcome.merchant_id, outcome.delivery
+                if merchant_id not in clocks:
+                    clocks[merchant_id] = business_now(conn, merchant_id)
+                now = clocks[merchant_id]
+                rows.append(
+                    {
+                        "event_id": delivery.event_id,
+                        "merchant_id": merchant_id,
+                        "attempt": delivery.attempt,
+                        "attempted_at": now,
+                        "status_code": outcome.status,
+                        "error": outcome.error,
+                        "target_url": delivery.url,
+                        "latency_ms": outcome.answer.latency_ms,
+                        "response_excerpt": outcome.answer.excerpt,
+                    }
                 )
-            )
-            values: dict[str, Any] = {"last_error": error, "claimed_until": None}
-            if error is None:
-                values.update(delivery_state="delivered", delivered_at=now, next_attempt_at=None)
-            elif attempt >= self.max_attempts:
-                values.update(delivery_state="failed", next_attempt_at=None)
-            else:
-                delay = RETRY_DELAYS[min(attempt - 1, len(RETRY_DELAYS) - 1)]
-                values.update(next_attempt_at=now + timedelta(seconds=delay))
-            # Only while the claim is this attempt's: a lapsed one was taken over.
-            conn.execute(
-                sa.update(_E)
-                .where(_E.c.id == delivery.event_id, _E.c.attempts == attempt)
-                .values(**values)
-            )
+                values: dict[str, Any] = {"last_error": outcome.error, "claimed_until": None}
+                if outcome.error is None:
+                    values.update(
+                        delivery_state="delivered", delivered_at=now, next_attempt_at=None
+                    )
+                elif delivery.attempt >= self.max_attempts:
+                    values.update(delivery_state="failed", next_attempt_at=None)
+                else:
+                    delay = RETRY_DELAYS[min(delivery.attempt - 1, len(RETRY_DELAYS) - 1)]
+                    values.update(next_attempt_at=now + timedelta(seconds=delay))
+                # Only while the claim is this attempt's: a lapsed one was taken over.
+                conn.execute(
+                    sa.update(_E)
+                    .where(_E.c.id == delivery.event_id, _E.c.attempts == delivery.attempt)
+                    .values(**values)
+                )
+            conn.execute(sa.insert(_D), rows)
 
     # --- the dashboard's resend: one attempt now, outside the retry schedule ---------
 
@@ -594,6 +763,15 @@ class WebhookWork:
         """Send a claimed resend on the sending thread; whether it was delivered."""
         future = self._start(merchant_id, claim.delivery)
         return await asyncio.to_thread(future.result)
+
+
+def _settle(done: asyncio.Future[None], exc: Exception | None = None) -> None:
+    if done.done():
+        return
+    if exc is None:
+        done.set_result(None)
+    else:
+        done.set_exception(exc)
 
 
 def _in_flight(claimed_until: datetime | None, wall: datetime) -> bool:

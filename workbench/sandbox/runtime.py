@@ -63,6 +63,7 @@ def _webhook_work(db: Database, config: SandboxConfig, sealer: Sealer) -> Webhoo
         config.webhook_timeout_seconds,
         config.webhook_concurrency,
         config.webhook_max_attempts,
+        connections_per_target=config.webhook_connections_per_target,
         allow_private=config.webhook_allow_private,
         detailed_errors=not config.serves_others,
         sealer=sealer,

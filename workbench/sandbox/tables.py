@@ -154,6 +154,10 @@ events = sa.Table(
     sa.Column("delivered_at", UTCDateTime),
     # Wall clock: until when the attempt under way holds the event (`events.WebhookWork`).
     sa.Column("claimed_until", UTCDateTime),
+    # A delivery pass reads the pending events from the oldest and stops at what it can
+    # send, and counts the attempts in flight: neither walks the delivered ones.
+    sa.Index("ix_events_pending", "merchant_id", "delivery_state", "seq"),
+    sa.Index("ix_events_claims", "merchant_id", "claimed_until"),
 )
 
 event_deliveries = sa.Table(

@@ -176,7 +176,8 @@ def list_events(
 ) -> Response:
     """Oldest first."""
     with sandbox.db.read() as conn:
-        return _ok(caller, {"items": events.list_events(conn, caller.merchant_id, type)})
+        body = events.list_events_json(conn, caller.merchant_id, type)
+    return Reply(200, body).to_response(caller.request_id)
 
 
 @router.get(

@@ -107,6 +107,14 @@ def _v7_delivery_answers(conn: sa.Connection) -> None:
         conn.exec_driver_sql(f"ALTER TABLE event_deliveries ADD COLUMN {name} {kind}")
 
 
+def _v8_delivery_indexes(conn: sa.Connection) -> None:
+    """Version 8: the indexes a webhook pass reads the pending events and counts the
+    attempts in flight by (``ix_events_pending``, ``ix_events_claims``)."""
+    for index in metadata.tables["events"].indexes:
+        if index.name in ("ix_events_pending", "ix_events_claims"):
+            index.create(conn)
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
 STEPS: Mapping[int, Step] = {
@@ -116,6 +124,7 @@ STEPS: Mapping[int, Step] = {
     5: _v5_delivery_claims,
     6: _v6_merchant_creation_time,
     7: _v7_delivery_answers,
+    8: _v8_delivery_indexes,
 }
 
 #: The schema this code creates and serves.

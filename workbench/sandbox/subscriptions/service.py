@@ -8,6 +8,7 @@ status and the actions it does allow. The reconciler's side is `renewals`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -47,6 +48,8 @@ from workbench.sandbox.transitions import require
 from workbench.spec import SUBSCRIPTION, IdPrefix, looks_like_card_number
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from workbench.sandbox.sealing import Sealer
 
 __all__ = [
@@ -275,6 +278,28 @@ class ListFilters:
         return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
 
 
+#: The list's filter conditions, by the name of the parameter each binds.
+_LIST_FILTERS: dict[str, Callable[[], sa.ColumnElement[bool]]] = {
+    "f_after": lambda: _S.c.seq > sa.bindparam("f_after"),
+    "f_store": lambda: _S.c.store_id == sa.bindparam("f_store"),
+    "f_customer": lambda: _S.c.customer_id == sa.bindparam("f_customer"),
+    "f_status": lambda: _S.c.status == sa.bindparam("f_status"),
+    "f_from": lambda: _S.c.created_at >= sa.bindparam("f_from", type_=_S.c.created_at.type),
+    "f_to": lambda: _S.c.created_at < sa.bindparam("f_to", type_=_S.c.created_at.type),
+}
+
+
+@functools.lru_cache(maxsize=64)  # every combination of the six filters
+def _list_query(given: frozenset[str]) -> sa.Select[Any]:
+    """The page query for the parameters ``given``, built once per combination: building
+    a statement costs a page more than its rows do."""
+    query = sa.select(*views.LIST_COLUMNS).where(_S.c.merchant_id == sa.bindparam("f_merchant"))
+    for name, condition in _LIST_FILTERS.items():
+        if name in given:
+            query = query.where(condition())
+    return query.order_by(_S.c.seq).limit(sa.bindparam("f_limit"))
+
+
 def list_page(
     conn: sa.Connection,
     merchant_id: str,
@@ -282,30 +307,31 @@ def list_page(
     limit: int,
     cursor: str | None,
     secret: bytes,
-) -> dict[str, Any]:
-    """GET /v1/subscriptions: one page in creation order, keyset-paginated.
+) -> bytes:
+    """GET /v1/subscriptions: one page in creation order, keyset-paginated, as the
+    response body (`views.list_page_json`).
 
     ``secret`` is the cursor secret (`cursor.ensure_secret`).
     """
     scope = filters.scope()
-    query = sa.select(_S).where(_S.c.merchant_id == merchant_id)
+    params: dict[str, Any] = {"f_merchant": merchant_id, "f_limit": limit + 1}
     if cursor is not None:
-        query = query.where(_S.c.seq > cursors.decode(secret, merchant_id, scope, cursor))
+        params["f_after"] = cursors.decode(secret, merchant_id, scope, cursor)
     if filters.storeId is not None:
-        query = query.where(_S.c.store_id == filters.storeId)
+        params["f_store"] = filters.storeId
     if filters.customerId is not None:
-        query = query.where(_S.c.customer_id == filters.customerId)
+        params["f_customer"] = filters.customerId
     if filters.status is not None:
-        query = query.where(_S.c.status == filters.status)
+        params["f_status"] = filters.status
     if filters.from_ is not None:
-        query = query.where(_S.c.created_at >= parse_instant("from", filters.from_))
+        params["f_from"] = parse_instant("from", filters.from_)
     if filters.to is not None:
-        query = query.where(_S.c.created_at < parse_instant("to", filters.to))
-    rows = conn.execute(query.order_by(_S.c.seq).limit(limit + 1)).all()
+        params["f_to"] = parse_instant("to", filters.to)
+    rows = conn.execute(_list_query(frozenset(params)), params).all()
     more = len(rows) > limit
     rows = rows[:limit]
-    next_cursor = cursors.encode(secret, merchant_id, scope, int(rows[-1].seq)) if more else None
-    return {"items": [views.list_item(r) for r in rows], "nextCursor": next_cursor}
+    next_cursor = cursors.encode(secret, merchant_id, scope, int(rows[-1][0])) if more else None
+    return views.list_page_json(rows, next_cursor)
 
 
 def get(conn: sa.Connection, caller: Caller, subscription_id: str) -> dict[str, Any]:

@@ -1,13 +1,47 @@
-"""The JSON shapes of a subscription: full object, list item, charge item, public view."""
+"""The JSON shapes of a subscription: full object, list item, charge item, public view.
+
+A list page is written straight to JSON bytes by `list_page_json` from the few columns
+`LIST_COLUMNS` names, without building a row object per item: a page of a list is
+most of what listing costs. It writes what ``dumps`` of `list_item` for each row gives
+(checked byte for byte by tests/sandbox/subscriptions/test_list_bytes.py).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+import pydantic_core
+import sqlalchemy as sa
 
 from workbench.sandbox.clock import iso
 from workbench.sandbox.storage import AnyRow
+from workbench.sandbox.subscriptions.tables import subscriptions as _S
 
-__all__ = ["charge_item", "event_fields", "full", "list_item", "public_view"]
+__all__ = [
+    "LIST_COLUMNS",
+    "charge_item",
+    "event_fields",
+    "full",
+    "list_item",
+    "list_page_json",
+    "public_view",
+]
+
+#: What a list page reads, in the order `list_page_json` unpacks: ``seq`` (the cursor's
+#: position), then the list item's fields.
+LIST_COLUMNS: tuple[sa.Column[Any], ...] = (
+    _S.c.seq,
+    _S.c.id,
+    _S.c.store_id,
+    _S.c.status,
+    _S.c.amount_minor,
+    _S.c.currency,
+    _S.c.interval_count,
+    _S.c.interval_unit,
+    _S.c.next_charge_at,
+    _S.c.created_at,
+)
 
 
 def full(row: AnyRow, public_hash: str | None = None) -> dict[str, Any]:
@@ -52,6 +86,26 @@ def list_item(row: AnyRow) -> dict[str, Any]:
         "nextChargeAt": iso(row.next_charge_at),
         "createdAt": iso(row.created_at),
     }
+
+
+def list_page_json(rows: Iterable[Sequence[Any]], next_cursor: str | None) -> bytes:
+    """A list page's body from rows of `LIST_COLUMNS`: ``{"items": [...], "nextCursor"}``
+    with each item as `list_item` makes it, keys in the same order."""
+    items = [
+        {
+            "id": id_,
+            "storeId": store_id,
+            "status": status,
+            "amountMinor": amount,
+            "currency": currency,
+            "intervalCount": count,
+            "intervalUnit": unit,
+            "nextChargeAt": iso(next_at),
+            "createdAt": iso(created_at),
+        }
+        for _seq, id_, store_id, status, amount, currency, count, unit, next_at, created_at in rows
+    ]
+    return pydantic_core.to_json({"items": items, "nextCursor": next_cursor})
 
 
 def charge_item(row: AnyRow) -> dict[str, Any]:

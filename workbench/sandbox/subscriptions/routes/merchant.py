@@ -86,8 +86,8 @@ def list_subscriptions(
     filters = ListFilters(storeId, customerId, status, from_, to)
     secret = ensure_secret(sandbox.db)
     with sandbox.db.read() as conn:
-        payload = service.list_page(conn, caller.merchant_id, filters, limit, cursor, secret)
-    return Reply.json(200, payload).to_response(caller.request_id)
+        body = service.list_page(conn, caller.merchant_id, filters, limit, cursor, secret)
+    return Reply(200, body).to_response(caller.request_id)
 
 
 @router.get(
