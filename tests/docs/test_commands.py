@@ -217,8 +217,8 @@ def _install_script(page: str) -> tuple[str, set[str]]:
     uv.lock pins (`_locked_versions`), from uv's cache (``UV_OFFLINE``) unless it lacks
     something (then from the index, the reason printed); a wheel is reinstalled over the
     checkout's install. The environment is made without pip (``--without-pip``), which
-    no line then runs: installing it (ensurepip) was 3.6 CPU-seconds, a third of the
-    test's own. Everything else runs as written.
+    no line then runs: installing it (ensurepip) took 3.6 of the test's 13 CPU-seconds,
+    twice where the first try had to go to the index. Everything else runs as written.
     """
     lines = ["set -euo pipefail"]
     extras: set[str] = set()
@@ -259,8 +259,8 @@ def _locked_versions(uv: str, folder: Path) -> Path:
 
     The versions ``make setup`` put in uv's cache: unconstrained, a resolution that has
     to ask the index (a new machine's cache holds no index page, only the locked wheels)
-    took the newest of each requirement and downloaded them, about 90 MB and a minute;
-    constrained, it fetches the index pages and installs the cached wheels. What the
+    took the newest of each requirement and downloaded them (87 MB more in the cache);
+    constrained, it fetches only the index pages and installs the cached wheels. What the
     lines install is still what the package and its extras require: the lock pins each
     to a version they allow, and the test still finds each extra's modules importable.
     """
