@@ -34,7 +34,7 @@ from workbench.parity._record import (
     TargetError,
     record,
 )
-from workbench.parity._redact import REDACTED, Redactor
+from workbench.spec.redaction import REDACTED, Redactor
 from workbench.parity._report import (
     progress_line,
     render_html,
