@@ -23,6 +23,7 @@ from workbench.sandbox.edge import (
     CanonicalPath,
     DocsHeaders,
     DuplicateKeys,
+    ExchangeLog,
     HostGuard,
     KeyRateLimit,
     MerchantSwitches,
@@ -192,5 +193,7 @@ def create_app(
     app.add_middleware(CanonicalPath)
     app.add_middleware(DocsHeaders)
     app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))
+    if sandbox.request_queue is not None:  # the request log (`workbench.sandbox.requestlog`)
+        app.add_middleware(ExchangeLog, sink=sandbox.request_queue)
     app.add_middleware(RequestIdMiddleware)
     return app

@@ -37,6 +37,7 @@ from workbench.sandbox.payments.expiry import AuthorizationExpiryWork
 from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds.service import RefundSettlementWork
+from workbench.sandbox.requestlog import RequestLogWork, RequestQueue
 from workbench.sandbox.schema import TABLES
 from workbench.sandbox.sealing import Sealer, process_key
 from workbench.sandbox.sessions.service import SessionExpiryWork
@@ -115,6 +116,12 @@ class SandboxRuntime:
         #: The admin token made by this start (the database had none), for the command
         #: that started the sandbox to show once; ``None`` otherwise.
         self.new_admin_token: str | None = None
+        #: Where the edge leaves each exchange for the request log (``None``: the log is
+        #: off, ``request_log_size`` 0); its writer is built when the database opens.
+        self.request_queue: RequestQueue | None = (
+            RequestQueue() if config.request_log_size > 0 else None
+        )
+        self._request_log: RequestLogWork | None = None
 
     def open(self) -> SandboxRuntime:
         """Open the database (once): tables created or migrated, fixtures, caches, work.
@@ -180,6 +187,10 @@ class SandboxRuntime:
             db, config.reconciler_interval_seconds, config.webhook_wait_seconds
         )
         self._webhooks = _webhook_work(db, config, self.sealer)
+        if self.request_queue is not None:
+            self._request_log = RequestLogWork(
+                db, self.request_queue, keep=config.request_log_size, sealer=self.sealer
+            )
         for work in _background_work(db, config, self._webhooks):
             self._reconciler.register(work)
         return self
@@ -202,6 +213,13 @@ class SandboxRuntime:
         if self._keys is None:
             raise RuntimeError(_NOT_OPEN)
         return self._keys
+
+    @property
+    def request_log(self) -> RequestLogWork | None:
+        """The request log's writer (once open; ``None`` when the log is off)."""
+        if self._db is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._request_log
 
     @property
     def admin(self) -> AdminAccess:
@@ -247,6 +265,8 @@ class SandboxRuntime:
         """Open (if not yet), then start background work (WAL checkpoints; the reconciler)."""
         self.open()
         self.db.start_checkpoints()
+        if self._request_log is not None:
+            self._request_log.start()
         if self.config.run_reconciler_in_background:
             self.reconciler.start()
 
@@ -255,6 +275,8 @@ class SandboxRuntime:
         if self._db is None:
             return
         self.reconciler.stop()
+        if self._request_log is not None:
+            self._request_log.stop()  # what is queued is written first
         if self._webhooks is not None:
             self._webhooks.close()  # after the passes that start attempts have ended
         if not self._db.is_memory:

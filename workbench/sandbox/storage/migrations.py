@@ -99,6 +99,11 @@ def _v6_merchant_creation_time(conn: sa.Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE merchants ADD COLUMN created_at {kind}")
 
 
+def _v7_request_log(conn: sa.Connection) -> None:
+    """Version 7: each merchant's last API requests, for the dashboard (the request log)."""
+    metadata.tables["request_log"].create(conn)
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
 STEPS: Mapping[int, Step] = {
@@ -107,6 +112,7 @@ STEPS: Mapping[int, Step] = {
     4: _v4_transaction_ids,
     5: _v5_delivery_claims,
     6: _v6_merchant_creation_time,
+    7: _v7_request_log,
 }
 
 #: The schema this code creates and serves.

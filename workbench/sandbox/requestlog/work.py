@@ -1,0 +1,201 @@
+"""The request log's queue and writer: off the request's path, bounded, in batches.
+
+The story of one exchange:
+
+1. The edge (`workbench.sandbox.edge.exchange_log`) hands it to `RequestQueue.record`
+   once its answer has gone: an append to an in-memory queue, nothing else. When the
+   queue holds `RequestQueue.capacity` exchanges (the writer is behind: overload, a
+   slow database), the exchange is dropped and counted (`RequestQueue.dropped`): a
+   request is never slowed, or failed, for its log.
+2. `RequestLogWork`, a thread of its own, wakes every ``interval`` seconds (sooner when
+   a batch is waiting), takes what is queued, redacts and shapes it
+   (`workbench.sandbox.requestlog.records`), finds the merchant of a signature refusal
+   from its key, inserts the batch in one transaction and trims each merchant it
+   touched to its newest ``keep`` rows (`workbench.sandbox.requestlog.store`).
+3. A batch that fails to write is dropped and counted (`RequestLogWork.failed`), never
+   retried: the log is a window on the traffic, not a ledger.
+
+Each process has its own queue and writer; the table is shared, so on PostgreSQL every
+worker's log is every worker's.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from workbench.sandbox.exchanges import Exchange
+from workbench.sandbox.keys import look_up
+from workbench.sandbox.merchant_secrets import open_secret_key
+from workbench.sandbox.requestlog.diagnosis import SIGNATURE_CODES
+from workbench.sandbox.requestlog.records import Signer, envelope_code, row_of
+from workbench.sandbox.requestlog.store import insert_rows, trim
+
+if TYPE_CHECKING:
+    from workbench.sandbox.sealing import Sealer
+    from workbench.sandbox.storage import Database
+
+__all__ = ["DEFAULT_QUEUE_CAPACITY", "RequestLogWork", "RequestQueue"]
+
+_log = logging.getLogger(__name__)
+
+#: Exchanges a process holds before dropping new ones (a few MB at most).
+DEFAULT_QUEUE_CAPACITY = 5_000
+#: Exchanges written in one transaction at most.
+BATCH = 500
+
+
+class RequestQueue:
+    """The edge's sink: exchanges waiting for the writer, bounded.
+
+    Args:
+        capacity: how many may wait; beyond, new ones are dropped and counted.
+        batch: how many waiting wake the writer before its interval ends.
+    """
+
+    def __init__(self, capacity: int = DEFAULT_QUEUE_CAPACITY, batch: int = BATCH) -> None:
+        self.capacity = capacity
+        self._waiting: deque[Exchange] = deque()
+        self._batch = batch
+        #: Set when a batch is waiting, for the writer.
+        self.wake = threading.Event()
+        #: Exchanges dropped because the queue was full.
+        self.dropped = 0
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def record(self, exchange: Exchange) -> None:
+        """Queue ``exchange``, or drop it (counted) when the queue is full. Never blocks."""
+        waiting = self._waiting
+        if len(waiting) >= self.capacity:
+            self.dropped += 1
+            return
+        waiting.append(exchange)
+        if len(waiting) == self._batch:
+            self.wake.set()
+
+    def take(self, most: int) -> list[Exchange]:
+        """Up to ``most`` of the oldest waiting exchanges, removed from the queue."""
+        waiting = self._waiting
+        out: list[Exchange] = []
+        while waiting and len(out) < most:
+            out.append(waiting.popleft())
+        return out
+
+
+class RequestLogWork:
+    """Writes the queued exchanges to the database, in batches, on a thread of its own.
+
+    Args:
+        db: the sandbox database.
+        queue: where the edge leaves the exchanges.
+        keep: how many requests each merchant's log keeps (the newest).
+        sealer: opens a key's secret, to diagnose a signature refusal.
+        interval: seconds between two passes when no batch is waiting.
+        on_written: called (on the writer's thread) with the merchants whose log grew,
+            after each batch is committed (the dashboard's live updates).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        queue: RequestQueue,
+        *,
+        keep: int,
+        sealer: Sealer,
+        interval: float = 0.2,
+        on_written: Callable[[set[str]], None] | None = None,
+    ) -> None:
+        self.db = db
+        self.queue = queue
+        self.keep = keep
+        self.sealer = sealer
+        self.interval = interval
+        self.on_written = on_written
+        #: Exchanges lost because their batch failed to write.
+        self.failed = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        # One pass at a time: the thread's, or a `drain` called from elsewhere.
+        self._pass = threading.Lock()
+
+    def start(self) -> None:
+        """Start the writer's thread (once)."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="request-log", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Write what is queued, then stop the thread."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stop.set()
+        self.queue.wake.set()
+        thread.join()
+        self.drain()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.queue.wake.wait(self.interval)
+            self.queue.wake.clear()
+            self.drain()
+
+    def drain(self) -> int:
+        """Write everything queued now, on the calling thread; how many were written."""
+        written = 0
+        with self._pass:
+            while True:
+                batch = self.queue.take(BATCH)
+                if not batch:
+                    return written
+                written += self._write(batch)
+
+    def _write(self, batch: list[Exchange]) -> int:
+        try:
+            rows = self._rows(batch)
+            merchants = {str(row["merchant_id"]) for row in rows}
+            if not rows:
+                return 0
+            with self.db.write() as conn:
+                insert_rows(conn, rows)
+                trim(conn, merchants, self.keep)
+        except Exception as exc:  # a lost batch must never stop the writer
+            self.failed += len(batch)
+            _log.warning("request log: a batch of %d was not written (%s)", len(batch), type(exc))
+            return 0
+        if self.on_written is not None and merchants:
+            self.on_written(merchants)
+        return len(rows)
+
+    def _rows(self, batch: list[Exchange]) -> list[dict[str, object]]:
+        signers: dict[str, Signer | None] = {}
+        rows = []
+        for exchange in batch:
+            if exchange.merchant_id is not None:
+                rows.append(row_of(exchange, exchange.merchant_id, None))
+                continue
+            # Refused before it had a caller: only a signature refusal of a known key is
+            # the key's merchant's (SVC-GW-1003, an unknown key, belongs to nobody).
+            code, _ = envelope_code(exchange.response_body)
+            if code not in SIGNATURE_CODES:
+                continue
+            if exchange.api_key not in signers:
+                signers[exchange.api_key] = self._signer(exchange.api_key)
+            signer = signers[exchange.api_key]
+            if signer is not None:
+                rows.append(row_of(exchange, signer.merchant_id, signer))
+        return rows
+
+    def _signer(self, api_key: str) -> Signer | None:
+        record = look_up(self.db, api_key)
+        if record is None:
+            return None
+        secret = open_secret_key(self.sealer, record.api_key, record.secret_key)
+        return Signer(record.merchant_id, secret)
