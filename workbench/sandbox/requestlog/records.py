@@ -7,15 +7,16 @@ Runs in the writer, off the request's path. What is kept:
 - the request's headers, X-Signature cut to its first 8 hex characters, ``Authorization``
   and ``Cookie`` replaced, anything shaped like a secret key, a full signature or a card
   number replaced;
-- both bodies as text, JSON re-indented after its secret fields (card number, CVC,
+- both bodies as text, after the values of their secret fields (card number, CVC,
   secret keys, webhook secrets, portal hashes, pares) and secret-looking text were
-  replaced by ``[redacted]``: card data and secrets are never stored;
+  replaced by ``[redacted]`` (`_text`): card data and secrets are never stored;
 - for a signature refusal, its diagnosis (`workbench.sandbox.requestlog.diagnosis`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -23,12 +24,16 @@ from typing import Any
 from workbench.sandbox.exchanges import Exchange
 from workbench.sandbox.redaction import redact_path
 from workbench.sandbox.requestlog.diagnosis import SIGNATURE_CODES, signature_diagnosis
-from workbench.spec.redaction import REDACTED, Redactor
+from workbench.spec.redaction import REDACTED, SECRET_FIELDS, Redactor
 
 __all__ = ["SIGNATURE_SHOWN", "Signer", "envelope_code", "row_of"]
 
 #: How many hex characters of X-Signature a stored request keeps.
 SIGNATURE_SHOWN = 8
+#: A JSON key whose value is a secret (`workbench.spec.redaction.SECRET_FIELDS`).
+_SECRET_FIELD = re.compile(
+    "\"(?:" + "|".join(sorted(map(re.escape, SECRET_FIELDS))) + ")\"", re.IGNORECASE
+)
 #: Request headers replaced whole.
 _HIDDEN_HEADERS = frozenset({b"authorization", b"cookie", b"proxy-authorization"})
 
@@ -63,27 +68,38 @@ def envelope_code(body: bytes) -> tuple[str | None, str]:
 
 
 def _text(body: bytes, redactor: Redactor) -> str:
-    """A body as redacted text: JSON re-indented, anything else as decoded."""
+    """A body as redacted text.
+
+    JSON that names no secret field and escapes nothing (``\\u``), which is what nearly
+    every body is, keeps its text with the secret-shaped values replaced in it (secret
+    keys, full signatures, card numbers, `Redactor.text`): nothing to decode or encode.
+    Any other JSON is decoded, its secret fields replaced (`Redactor.json`) and encoded
+    again; anything else is taken as text.
+    """
     if not body:
         return ""
+    text = body.decode("utf-8", "replace")
+    if _SECRET_FIELD.search(text) is None and "\\u" not in text:
+        return redactor.text(text)
     try:
         value = json.loads(body)
     except ValueError:
-        return redactor.text(body.decode("utf-8", "replace"))
-    return json.dumps(redactor.json(value), indent=2, ensure_ascii=False)
+        return redactor.text(text)
+    return json.dumps(redactor.json(value), ensure_ascii=False, separators=(",", ":"))
 
 
 def _headers(headers: list[tuple[bytes, bytes]], redactor: Redactor) -> list[list[str]]:
+    names = [name.decode("latin-1").lower() for name, _ in headers]
+    # One pass of the redactor over every value (a header value holds no line break).
+    values = redactor.text("\n".join(value.decode("latin-1") for _, value in headers))
     shown = []
-    for raw_name, raw_value in headers:
-        name = raw_name.decode("latin-1").lower()
-        value = raw_value.decode("latin-1")
+    for (raw_name, raw_value), name, value in zip(
+        headers, names, values.split("\n"), strict=True
+    ):
         if raw_name == b"x-signature":
-            value = value[:SIGNATURE_SHOWN] + "\u2026" if value else value
+            value = raw_value[:SIGNATURE_SHOWN].decode("latin-1") + "\u2026" if raw_value else ""
         elif raw_name in _HIDDEN_HEADERS:
             value = REDACTED
-        else:
-            value = redactor.text(value)
         shown.append([name, value])
     return shown
 

@@ -154,8 +154,9 @@ def list_requests(
     before: int | None = None,
     after: int | None = None,
     limit: int = 50,
+    oldest_first: bool = False,
 ) -> list[LoggedRequest]:
-    """A merchant's requests, newest first.
+    """A merchant's requests, newest first (or oldest first).
 
     Args:
         conn: a connection.
@@ -164,13 +165,15 @@ def list_requests(
         before: only those older than this ``seq`` (the next page).
         after: only those newer than this ``seq`` (what arrived since).
         limit: at most this many.
+        oldest_first: the oldest first (what arrived since ``after``, in order).
     """
     query = sa.select(request_log).where(_t.merchant_id == merchant_id, *where.clauses())
     if before is not None:
         query = query.where(_t.seq < before)
     if after is not None:
         query = query.where(_t.seq > after)
-    rows = conn.execute(query.order_by(_t.seq.desc()).limit(limit))
+    order = _t.seq.asc() if oldest_first else _t.seq.desc()
+    rows = conn.execute(query.order_by(order).limit(limit))
     return [LoggedRequest.from_row(row) for row in rows]
 
 
