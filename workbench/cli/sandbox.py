@@ -327,9 +327,12 @@ def database_problems(db_url: str) -> Iterator[None]:
         raise DatabaseProblem(problem) from None
 
 
-def prepare_database(config: SandboxConfig) -> str | None:
+def prepare_database(
+    config: SandboxConfig, then: Callable[[SandboxRuntime], None] | None = None
+) -> str | None:
     """Open the configured database once (create or migrate its tables, fixtures) and close
     it; the admin token this made (`SandboxRuntime.new_admin_token`), to show once.
+    ``then`` runs with the open runtime before it closes (the dashboard's banner line).
 
     Raises:
         click.ClickException: the database was written by a schema this version cannot
@@ -343,7 +346,11 @@ def prepare_database(config: SandboxConfig) -> str | None:
     if is_memory_url(config.db_url):
         return None  # a new, empty database every time
     runtime = open_runtime(SandboxRuntime(config))
-    runtime.stop()
+    try:
+        if then is not None:
+            then(runtime)
+    finally:
+        runtime.stop()
     return runtime.new_admin_token
 
 
@@ -375,6 +382,22 @@ def _reset(db_url: str, yes: bool) -> None:
         click.confirm("Delete it?", abort=True)
     for what in reset_database(db_url, TABLES):
         click.echo(f"deleted {what}")
+
+
+def _dashboard_banner(runtime: SandboxRuntime) -> None:
+    """The dashboard's line: on this machine only, a one-time link that signs the demo
+    merchant in (as Jupyter prints its token URL); the token's hash is kept, used once."""
+    from workbench.sandbox.dashboard.signin import issue_link
+
+    config = runtime.config
+    base = config.public_base_url
+    if config.beyond_loopback:
+        click.echo(f"dashboard: {base}/dashboard (a merchant's key pair, or the admin token)")
+        return
+    with runtime.db.write() as conn:
+        token = issue_link(conn)
+    link = f"{base}/dashboard/sign-in/link?token={token}"
+    click.echo(f"dashboard (one-time sign-in link, demo merchant): {link}")
 
 
 def _admin_banner(config: SandboxConfig, made: str | None) -> None:
@@ -616,9 +639,10 @@ def sandbox(
         app = create_app(config)
         runtime = open_runtime(app.state.sandbox)  # the app's own: its startup finds it open
         _admin_banner(config, runtime.new_admin_token)
+        _dashboard_banner(runtime)
         serve(app, sock=listener, host=host, port=port, log_level="info", **limits)
         return
-    _admin_banner(config, prepare_database(config))
+    _admin_banner(config, prepare_database(config, _dashboard_banner))
     gc.enable()  # this process only watches the workers: no app starts in it
     os.environ[ENV_DB] = config.db_url
     os.environ[ENV_RECONCILER] = "1" if config.run_reconciler_in_background else "0"

@@ -17,6 +17,13 @@ from workbench.sandbox.checkout.routes.challenge import router as acs_router
 from workbench.sandbox.checkout.routes.pages import router as checkout_router
 from workbench.sandbox.config import SandboxConfig
 from workbench.sandbox.control.routes import router as control_router
+from workbench.sandbox.dashboard.live import EventSource, LiveHub
+from workbench.sandbox.dashboard.routes import clock as dashboard_clock
+from workbench.sandbox.dashboard.routes import events as dashboard_events
+from workbench.sandbox.dashboard.routes import objects as dashboard_objects
+from workbench.sandbox.dashboard.routes import settings as dashboard_settings
+from workbench.sandbox.dashboard.routes import shell as dashboard_shell
+from workbench.sandbox.dashboard.site import mount as mount_dashboard
 from workbench.sandbox.edge import (
     AddressRateLimit,
     BodyLimits,
@@ -53,6 +60,8 @@ __all__ = ["DOCS_ASSETS", "create_app"]
 
 #: The front page needs no signature (``/docs*`` and ``/openapi.json`` are public already).
 _FRONT_DOOR = ("GET", r"^/$")
+#: The dashboard signs in with its own session (`workbench.sandbox.dashboard`).
+_DASHBOARD = ("*", r"^/dashboard(?:/|$)")
 
 #: Allocations between two collections of the youngest objects, in a process the
 #: sandbox owns (`SandboxConfig.owns_process`); Python's default is 700.
@@ -84,6 +93,8 @@ def create_app(
         also kept as ``app.state.startup_error``.
     """
     sandbox = SandboxRuntime(config or SandboxConfig())
+    # The dashboard's live lists: each source a table read by cursor (`dashboard.live`).
+    live = LiveHub((EventSource(),))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -107,6 +118,7 @@ def create_app(
         try:
             yield
         finally:
+            live.close()
             sandbox.stop()
 
     app = FastAPIOffline(
@@ -145,6 +157,19 @@ def create_app(
             merchant_return_router,
         ),
     )
+    # The dashboard's pages, in the order of its nav.
+    mount_dashboard(
+        app,
+        (
+            dashboard_objects.PAGE,
+            dashboard_events.PAGE,
+            dashboard_clock.PAGE,
+            dashboard_settings.PAGE,
+            dashboard_shell.PAGE,
+        ),
+        sealer=sandbox.sealer,
+        live=live,
+    )
     for router in routers:
         app.include_router(router)
 
@@ -182,7 +207,7 @@ def create_app(
     app.add_middleware(
         SignatureCheck,
         sandbox=sandbox,
-        public_routes=(_FRONT_DOOR, *RETURN_PAGE_ROUTES, *public_routes),
+        public_routes=(_FRONT_DOOR, _DASHBOARD, *RETURN_PAGE_ROUTES, *public_routes),
     )
     app.add_middleware(BodyLimits)
     # Outside the signature check, which lets these routes through uncounted; inside

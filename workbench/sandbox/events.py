@@ -59,6 +59,7 @@ from workbench.sandbox.storage import insert_unread
 from workbench.sandbox.targets import TargetRefused, resolve_target
 from workbench.signing import format_timestamp, sign_request
 from workbench.spec import IdPrefix
+from workbench.spec.cards import CARD_NUMBER
 from workbench.spec.events import EventData
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RETRY_DELAYS",
+    "ResendClaim",
     "WebhookWork",
     "emit",
     "list_deliveries",
@@ -459,9 +461,11 @@ class WebhookWork:
             self._http = httpx2.AsyncClient(
                 timeout=self.timeout_seconds, verify=default_ssl_context()
             )
+        started = time.monotonic()
+        answer = _Answer()
         try:
             async with asyncio.timeout(self.timeout_seconds):
-                status, error = await self._post(self._http, delivery)
+                status, error = await self._post(self._http, delivery, answer)
         except TimeoutError:
             status = None
             error = (
@@ -469,11 +473,12 @@ class WebhookWork:
                 if self.detailed_errors
                 else _NO_ANSWER
             )
-        await asyncio.to_thread(self._record, merchant_id, delivery, status, error)
+        answer.latency_ms = round((time.monotonic() - started) * 1000)
+        await asyncio.to_thread(self._record, merchant_id, delivery, status, error, answer)
         return error is None
 
     async def _post(
-        self, http: httpx2.AsyncClient, delivery: _Delivery
+        self, http: httpx2.AsyncClient, delivery: _Delivery, answer: _Answer
     ) -> tuple[int | None, str | None]:
         import httpx2
 
@@ -509,6 +514,7 @@ class WebhookWork:
             # InvalidURL is not an HTTPError: a target the merchant typed wrong is a
             # failed delivery, never an error of the request that ran the reconciler.
             return None, f"{type(exc).__name__}"[:300] if self.detailed_errors else _NO_ANSWER
+        answer.excerpt = _excerpt(response.content)
         if 200 <= response.status_code < 300:
             return response.status_code, None
         return response.status_code, f"HTTP {response.status_code}"
@@ -519,8 +525,10 @@ class WebhookWork:
         delivery: _Delivery,
         status: int | None,
         error: str | None,
+        answer: _Answer | None = None,
     ) -> None:
         """The attempt's outcome, and the event's next step; its claim ends."""
+        answer = answer or _Answer()
         attempt = delivery.attempt
         with self.db.write() as conn:
             now = business_now(conn, merchant_id)
@@ -532,6 +540,9 @@ class WebhookWork:
                     attempted_at=now,
                     status_code=status,
                     error=error,
+                    target_url=delivery.url,
+                    latency_ms=answer.latency_ms,
+                    response_excerpt=answer.excerpt,
                 )
             )
             values: dict[str, Any] = {"last_error": error, "claimed_until": None}
@@ -549,6 +560,41 @@ class WebhookWork:
                 .values(**values)
             )
 
+    # --- the dashboard's resend: one attempt now, outside the retry schedule ---------
+
+    def claim_resend(
+        self, conn: sa.Connection, merchant_id: str, event_id: str
+    ) -> ResendClaim | str:
+        """Claim the next attempt of ``event_id`` now, as a retry would (its number fixed,
+        the event held), whatever its state: the claim, or why not (in the caller's
+        transaction). An event that went nowhere goes to the store's webhook URL now."""
+        stores = tables.stores
+        row = conn.execute(
+            sa.select(_E, stores.c.webhook_url, stores.c.webhook_secret)
+            .join(stores, stores.c.id == _E.c.store_id)
+            .where(_E.c.id == event_id, _E.c.merchant_id == merchant_id)
+            .with_for_update()
+        ).first()
+        wall = wall_now()
+        url = None if row is None else (row.target_url or row.webhook_url)
+        refusal = _resend_refusal(row, url, wall)
+        if refusal is not None or row is None or url is None:
+            return refusal or "no such event"
+        attempt = int(row.attempts) + 1
+        until = wall + timedelta(seconds=self.timeout_seconds + _CLAIM_SLACK_SECONDS)
+        values: dict[str, Any] = {"attempts": attempt, "claimed_until": until, "target_url": url}
+        if row.delivery_state == "no_endpoint":  # it goes out now, and is retried as any
+            values.update(delivery_state="pending", next_attempt_at=business_now(conn, merchant_id))
+        conn.execute(sa.update(_E).where(_E.c.id == event_id).values(**values))
+        secret = plain_webhook_secret(self.sealer, str(row.store_id), str(row.webhook_secret))
+        delivery = _Delivery(event_id, str(row.type), url, bytes(row.payload), secret, attempt)
+        return ResendClaim(attempt, url, delivery)
+
+    async def send_claimed(self, merchant_id: str, claim: ResendClaim) -> bool:
+        """Send a claimed resend on the sending thread; whether it was delivered."""
+        future = self._start(merchant_id, claim.delivery)
+        return await asyncio.to_thread(future.result)
+
 
 def _in_flight(claimed_until: datetime | None, wall: datetime) -> bool:
     return claimed_until is not None and claimed_until > wall
@@ -557,3 +603,49 @@ def _in_flight(claimed_until: datetime | None, wall: datetime) -> bool:
 def _log_failure(future: futures.Future[bool]) -> None:
     if not future.cancelled() and future.exception() is not None:
         logger.error("webhook attempt failed", exc_info=future.exception())
+
+
+# --- what the dashboard adds: the receiver's answer kept, and "resend" -----------------
+
+#: Characters of a receiver's answer kept with its attempt.
+EXCERPT_CHARS = 300
+
+
+@dataclass(slots=True)
+class _Answer:
+    """What an attempt learnt of the receiver besides its status."""
+
+    latency_ms: int | None = None
+    excerpt: str | None = None
+
+
+def _excerpt(body: bytes) -> str | None:
+    """The start of a receiver's answer, as text, anything shaped like a card number cut."""
+    if not body:
+        return None
+    text = body[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")[:EXCERPT_CHARS]
+    return CARD_NUMBER.sub("[card number]", text)
+
+
+@dataclass(frozen=True, slots=True)
+class ResendClaim:
+    """A resend's attempt, claimed (`WebhookWork.claim_resend`), to send after the commit.
+
+    Attributes:
+        attempt: its number.
+        url: where it goes.
+    """
+
+    attempt: int
+    url: str
+    delivery: _Delivery
+
+
+def _resend_refusal(row: Any, url: str | None, wall: datetime) -> str | None:
+    if row is None:
+        return "no such event"
+    if _in_flight(row.claimed_until, wall):
+        return "an attempt of this event is under way"
+    if not url:
+        return "the store has no webhook URL"
+    return None

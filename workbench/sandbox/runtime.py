@@ -249,6 +249,13 @@ class SandboxRuntime:
             raise RuntimeError(_NOT_OPEN)
         return self._reconciler
 
+    @property
+    def webhooks(self) -> WebhookWork:
+        """Webhook delivery (once open): the dashboard's resend sends through it."""
+        if self._webhooks is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._webhooks
+
     def consume_fail_next(self, merchant_id: str, mode: str) -> str | None:
         """Take the merchant's pending fail-next switch, once (the control feature's
         `workbench.sandbox.control.service.consume_fail_next`); blocking."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import hmac
 import os
 import threading
 from pathlib import Path
@@ -180,6 +181,13 @@ class Sealer:
                     del self._opened[old]
             self._opened[(stored, context)] = secret
         return secret
+
+    def derive(self, purpose: str) -> bytes:
+        """A 32-byte key for ``purpose`` (HMAC-SHA256 of it under this key), so that
+        whoever shares the key file (every worker, a restart) derives the same one and
+        nobody derives it without the file: the dashboard's session cookies are signed
+        with one."""
+        return hmac.new(self._key, b"workbench derived key\n" + purpose.encode(), "sha256").digest()
 
     def __repr__(self) -> str:
         return f"Sealer(key_id={self.key_id.hex()!r})"

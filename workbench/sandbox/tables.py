@@ -166,6 +166,10 @@ event_deliveries = sa.Table(
     sa.Column("attempted_at", UTCDateTime, nullable=False),
     sa.Column("status_code", sa.Integer),
     sa.Column("error", sa.String(300)),
+    # Schema 7: where the attempt went, the receiver's time to answer, its answer's start.
+    sa.Column("target_url", sa.Text),
+    sa.Column("latency_ms", sa.Integer),
+    sa.Column("response_excerpt", sa.String(300)),
 )
 
 leases = sa.Table(

@@ -1,4 +1,4 @@
-"""The request log's table: each merchant's last API requests, redacted (schema 7)."""
+"""The request log's table: each merchant's last API requests, redacted (schema 8)."""
 
 from __future__ import annotations
 

@@ -99,8 +99,17 @@ def _v6_merchant_creation_time(conn: sa.Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE merchants ADD COLUMN created_at {kind}")
 
 
-def _v7_request_log(conn: sa.Connection) -> None:
-    """Version 7: each merchant's last API requests, for the dashboard (the request log)."""
+def _v7_delivery_answers(conn: sa.Connection) -> None:
+    """Version 7: a webhook attempt records where it went, how long the receiver took
+    and the start of its answer (the dashboard shows them); older attempts keep NULLs."""
+    table = metadata.tables["event_deliveries"]
+    for name in ("target_url", "latency_ms", "response_excerpt"):
+        kind = table.c[name].type.compile(dialect=conn.dialect)
+        conn.exec_driver_sql(f"ALTER TABLE event_deliveries ADD COLUMN {name} {kind}")
+
+
+def _v8_request_log(conn: sa.Connection) -> None:
+    """Version 8: each merchant's last API requests, for the dashboard (the request log)."""
     metadata.tables["request_log"].create(conn)
 
 
@@ -112,7 +121,8 @@ STEPS: Mapping[int, Step] = {
     4: _v4_transaction_ids,
     5: _v5_delivery_claims,
     6: _v6_merchant_creation_time,
-    7: _v7_request_log,
+    7: _v7_delivery_answers,
+    8: _v8_request_log,
 }
 
 #: The schema this code creates and serves.
