@@ -87,7 +87,9 @@ def test_each_request_it_made_is_printed_with_its_dashboard_page(
     code, output = _invoke(sandbox_url, "payment.captured")
     assert code == 0, output
     pages = re.findall(
-        r"^  (POST|GET) (\S+) -> (\d{3})  " + re.escape(sandbox_url) + r"/dashboard/requests/(\S+)$",
+        r"^  (POST|GET) (\S+) -> (\d{3})  "
+        + re.escape(sandbox_url)
+        + r"/dashboard/requests/(\S+)$",
         output,
         re.MULTILINE,
     )

@@ -21,6 +21,7 @@ from workbench.sandbox.dashboard.live import EventSource, LiveHub
 from workbench.sandbox.dashboard.routes import clock as dashboard_clock
 from workbench.sandbox.dashboard.routes import events as dashboard_events
 from workbench.sandbox.dashboard.routes import objects as dashboard_objects
+from workbench.sandbox.dashboard.routes import requests as dashboard_requests
 from workbench.sandbox.dashboard.routes import settings as dashboard_settings
 from workbench.sandbox.dashboard.routes import shell as dashboard_shell
 from workbench.sandbox.dashboard.site import mount as mount_dashboard
@@ -94,7 +95,9 @@ def create_app(
     """
     sandbox = SandboxRuntime(config or SandboxConfig())
     # The dashboard's live lists: each source a table read by cursor (`dashboard.live`).
-    live = LiveHub((EventSource(),))
+    live = LiveHub((EventSource(), dashboard_requests.RequestSource()))
+    # A request's row shows at once on this process's streams (others read each second).
+    sandbox.on_request_logged = live.nudge
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -161,6 +164,7 @@ def create_app(
     mount_dashboard(
         app,
         (
+            dashboard_requests.PAGE,
             dashboard_objects.PAGE,
             dashboard_events.PAGE,
             dashboard_clock.PAGE,

@@ -13,6 +13,7 @@ use.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -122,6 +123,9 @@ class SandboxRuntime:
             RequestQueue() if config.request_log_size > 0 else None
         )
         self._request_log: RequestLogWork | None = None
+        #: Told each merchant whose request log grew, after its rows are committed
+        #: (the dashboard's live list; set by the app before it starts).
+        self.on_request_logged: Callable[[str], None] | None = None
 
     def open(self) -> SandboxRuntime:
         """Open the database (once): tables created or migrated, fixtures, caches, work.
@@ -189,7 +193,11 @@ class SandboxRuntime:
         self._webhooks = _webhook_work(db, config, self.sealer)
         if self.request_queue is not None:
             self._request_log = RequestLogWork(
-                db, self.request_queue, keep=config.request_log_size, sealer=self.sealer
+                db,
+                self.request_queue,
+                keep=config.request_log_size,
+                sealer=self.sealer,
+                on_written=self._request_logged,
             )
         for work in _background_work(db, config, self._webhooks):
             self._reconciler.register(work)
@@ -213,6 +221,12 @@ class SandboxRuntime:
         if self._keys is None:
             raise RuntimeError(_NOT_OPEN)
         return self._keys
+
+    def _request_logged(self, merchant_ids: set[str]) -> None:
+        hook = self.on_request_logged
+        if hook is not None:
+            for merchant_id in merchant_ids:
+                hook(merchant_id)
 
     @property
     def request_log(self) -> RequestLogWork | None:

@@ -32,7 +32,7 @@ __all__ = ["SIGNATURE_SHOWN", "Signer", "envelope_code", "row_of"]
 SIGNATURE_SHOWN = 8
 #: A JSON key whose value is a secret (`workbench.spec.redaction.SECRET_FIELDS`).
 _SECRET_FIELD = re.compile(
-    "\"(?:" + "|".join(sorted(map(re.escape, SECRET_FIELDS))) + ")\"", re.IGNORECASE
+    '"(?:' + "|".join(sorted(map(re.escape, SECRET_FIELDS))) + ')"', re.IGNORECASE
 )
 #: Request headers replaced whole.
 _HIDDEN_HEADERS = frozenset({b"authorization", b"cookie", b"proxy-authorization"})
@@ -93,9 +93,7 @@ def _headers(headers: list[tuple[bytes, bytes]], redactor: Redactor) -> list[lis
     # One pass of the redactor over every value (a header value holds no line break).
     values = redactor.text("\n".join(value.decode("latin-1") for _, value in headers))
     shown = []
-    for (raw_name, raw_value), name, value in zip(
-        headers, names, values.split("\n"), strict=True
-    ):
+    for (raw_name, raw_value), name, value in zip(headers, names, values.split("\n"), strict=True):
         if raw_name == b"x-signature":
             value = raw_value[:SIGNATURE_SHOWN].decode("latin-1") + "\u2026" if raw_value else ""
         elif raw_name in _HIDDEN_HEADERS:
