@@ -78,6 +78,14 @@ def test_each_call_links_to_its_page_in_the_local_sandboxs_dashboard(
         with elsewhere.recording(remote):
             remote.payments.retrieve(charge.payment_id)
     assert elsewhere.calls[0].dashboard_url is None
+    # The notebooks' call log (what is folded under each cell) links the same way.
+    calls = flows.CallLog(client, under_cells=False)
+    try:
+        again = client.payments.retrieve(charge.payment_id)
+    finally:
+        calls.close()
+    shown = calls.since()._repr_html_()
+    assert f'href="{sandbox_url}/dashboard/requests/{again.request_id}"' in shown
     assert "dashboard" not in elsewhere.exchanges()._repr_html_()
 
 

@@ -156,24 +156,30 @@ def list_requests(
     limit: int = 50,
     oldest_first: bool = False,
 ) -> list[LoggedRequest]:
-    """A merchant's requests, newest first (or oldest first).
+    """A merchant's requests, the newest arrival first (or the oldest written first).
 
     Args:
         conn: a connection.
         merchant_id: whose log.
         where: the filters.
-        before: only those older than this ``seq`` (the next page).
+        before: only those that arrived before the request of this ``seq`` (the next
+            page: its last request's ``seq``).
         after: only those newer than this ``seq`` (what arrived since).
         limit: at most this many.
-        oldest_first: the oldest first (what arrived since ``after``, in order).
+        oldest_first: in the order they were written (what was written since ``after``,
+            for the live list), ``before`` ignored.
     """
     query = sa.select(request_log).where(_t.merchant_id == merchant_id, *where.clauses())
-    if before is not None:
-        query = query.where(_t.seq < before)
-    if after is not None:
+    if after is not None:  # what was written since: in the order it was written
         query = query.where(_t.seq > after)
-    order = _t.seq.asc() if oldest_first else _t.seq.desc()
-    rows = conn.execute(query.order_by(order).limit(limit))
+    if oldest_first:
+        rows = conn.execute(query.order_by(_t.seq.asc()).limit(limit))
+        return [LoggedRequest.from_row(row) for row in rows]
+    if before is not None:
+        # Arrival order: each worker writes its own batches, so ``seq`` is not it.
+        at = sa.select(_t.at).where(_t.seq == before).scalar_subquery()
+        query = query.where(sa.or_(_t.at < at, sa.and_(_t.at == at, _t.seq < before)))
+    rows = conn.execute(query.order_by(_t.at.desc(), _t.seq.desc()).limit(limit))
     return [LoggedRequest.from_row(row) for row in rows]
 
 
