@@ -120,6 +120,7 @@ clean:
 docs-gen: $(STAMP) browser
 	$(RUN) python -m tools.docgen --screenshots
 	$(RUN) python -m tools.hosted_shots
+	$(RUN) python -m tools.dashboard_shots
 
 # Re-extract the hosted pages' strings (babel.cfg: templates and N_() messages) and merge
 # them into each language's catalogue; then translate the new entries in the .po files

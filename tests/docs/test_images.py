@@ -36,8 +36,13 @@ pytestmark = pytest.mark.browser
 MIN_TEXT_PX = 11.0
 NO_DESCRIPTION = "No description has been provided"
 MANIFEST = ROOT / "docs" / "images" / "screenshots" / "manifest.json"
-#: Every recorded picture: Home's (tools.screenshots) and the two languages' (tools.hosted_shots).
-MANIFESTS = (MANIFEST, ROOT / "docs" / "sandbox" / "hosted-pages" / "manifest.json")
+#: Every recorded picture: Home's (tools.screenshots), the two languages' (tools.hosted_shots)
+#: and the dashboard's (tools.dashboard_shots).
+MANIFESTS = (
+    MANIFEST,
+    ROOT / "docs" / "sandbox" / "hosted-pages" / "manifest.json",
+    ROOT / "docs" / "sandbox" / "dashboard" / "manifest.json",
+)
 
 
 def _recorded() -> dict[str, Any]:

@@ -174,6 +174,8 @@ def test_listen_verifies_forwards_logs_and_rejects_a_forgery(
             client.sandbox.tick()
             line = lines.wait_for(rf"payment\.\w+ +{charge.payment_id} ")
             assert "verified, forwarded 200 -> 200" in line
+            # ... and the event's page in the sandbox's dashboard, on the line after.
+            lines.wait_for(rf"^ +{re.escape(sandbox_url)}/dashboard/events/evt_\w+$")
 
             # A POST nobody signed with the secret is answered 401 and reported.
             body = (

@@ -68,6 +68,10 @@ def test_each_event_name_makes_exactly_that_event(
     assert len(starred) == 1, output
     [(event_id, shown_type, _object, _state)] = starred
     assert shown_type == event
+    # ... with the dashboard's page of the event (and of its object, when it has one).
+    assert f"  {sandbox_url}/dashboard/events/{event_id}\n" in output
+    if _object != "-":
+        assert "/dashboard/" in output.split(event_id, 1)[1]
     # The sandbox's own list: exactly one event of that type since the reset, the starred one.
     recorded = client.sandbox.events(type=event).items
     assert [e.id for e in recorded] == [event_id]

@@ -118,3 +118,26 @@ def test_the_guide_lists_the_taken_port_status() -> None:
         line for line in table.splitlines() if line.startswith(f"| {PORT_TAKEN_EXIT_STATUS} |")
     ]
     assert "port is taken" in row
+
+
+def test_the_banner_prints_a_dashboard_link_that_signs_in_once(
+    on_port_zero: tuple[int, str],
+) -> None:
+    port, text = on_port_zero
+    found = re.search(
+        rf"^dashboard \(one-time sign-in link, demo merchant\): "
+        rf"(http://127\.0\.0\.1:{port}/dashboard/sign-in/link\?token=\S+)$",
+        text,
+        re.MULTILINE,
+    )
+    assert found, text
+    import httpx2
+
+    with httpx2.Client(follow_redirects=False) as browser:
+        first = browser.get(found[1])
+        assert first.status_code == 303
+        assert first.headers["location"] == "/dashboard"
+        home = browser.get(f"http://127.0.0.1:{port}/dashboard")
+        assert home.status_code == 200
+        assert "mrc_demo0001" in home.text
+    assert httpx2.get(found[1]).status_code == 404  # used once

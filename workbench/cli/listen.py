@@ -82,8 +82,10 @@ def delivery_record(delivery: Delivery) -> dict[str, Any]:
 class _Reporter:
     """Prints and logs deliveries; called from the listener's threads."""
 
-    def __init__(self, log: IO[str] | None) -> None:
+    def __init__(self, log: IO[str] | None, dashboard: str | None = None) -> None:
         self._log = log
+        #: The local sandbox's address: each event's dashboard page is printed too.
+        self._dashboard = dashboard
         self._lock = threading.Lock()
         self.counts: dict[str, int] = {}
         #: Called after each delivery is reported (`_EarlierAttempts`).
@@ -93,11 +95,21 @@ class _Reporter:
         with self._lock:
             self.counts[delivery.outcome] = self.counts.get(delivery.outcome, 0) + 1
             click.echo(delivery_line(delivery))
+            link = self._link(delivery)
+            if link is not None:
+                click.echo(f"{'':<9}  {link}")
             if self._log is not None:
                 self._log.write(json.dumps(delivery_record(delivery)) + "\n")
                 self._log.flush()
         if self.then is not None:
             self.then(delivery)
+
+    def _link(self, delivery: Delivery) -> str | None:
+        if self._dashboard is None or delivery.event is None:
+            return None
+        from workbench.cli._dashboard_links import dashboard_link
+
+        return dashboard_link(self._dashboard, delivery.event.id)
 
     def echo(self, line: str) -> None:
         """Print a line between deliveries' lines, never inside one."""
@@ -343,7 +355,8 @@ def _listen(
 ) -> None:
     with contextlib.ExitStack() as stack:
         log = stack.enter_context(log_path.open("a", encoding="utf-8")) if log_path else None
-        reporter = _Reporter(log)
+        local = settings.environment is Environment.LOCAL
+        reporter = _Reporter(log, settings.base_url if local else None)
         if settings.environment is Environment.LOCAL:
             earlier = _EarlierAttempts(settings, reporter.echo)
             reporter.then = earlier
@@ -364,7 +377,6 @@ def _listen(
         click.echo(f"Listening on {listener.url} (port {listener.port})")
         # A local sandbox's secret is shown whole, as `stripe listen` shows its own: a
         # receiver of the reader's needs it, and it guards nothing outside this machine.
-        local = settings.environment is Environment.LOCAL
         shown = webhook_secret if local else mask_secret(webhook_secret)
         click.echo(f"Verifying with the webhook secret {shown}")
         if forward_to:

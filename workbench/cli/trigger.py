@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -15,6 +15,9 @@ from workbench.triggers import (
     check_values,
     trigger,
 )
+
+if TYPE_CHECKING:
+    from workbench.triggers import Triggered
 
 __all__ = ["trigger_command"]
 
@@ -138,3 +141,23 @@ def trigger_command(
         state = made.delivery.get("state") or "-"
         obj = done.object_of(made) or "-"
         click.echo(f"{mark} {made.id}  {made.type:<30} {obj:<30} {state}")
+    if settings.environment is Environment.LOCAL:
+        _dashboard_lines(settings.base_url, done)
+
+
+def _dashboard_lines(base_url: str, done: Triggered) -> None:
+    """Where the dashboard shows the asked-for events and their objects."""
+    from workbench.cli._dashboard_links import dashboard_link
+
+    links: list[str] = []
+    for event in done.matching:
+        for found in (done.object_of(event), event.id):
+            link = dashboard_link(base_url, found) if found else None
+            if link and link not in links:
+                links.append(link)
+    if links:
+        click.echo(
+            "In the sandbox's dashboard (sign in with the link `workbench sandbox` printed):"
+        )
+        for link in links:
+            click.echo(f"  {link}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
@@ -30,8 +30,9 @@ class Merchant:
     merchant_id: str
     store_id: str
     api_key: str
-    secret_key: str
-    webhook_secret: str
+    secret_key: str = field(repr=False)
+    webhook_secret: str = field(repr=False)
+    customers: tuple[str, ...] = ()
 
 
 def new_merchant(base_url: str, name: str = "dashboard test") -> Merchant:
@@ -43,6 +44,7 @@ def new_merchant(base_url: str, name: str = "dashboard test") -> Merchant:
         made["apiKey"],
         made["secretKey"],
         made["webhookSecret"],
+        tuple(made["customers"]),
     )
 
 

@@ -270,3 +270,19 @@ def test_the_admin_token_opens_every_merchant_on_a_team_host() -> None:
             with server.sandbox.db.write() as conn:
                 link = issue_link(conn)
             assert http.get(f"/dashboard/sign-in/link?token={link}").status_code == 404
+
+
+def test_a_refused_sign_in_keeps_where_it_was_going(
+    dashboard_server: SandboxServer, merchant: Merchant
+) -> None:
+    with _client(dashboard_server) as http:
+        refused = sign_in(http, merchant.api_key, "sk_wrong", next="/dashboard/clock")
+        assert 'name="next" value="/dashboard/clock"' in refused.text
+        data = {
+            "csrf": form_token(refused.text),
+            "api_key": merchant.api_key,
+            "secret_key": merchant.secret_key,
+            "next": "/dashboard/clock",
+        }
+        answer = http.post("/dashboard/sign-in", data=data)
+    assert answer.headers["location"] == "/dashboard/clock"

@@ -202,6 +202,7 @@ class LiveHub:
             yield b"retry: 2000\n: live\n\n"
             ends = loop.time() + self.stream_seconds
             while not self.closed and loop.time() < ends:
+                wake.clear()  # a nudge from now on, even while this frame is out, is kept
                 found = await db.aread(lambda conn: self._read(conn, merchant_id, cursors))
                 if found:
                     mark = ",".join(f"{k}={v}" for k, v in cursors.items())
@@ -220,7 +221,6 @@ class LiveHub:
                     gone = await gone
                 if gone:
                     return
-                wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wake.wait(), self.poll_seconds)
         finally:

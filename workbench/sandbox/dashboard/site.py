@@ -358,6 +358,7 @@ def render(
     *,
     viewer: Viewer | None,
     section: str,
+    switch_url: str | None = None,
     **context: Any,
 ) -> HTMLResponse:
     """A dashboard page: the template in ``lang``, the nav, the hosted pages' headers.
@@ -369,13 +370,16 @@ def render(
         status: the HTTP status.
         viewer: the session (``None``: a page drawn before sign-in, no nav).
         section: the nav entry to mark as current.
+        switch_url: where the language switcher links (default: this page; a page
+            that found nothing links home, echoing nothing of the address).
         **context: the template's variables.
     """
     site: Dashboard = request.app.state.dashboard
-    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    if switch_url is None:
+        query = f"?{request.url.query}" if request.url.query and request.method == "GET" else ""
+        switch_url = request.url.path + query
     switcher = [
-        (language, with_lang(here if request.method == "GET" else request.url.path, code))
-        for code, language in languages.LANGUAGES.items()
+        (language, with_lang(switch_url, code)) for code, language in languages.LANGUAGES.items()
     ]
     html = (
         _environment(lang.code)

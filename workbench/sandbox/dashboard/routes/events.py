@@ -98,7 +98,14 @@ def _event_response(
     lang = page_language(request)
     if found is None:
         return render(
-            request, "not_found.html", lang, 404, viewer=viewer, section="events", kind="events"
+            request,
+            "not_found.html",
+            lang,
+            404,
+            switch_url=PREFIX,
+            viewer=viewer,
+            section="events",
+            kind="events",
         )
     return render(
         request,
@@ -156,9 +163,8 @@ async def resend(
     try:
         reply = await door.planned(lambda _plan: work, digest=fingerprint(None))
     except ServiceError as refusal:
-        status = 404 if refusal.code == "SVC-GW-4004" else 409
         notice = _REFUSALS.get(refusal.message, refusal.message)
-        return _event_response(request, viewer, sandbox, event_id, status, notice)
+        return _event_response(request, viewer, sandbox, event_id, refusal.status, notice)
     claim = claimed.get("claim")
     if claim is not None:  # not a replay: the attempt is this request's to send
         timeout = sandbox.config.webhook_timeout_seconds + 5

@@ -75,7 +75,14 @@ def _list_route(kind: str) -> None:
         lang = page_language(request)
         if found is None:
             return render(
-                request, "not_found.html", lang, 404, viewer=viewer, section=kind, kind=kind
+                request,
+                "not_found.html",
+                lang,
+                404,
+                switch_url=PREFIX,
+                viewer=viewer,
+                section=kind,
+                kind=kind,
             )
         return render(
             request,

@@ -71,6 +71,7 @@ def _sign_in_page(
     status: int = 200,
     error: str | None = None,
     api_key: str = "",
+    next_path: str | None = None,
 ) -> Response:
     token = new_token()
     response = render(
@@ -84,7 +85,7 @@ def _sign_in_page(
         error=error,
         api_key=api_key,
         team_host=sandbox.admin.required,
-        next=_safe_next(request.query_params.get("next")),
+        next=_safe_next(next_path or request.query_params.get("next")),
     )
     response.set_cookie(
         PRE_COOKIE,
@@ -137,7 +138,12 @@ async def sign_in(request: Request, site: DashboardSite, sandbox: Services) -> R
     if not await _limited(request, sandbox):
         await refuse_slowly(site)
         return _sign_in_page(
-            request, site, sandbox, 429, N_("Too many attempts from this address. Wait a minute.")
+            request,
+            site,
+            sandbox,
+            429,
+            N_("Too many attempts from this address. Wait a minute."),
+            next_path=fields.get("next"),
         )
     target = _safe_next(fields.get("next"))
     admin_token = fields.get("admin_token", "")
@@ -146,7 +152,9 @@ async def sign_in(request: Request, site: DashboardSite, sandbox: Services) -> R
             viewer = Viewer("", "", "", admin=True)
             return await _signed_in_as(request, site, viewer, f"{PREFIX}/merchants")
         await refuse_slowly(site)
-        return _sign_in_page(request, site, sandbox, 401, N_("That admin token does not open."))
+        return _sign_in_page(
+            request, site, sandbox, 401, N_("That admin token does not open."), next_path=target
+        )
     api_key = fields.get("api_key", "").strip()
     secret = fields.get("secret_key", "").strip()
     found = await sandbox.db.in_thread(
@@ -161,6 +169,7 @@ async def sign_in(request: Request, site: DashboardSite, sandbox: Services) -> R
             401,
             N_("No merchant has that API key and secret key."),
             api_key=api_key[:128],
+            next_path=target,
         )
     return await _signed_in_as(request, site, found, target)
 
