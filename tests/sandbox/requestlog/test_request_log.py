@@ -249,3 +249,34 @@ def test_an_unknown_key_is_nobodys_and_the_log_can_be_turned_off(
         assert own.get("/sandbox/fixtures").status_code == 200
     with off.sandbox.db.read() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(request_log)).scalar_one() == 0
+
+
+def test_a_trim_falls_due_every_quarter_of_n_and_the_reads_show_the_newest_n(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    server = sandbox_with(request_log_size=8)
+    made = _merchant(server)
+    work = _writer(server)
+    assert work.trim_every == 2
+    ids = []
+    with signed_client(server.base_url, made["apiKey"], made["secretKey"]) as own:
+        for _ in range(9):  # one batch each: trims after the 2nd, 4th, 6th and 8th
+            ids.append(own.get("/sandbox/fixtures").headers["x-request-id"])
+            work.drain()
+    with server.sandbox.db.read() as conn:
+        stored = conn.execute(sa.select(sa.func.count()).select_from(request_log)).scalar_one()
+        shown = list_requests(conn, made["merchantId"], keep=8, limit=100)
+        assert find_request(conn, made["merchantId"], ids[0], keep=8) is None
+        assert find_request(conn, made["merchantId"], ids[1], keep=8) is not None
+    assert stored == 9  # the 9th is not yet a trim's worth
+    assert [r.request_id for r in shown] == ids[::-1][:8]
+    ids.append(_fresh_request(server, made))
+    work.drain()  # the 10th: a trim is due, the two oldest go
+    with server.sandbox.db.read() as conn:
+        stored = conn.execute(sa.select(sa.func.count()).select_from(request_log)).scalar_one()
+    assert stored == 8
+
+
+def _fresh_request(server: SandboxServer, made: dict[str, Any]) -> str:
+    with signed_client(server.base_url, made["apiKey"], made["secretKey"]) as own:
+        return str(own.get("/sandbox/fixtures").headers["x-request-id"])

@@ -1,8 +1,9 @@
 """The request log in the database: written in batches, trimmed per merchant, read by pages.
 
 Every worker's writer inserts into the one table, so on PostgreSQL each worker's page
-shows every worker's requests. After a batch, each merchant it touched keeps its
-newest ``keep`` rows (by ``seq``, the order of insertion) and loses the rest.
+shows every worker's requests. A writer trims a merchant to its newest ``keep`` rows
+(by ``seq``, the order of insertion) every so often (`trim`), and the reads show the
+newest ``keep`` only (``keep`` given to `list_requests` and `find_request`).
 """
 
 from __future__ import annotations
@@ -146,11 +147,27 @@ def trim(conn: sa.Connection, merchant_ids: Iterable[str], keep: int) -> int:
     return deleted
 
 
+def _kept(merchant_id: str, keep: int | None) -> list[sa.ColumnElement[bool]]:
+    """Only the merchant's newest ``keep`` rows (all with ``None``)."""
+    if keep is None:
+        return []
+    oldest_kept = (
+        sa.select(_t.seq)
+        .where(_t.merchant_id == merchant_id)
+        .order_by(_t.seq.desc())
+        .offset(max(keep - 1, 0))
+        .limit(1)
+        .scalar_subquery()
+    )
+    return [_t.seq >= sa.func.coalesce(oldest_kept, 0)]
+
+
 def list_requests(
     conn: sa.Connection,
     merchant_id: str,
     where: RequestFilter = RequestFilter(),
     *,
+    keep: int | None = None,
     before: int | None = None,
     after: int | None = None,
     limit: int = 50,
@@ -162,6 +179,7 @@ def list_requests(
         conn: a connection.
         merchant_id: whose log.
         where: the filters.
+        keep: only among the merchant's newest ``keep`` (the log's size).
         before: only those that arrived before the request of this ``seq`` (the next
             page: its last request's ``seq``).
         after: only those newer than this ``seq`` (what arrived since).
@@ -169,7 +187,9 @@ def list_requests(
         oldest_first: in the order they were written (what was written since ``after``,
             for the live list), ``before`` ignored.
     """
-    query = sa.select(request_log).where(_t.merchant_id == merchant_id, *where.clauses())
+    query = sa.select(request_log).where(
+        _t.merchant_id == merchant_id, *where.clauses(), *_kept(merchant_id, keep)
+    )
     if after is not None:  # what was written since: in the order it was written
         query = query.where(_t.seq > after)
     if oldest_first:
@@ -183,12 +203,19 @@ def list_requests(
     return [LoggedRequest.from_row(row) for row in rows]
 
 
-def find_request(conn: sa.Connection, merchant_id: str, request_id: str) -> LoggedRequest | None:
-    """A merchant's request by its ``requestId`` (the newest, should one be repeated);
-    ``None`` when the merchant has none of that id, another merchant's included."""
+def find_request(
+    conn: sa.Connection, merchant_id: str, request_id: str, *, keep: int | None = None
+) -> LoggedRequest | None:
+    """A merchant's request by its ``requestId`` (the newest, should one be repeated),
+    among its newest ``keep``; ``None`` when the merchant has none of that id, another
+    merchant's included."""
     row = conn.execute(
         sa.select(request_log)
-        .where(_t.merchant_id == merchant_id, _t.request_id == request_id)
+        .where(
+            _t.merchant_id == merchant_id,
+            _t.request_id == request_id,
+            *_kept(merchant_id, keep),
+        )
         .order_by(_t.seq.desc())
         .limit(1)
     ).one_or_none()

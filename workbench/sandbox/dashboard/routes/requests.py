@@ -112,7 +112,14 @@ def requests_list(
         idempotency_key=key or None,
     )
     with sandbox.db.read() as conn:
-        found = list_requests(conn, viewer.merchant_id, where, before=before, limit=PAGE_SIZE + 1)
+        found = list_requests(
+            conn,
+            viewer.merchant_id,
+            where,
+            keep=sandbox.config.request_log_size,
+            before=before,
+            limit=PAGE_SIZE + 1,
+        )
     entries, more = found[:PAGE_SIZE], len(found) > PAGE_SIZE
     filters = {"status": status, "path": path, "code": code, "key": key}
     older = None
@@ -139,7 +146,9 @@ def request_page(
 ) -> Response:
     """One request of the merchant (404 for another merchant's, as for a missing one)."""
     with sandbox.db.read() as conn:
-        found = find_request(conn, viewer.merchant_id, request_id)
+        found = find_request(
+            conn, viewer.merchant_id, request_id, keep=sandbox.config.request_log_size
+        )
     lang = page_language(request)
     if found is None:
         return render(
