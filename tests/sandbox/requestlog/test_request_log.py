@@ -280,3 +280,21 @@ def test_a_trim_falls_due_every_quarter_of_n_and_the_reads_show_the_newest_n(
 def _fresh_request(server: SandboxServer, made: dict[str, Any]) -> str:
     with signed_client(server.base_url, made["apiKey"], made["secretKey"]) as own:
         return str(own.get("/sandbox/fixtures").headers["x-request-id"])
+
+
+def test_beyond_the_writers_rate_the_queued_entries_are_dropped_and_counted(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    server = sandbox_with()
+    made = _merchant(server)
+    work = _writer(server)
+    work.max_rate = 0  # no entry a second: the three below are all over it
+    work._allowance = 0.0
+    with work._pass:  # the thread cannot pass while the requests are made
+        with signed_client(server.base_url, made["apiKey"], made["secretKey"]) as own:
+            answers = [own.get("/sandbox/fixtures").status_code for _ in range(3)]
+        assert answers == [200] * 3
+    work._budgeted_pass()  # (or the thread's own: either drops them)
+    assert len(work.queue) == 0
+    assert work.queue.dropped == 3
+    assert _logged(server, made["merchantId"]) == []
