@@ -107,7 +107,8 @@ def postgres_database() -> Iterator[str]:
 
 def bench_config() -> SandboxConfig:
     """The measured sandbox: rate limits off, and the background reconciler unless
-    ``BENCH_SANDBOX_RECONCILER=1``, from the environment."""
+    ``BENCH_SANDBOX_RECONCILER=1``, from the environment; the request log keeps
+    ``BENCH_SANDBOX_REQUEST_LOG`` requests per merchant (0: off; default: the sandbox's)."""
     from workbench.sandbox import SandboxConfig
 
     return SandboxConfig(
@@ -120,6 +121,7 @@ def bench_config() -> SandboxConfig:
         # One key for the parent and every worker, as the command's key file is: secrets
         # are sealed under it, and a worker with a key of its own refuses every signature.
         replay_key=bytes.fromhex(os.environ["BENCH_SANDBOX_REPLAY_KEY"]),
+        request_log_size=int(os.environ.get("BENCH_SANDBOX_REQUEST_LOG", "1000")),
     )
 
 
@@ -175,20 +177,32 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", a
 
 
 @contextlib.contextmanager
-def sandbox(db_url: str, workers: int = 1, *, reconciler: bool = False) -> Iterator[str]:
-    with sandbox_process(db_url, workers, reconciler=reconciler) as (url, _proc):
+def sandbox(
+    db_url: str, workers: int = 1, *, reconciler: bool = False, request_log: int = 1000
+) -> Iterator[str]:
+    with sandbox_process(db_url, workers, reconciler=reconciler, request_log=request_log) as (
+        url,
+        _proc,
+    ):
         yield url
 
 
 @contextlib.contextmanager
 def sandbox_process(
-    db_url: str, workers: int = 1, *, reconciler: bool = False, ready_seconds: float = 60.0
+    db_url: str,
+    workers: int = 1,
+    *,
+    reconciler: bool = False,
+    ready_seconds: float = 60.0,
+    request_log: int = 1000,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`sandbox`, and its process (whose children are the workers, when there are two);
-    ``ready_seconds``: how long it may take to start answering."""
+    ``ready_seconds``: how long it may take to start answering; ``request_log``: how many
+    requests each merchant's log keeps (0: off)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, BENCH_SANDBOX_DB=db_url, BENCH_SANDBOX_WORKERS=str(workers))
+    env["BENCH_SANDBOX_REQUEST_LOG"] = str(request_log)
     env["BENCH_SANDBOX_REPLAY_KEY"] = secrets.token_hex(32)
     env["BENCH_SANDBOX_RECONCILER"] = "1" if reconciler else "0"
     command = [sys.executable, "-c", SANDBOX_MAIN, str(port), str(workers)]

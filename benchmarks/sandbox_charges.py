@@ -19,7 +19,9 @@ Each round gives every server the same load in turn (each sandbox its own file, 
 charges it has never seen); prints the median round of each server (requests/second,
 p50/p99 latency), and for each sandbox the ratio to Prism of every round and of the
 medians (the bar: at least 1.5 for SQLite, 1.0 for PostgreSQL), and the PostgreSQL
-sandbox's ratio to the one-worker SQLite sandbox. Run:
+sandbox's ratio to the one-worker SQLite sandbox. Every sandbox keeps its request log
+(``--request-log N`` requests per merchant, 0: off); ``--compare-request-log`` adds a
+one-worker sandbox without it to every round and prints the log's cost as a ratio. Run:
 ``uv run python -m benchmarks.sandbox_charges``. Not run by the tests.
 """
 
@@ -72,9 +74,21 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--request-log",
+        type=int,
+        default=1000,
+        help="requests each merchant's request log keeps in the sandboxes (0: off)",
+    )
+    parser.add_argument(
+        "--compare-request-log",
+        action="store_true",
+        help="also measure one worker without the request log, in the same rounds",
+    )
     args = parser.parse_args()
     if not _wrk.wrk_available():
         raise SystemExit("wrk is not installed: apt-get install wrk")
+    no_log = "sandbox, 1 worker, no log"
     one, two, pg, prism, ceiling = (
         "sandbox, 1 worker",
         "sandbox, 2 workers",
@@ -84,20 +98,29 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="bench-charges-") as tmp, contextlib.ExitStack() as up:
         work = Path(tmp)
+        log = args.request_log
         urls = {
-            one: up.enter_context(_servers.sandbox(f"sqlite:///{work / 'one.db'}")),
-            two: up.enter_context(_servers.sandbox(f"sqlite:///{work / 'two.db'}", workers=2)),
+            one: up.enter_context(
+                _servers.sandbox(f"sqlite:///{work / 'one.db'}", request_log=log)
+            ),
+            two: up.enter_context(
+                _servers.sandbox(f"sqlite:///{work / 'two.db'}", workers=2, request_log=log)
+            ),
         }
+        if args.compare_request_log:
+            urls[no_log] = up.enter_context(
+                _servers.sandbox(f"sqlite:///{work / 'nolog.db'}", request_log=0)
+            )
         try:
             pg_url = up.enter_context(_servers.postgres_database())
         except RuntimeError as exc:
             print(f"{pg}: left out ({exc})")
         else:
-            urls[pg] = up.enter_context(_servers.sandbox(pg_url, workers=2))
+            urls[pg] = up.enter_context(_servers.sandbox(pg_url, workers=2, request_log=log))
         openapi = httpx2.get(urls[one] + "/openapi.json").json()
         urls[prism] = up.enter_context(_servers.prism(openapi, work))
         urls[ceiling] = up.enter_context(_servers.bare_starlette())
-        names = [name for name in (one, two, pg, prism, ceiling) if name in urls]
+        names = [name for name in (one, no_log, two, pg, prism, ceiling) if name in urls]
         rounds: dict[str, list[_wrk.Load]] = {name: [] for name in names}
 
         def load(name: str, requests: Path, seconds: int) -> _wrk.Load:
@@ -150,6 +173,9 @@ def main() -> None:
         )
 
     ratios(one, prism, " (bar: >= 1.5)")
+    if no_log in rounds:
+        ratios(no_log, prism, " (bar: >= 1.5)")
+        ratios(one, no_log, " (the request log's cost: log on / log off)")
     ratios(two, prism, " (bar: >= 1.5)")
     if pg in rounds:
         ratios(pg, prism, " (bar: >= 1.0)")

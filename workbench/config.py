@@ -111,6 +111,14 @@ class Settings:
         object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
         self.check()
 
+    def request_page(self, request_id: str | None) -> str | None:
+        """A request's page in the local sandbox's dashboard
+        (``{base_url}/dashboard/requests/{requestId}``); ``None`` elsewhere than the local
+        sandbox (the provider has no such page) or without a request id."""
+        if self.environment is not Environment.LOCAL or not request_id:
+            return None
+        return f"{self.base_url}/dashboard/requests/{request_id}"
+
     def check(self) -> None:
         """Refuse settings that must never send a request.
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import pytest
 
 from workbench import spec
-from workbench.parity import REDACTED, Redactor, _redact
+from workbench.parity import REDACTED, Redactor
 from workbench.resources import _base
 from workbench.sandbox import cards
 from workbench.sandbox.errors import ServiceError
 from workbench.sandbox.payments import service as payments
 from workbench.sandbox.subscriptions import service as subscriptions
+from workbench.spec import redaction as _redact
 
 #: Shaped like a card number, each with a valid Luhn checksum.
 CARD_NUMBERS = [

@@ -162,6 +162,13 @@ def test_listen_verifies_forwards_logs_and_rejects_a_forgery(
             assert shown == [f"Verifying with the webhook secret {secret}"]
             store = client.sandbox.fixtures().stores[0]
             assert store.webhook_url == url
+            # The request that set it, on its page in the local sandbox's dashboard.
+            page = lines.wait_for(r"^  set by the request ")
+            assert re.fullmatch(
+                rf"  set by the request {re.escape(sandbox_url)}/dashboard/requests/"
+                r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}",
+                page.rstrip(),
+            ), page
 
             charge = _charge(client, 12_500)
             client.sandbox.tick()

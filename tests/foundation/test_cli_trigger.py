@@ -85,6 +85,25 @@ def test_each_event_name_makes_exactly_that_event(
     assert arrived.type == event
 
 
+def test_each_request_it_made_is_printed_with_its_dashboard_page(
+    client: Client, sandbox_url: str
+) -> None:
+    code, output = _invoke(sandbox_url, "payment.captured")
+    assert code == 0, output
+    pages = re.findall(
+        r"^  (POST|GET) (\S+) -> (\d{3})  "
+        + re.escape(sandbox_url)
+        + r"/dashboard/requests/(\S+)$",
+        output,
+        re.MULTILINE,
+    )
+    assert ("POST", "/v1/payments/card", "201") in [page[:3] for page in pages], output
+    assert all(uuid.UUID(page[3]).version == 4 for page in pages)
+    # Elsewhere than the local sandbox there is no dashboard to link to.
+    code, output = _invoke(sandbox_url, "payment.captured", environment="sandbox")
+    assert "/dashboard/" not in output
+
+
 def test_list_names_every_event_with_what_it_does(sandbox_url: str) -> None:
     code, output = _invoke(sandbox_url, "--list")
     assert code == 0, output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ import pytest
 from tests.paths import ROOT
 from workbench import flows
 from workbench._client import Client
-from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY, Environment
 from workbench.notebook.widgets import flow_form
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -56,6 +57,36 @@ def test_a_charge_shows_its_request_and_response_with_the_signature_cut(client: 
     assert f"X-Signature: {signature[:8]}…" in html
     assert signature not in html
     assert repr(run.exchanges()) == "POST /v1/payments/card → 201 Created"
+
+
+def test_each_call_links_to_its_page_in_the_local_sandboxs_dashboard(
+    client: Client, sandbox_url: str
+) -> None:
+    run = flows.FlowRun("linked", {})
+    with run.recording(client):
+        charge = client.payments.charge_card(
+            transaction_id=flows.new_transaction_id(), amount=12_500, card_token="tok_test_success"
+        )
+    page = f"{sandbox_url}/dashboard/requests/{charge.request_id}"
+    assert run.calls[0].dashboard_url == page
+    assert f'<a href="{page}" target="_blank" rel="noopener">' in run.exchanges()._repr_html_()
+    assert run.exchanges().text().endswith(f"Dashboard: {page}")
+    # Elsewhere than the local sandbox (the provider's test environment): no dashboard.
+    settings = dataclasses.replace(client._settings, environment=Environment.SANDBOX)
+    with Client(settings=settings) as remote:
+        elsewhere = flows.FlowRun("elsewhere", {})
+        with elsewhere.recording(remote):
+            remote.payments.retrieve(charge.payment_id)
+    assert elsewhere.calls[0].dashboard_url is None
+    # The notebooks' call log (what is folded under each cell) links the same way.
+    calls = flows.CallLog(client, under_cells=False)
+    try:
+        again = client.payments.retrieve(charge.payment_id)
+    finally:
+        calls.close()
+    shown = calls.since()._repr_html_()
+    assert f'href="{sandbox_url}/dashboard/requests/{again.request_id}"' in shown
+    assert "dashboard" not in elsewhere.exchanges()._repr_html_()
 
 
 def test_the_portal_bearer_is_cut_in_the_path_and_the_body(client: Client) -> None:

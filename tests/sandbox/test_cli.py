@@ -143,3 +143,26 @@ def test_the_collector_is_off_until_the_app_starts_and_on_again_after(
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+def test_request_log_size_reaches_the_app_and_every_worker(
+    served: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workbench.cli.sandbox import ENV_REQUEST_LOG
+
+    result = CliRunner().invoke(main, ["sandbox", "--port", "0", "--db", "sqlite://"])
+    assert result.exit_code == 0, result.output
+    assert served[0]["app"].state.sandbox.config.request_log_size == 1000
+    result = CliRunner().invoke(
+        main, ["sandbox", "--port", "0", "--db", "sqlite://", "--request-log", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    assert served[1]["app"].state.sandbox.request_queue is None  # the log is off
+    for name in (ENV_DB, ENV_RECONCILER, ENV_WORKERS, ENV_REQUEST_LOG):
+        monkeypatch.setenv(name, "")
+    db = f"sqlite:///{tmp_path / 'shared.db'}"
+    result = CliRunner().invoke(
+        main, ["sandbox", "--port", "0", "--workers", "2", "--db", db, "--request-log", "25"]
+    )
+    assert result.exit_code == 0, result.output
+    assert config_from_environment().request_log_size == 25

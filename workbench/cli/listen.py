@@ -180,8 +180,13 @@ def _store_webhook(settings: Settings, url: str) -> Iterator[None]:
         fixtures = client.sandbox.fixtures()
         store = next((s for s in fixtures.stores if s.id == fixtures.store_id), None)
         previous = store.webhook_url if store else None
+        sent: list[str | None] = []
+        client.add_observer(lambda info, _body: sent.append(info.request_id))
         client.sandbox.set_webhook(url)
         click.echo(f"Store {fixtures.store_id} webhook -> {url} (set back on exit)")
+        page = settings.request_page(sent[-1] if sent else None)
+        if page:  # the local sandbox: the request that set it, in the dashboard
+            click.echo(f"  set by the request {page}")
         try:
             yield
         finally:

@@ -70,6 +70,8 @@ ENV_REPLAY_KEY_FILE = "WORKBENCH_SANDBOX_REPLAY_KEY_FILE"
 #: The admin token (``--admin-token``), read by the command and its workers alike.
 ENV_ADMIN_TOKEN = "WORKBENCH_SANDBOX_ADMIN_TOKEN"
 ENV_LISTEN_HOST = "WORKBENCH_SANDBOX_LISTEN_HOST"
+#: How many requests each merchant's request log keeps (``--request-log``; 0: off).
+ENV_REQUEST_LOG = "WORKBENCH_SANDBOX_REQUEST_LOG"
 #: How long a worker whose master died may take to shut down before it is ended hard.
 _ORPHAN_GRACE_SECONDS = 10.0
 
@@ -84,6 +86,7 @@ def _config(
     private_webhooks: bool = False,
     replay_key_file: str | None = None,
     listen_host: str = "127.0.0.1",
+    request_log_size: int | None = None,
 ) -> SandboxConfig:
     from pathlib import Path
 
@@ -107,6 +110,8 @@ def _config(
     )
     if db_url:
         config.db_url = db_url
+    if request_log_size is not None:
+        config.request_log_size = request_log_size
     if not is_memory_url(config.db_url):  # an in-memory database ends with its process
         path = Path(replay_key_file) if replay_key_file else default_replay_key_file()
         try:
@@ -135,6 +140,7 @@ def config_from_environment() -> SandboxConfig:
         os.environ.get(ENV_PRIVATE_WEBHOOKS) == "1",
         os.environ.get(ENV_REPLAY_KEY_FILE) or None,
         os.environ.get(ENV_LISTEN_HOST) or "127.0.0.1",
+        int(os.environ[ENV_REQUEST_LOG]) if os.environ.get(ENV_REQUEST_LOG) else None,
     )
 
 
@@ -524,6 +530,14 @@ def _admin_banner(config: SandboxConfig, made: str | None) -> None:
     type=click.Choice(["auto", "httptools", "h11"]),
     help="uvicorn's HTTP parser (auto: httptools when installed); the limits hold on both.",
 )
+@click.option(
+    "--request-log",
+    "request_log",
+    default=None,
+    type=click.IntRange(0),
+    help="API requests each merchant's request log keeps, the newest (the dashboard's "
+    "Requests page; 0: no log).  [default: 1000]",
+)
 @_collector_off_while_starting
 def sandbox(
     host: str,
@@ -545,6 +559,7 @@ def sandbox(
     replay_key_file: str | None,
     admin_token: str | None,
     http_implementation: str,
+    request_log: int | None,
 ) -> None:
     """Run the local sandbox; WORKBENCH_API_KEY / WORKBENCH_SECRET_KEY set the demo keys.
 
@@ -592,6 +607,7 @@ def sandbox(
         allow_private_webhooks,
         replay_key_file,
         host,
+        request_log,
     )
     if admin_token:
         config.admin_token = admin_token
@@ -638,6 +654,7 @@ def sandbox(
     os.environ[ENV_PRIVATE_WEBHOOKS] = "1" if allow_private_webhooks else "0"
     os.environ[ENV_REPLAY_KEY_FILE] = replay_key_file or ""
     os.environ[ENV_LISTEN_HOST] = host
+    os.environ[ENV_REQUEST_LOG] = str(config.request_log_size)
     if admin_token:
         os.environ[ENV_ADMIN_TOKEN] = admin_token
     os.environ[ENV_MAX_HEADER_BYTES] = str(config.max_header_bytes)

@@ -110,10 +110,16 @@ def trigger_command(
     from workbench._client import Client
     from workbench._exceptions import APIConnectionError, APIError
 
+    calls: list[tuple[str, str, int, str | None]] = []
     try:
         with Client(settings=settings) as client:
             check_values(event, *given, client=client)  # a customer it names: is it there?
             click.echo(f"Triggering {event} on {settings.base_url}")
+            client.add_observer(
+                lambda info, _body: calls.append(
+                    (info.method, info.path, info.status_code, info.request_id)
+                )
+            )
             done = trigger(client, event, overrides=given[0], additions=given[1])
     except TriggerValueError as exc:
         _refuse(str(exc))
@@ -123,6 +129,11 @@ def trigger_command(
         raise click.ClickException(str(exc)) from None
     for step in done.steps:
         click.echo(f"  {step}")
+    pages = [(call, settings.request_page(call[3])) for call in calls]
+    if any(page for _, page in pages):
+        click.echo("Its requests, each on its page in the sandbox's dashboard:")
+        for (method, path, status, _), page in pages:
+            click.echo(f"  {method} {path} -> {status}  {page or '-'}")
     click.echo("Events made (* the one asked for), with their delivery state:")
     wanted = {e.id for e in done.matching}
     for made in done.events:

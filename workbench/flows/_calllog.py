@@ -51,7 +51,8 @@ class CallLog:
             under_cells: in an IPython kernel, fold each cell's calls under it.
         """
         self._client = client
-        self._run = FlowRun("calls", {})
+        # The client's settings: each call links to its page in the local sandbox's dashboard.
+        self._run = FlowRun("calls", {}, settings=client._settings)
         self._cell_start = 0
         self._shell: Any = None
         client.add_observer(self._observe)

@@ -6,7 +6,10 @@ JSON body), folded in an HTML ``<details>`` so that the page stays short. Nothin
 secret is shown: the signature is cut to its first 8 hex digits, bodies are
 redacted as `workbench.flows.FlowRun` keeps them (bearer values, secrets and card
 numbers cut to a prefix), the buyer portal's ``publicHash`` is cut in paths, and
-the secret key is never sent, so never shown.
+the secret key is never sent, so never shown. Against the local sandbox each call
+links to its page in the sandbox's dashboard (`workbench.config.Settings.request_page`),
+which shows what the sandbox saw: its headers, both bodies, and for a signature
+refusal, the diagnosis.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ class Call(Protocol):
     def response(self) -> Any: ...
     @property
     def error_code(self) -> str | None: ...
+    @property
+    def dashboard_url(self) -> str | None: ...
 
 
 def shown_headers(request: httpx2.Request) -> tuple[tuple[str, str], ...]:
@@ -112,13 +117,23 @@ def headline(call: Call) -> str:
     return f"{call.method} {call.path} → {_status(call.status)}{tail}"
 
 
+def _link(call: Call) -> str:
+    if not call.dashboard_url:
+        return ""
+    href = escape(call.dashboard_url)
+    return (
+        f'<p class="wb-http-link"><a href="{href}" target="_blank" rel="noopener">'
+        "This request in the sandbox's dashboard</a></p>"
+    )
+
+
 def _details(call: Call) -> str:
     # Quotes are left as they are: the JSON must read (and be compared) as JSON.
     return (
         f'<details class="wb-http"><summary>{escape(headline(call), quote=False)}</summary>'
         f'<pre class="wb-http-message">{escape(request_text(call), quote=False)}</pre>'
         f'<pre class="wb-http-message">{escape(response_text(call), quote=False)}</pre>'
-        "</details>"
+        f"{_link(call)}</details>"
     )
 
 
@@ -143,7 +158,11 @@ class Exchanges:
 
     def text(self) -> str:
         """Every call whole, request then response, for a terminal."""
-        return "\n\n".join(f"{request_text(c)}\n\n{response_text(c)}" for c in self.calls)
+        return "\n\n".join(
+            f"{request_text(c)}\n\n{response_text(c)}"
+            + (f"\n\nDashboard: {c.dashboard_url}" if c.dashboard_url else "")
+            for c in self.calls
+        )
 
     def __len__(self) -> int:
         return len(self.calls)

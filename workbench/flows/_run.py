@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from workbench._client import Client
+    from workbench.config import Settings
 
 __all__ = [
     "APPROVED_CARD",
@@ -94,6 +95,7 @@ class Call:
         replayed: whether the answer was a replay of an earlier call's.
         headers: the request headers that sign it and make it idempotent, the signature
             cut (`workbench.flows._http.SHOWN_HEADERS`).
+        dashboard_url: its page in the local sandbox's dashboard (``None`` elsewhere).
     """
 
     step: int
@@ -107,6 +109,7 @@ class Call:
     retries: int
     replayed: bool
     headers: tuple[tuple[str, str], ...] = ()
+    dashboard_url: str | None = None
 
     @property
     def error_code(self) -> str | None:
@@ -135,6 +138,8 @@ class FlowRun:
         object_id: the main object (a payment id) whose state history is shown.
         tracker: the state tracker that watched the calls.
         noted: states learned without a call (`note_state`), as (object id, state).
+        settings: the recorded client's settings, once `recording` (each call links
+            to its page in the local sandbox's dashboard: `Settings.request_page`).
     """
 
     name: str
@@ -145,10 +150,12 @@ class FlowRun:
     object_id: str | None = None
     tracker: Tracker = field(default_factory=Tracker)
     noted: list[tuple[str, str]] = field(default_factory=list)
+    settings: Settings | None = None
 
     @contextmanager
     def recording(self, client: Client) -> Iterator[FlowRun]:
         """Record every call ``client`` makes inside the ``with`` block."""
+        self.settings = client._settings
         self.tracker.attach(client)
         client.add_observer(self._observe)
         try:
@@ -186,6 +193,7 @@ class FlowRun:
                 retries=info.retries,
                 replayed=info.replayed,
                 headers=shown_headers(info.http_response.request),
+                dashboard_url=self.request_page(info.request_id),
             )
         )
 
@@ -208,6 +216,7 @@ class FlowRun:
             retries=0,
             replayed=response.headers.get("Idempotent-Replayed", "").lower() == "true",
             headers=shown_headers(request),
+            dashboard_url=self.request_page(response.headers.get("X-Request-Id")),
         )
         self.calls.append(call)
         # A record without an object keeps the tracker's records in step with the calls.
@@ -221,6 +230,11 @@ class FlowRun:
             )
         )  # fmt: skip
         return call
+
+    def request_page(self, request_id: str | None) -> str | None:
+        """A call's page in the local sandbox's dashboard (``None``: not the local sandbox,
+        or not recording a client)."""
+        return None if self.settings is None else self.settings.request_page(request_id)
 
     def say(self, line: str) -> None:
         """Add a line to the narrative (kept free of ids and times: it is compared)."""

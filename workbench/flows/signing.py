@@ -45,6 +45,7 @@ def _send_raw(
             status=response.status_code, response=redact(body),
             request_id=response.headers.get("X-Request-Id"), idempotency_key=None, retries=0,
             replayed=False,
+            dashboard_url=run.request_page(response.headers.get("X-Request-Id")),
         )
     )  # fmt: skip
     return response.status_code, code

@@ -34,13 +34,13 @@ from workbench.parity._record import (
     TargetError,
     record,
 )
-from workbench.parity._redact import REDACTED, Redactor
 from workbench.parity._report import (
     progress_line,
     render_html,
     render_markdown,
     summary_table,
 )
+from workbench.spec.redaction import REDACTED, Redactor
 
 __all__ = [
     "FORMAT",

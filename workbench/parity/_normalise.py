@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.parity._redact import REDACTED
+from workbench.spec.redaction import REDACTED
 
 __all__ = ["Normaliser", "Placeholder", "Text", "render"]
 

@@ -29,7 +29,7 @@ from workbench.config import Settings
 from workbench.flows import FLOWS
 from workbench.flows._http import decode_body
 from workbench.parity._model import Exchange, FlowRecord, Recording, Stop
-from workbench.parity._redact import Redactor
+from workbench.spec.redaction import Redactor
 
 if TYPE_CHECKING:
     from workbench.flows import Call, FlowRun, FlowSpec

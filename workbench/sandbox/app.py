@@ -21,6 +21,7 @@ from workbench.sandbox.dashboard.live import EventSource, LiveHub
 from workbench.sandbox.dashboard.routes import clock as dashboard_clock
 from workbench.sandbox.dashboard.routes import events as dashboard_events
 from workbench.sandbox.dashboard.routes import objects as dashboard_objects
+from workbench.sandbox.dashboard.routes import requests as dashboard_requests
 from workbench.sandbox.dashboard.routes import settings as dashboard_settings
 from workbench.sandbox.dashboard.routes import shell as dashboard_shell
 from workbench.sandbox.dashboard.site import mount as mount_dashboard
@@ -30,6 +31,7 @@ from workbench.sandbox.edge import (
     CanonicalPath,
     DocsHeaders,
     DuplicateKeys,
+    ExchangeLog,
     HostGuard,
     KeyRateLimit,
     MerchantSwitches,
@@ -93,7 +95,9 @@ def create_app(
     """
     sandbox = SandboxRuntime(config or SandboxConfig())
     # The dashboard's live lists: each source a table read by cursor (`dashboard.live`).
-    live = LiveHub((EventSource(),))
+    live = LiveHub((EventSource(), dashboard_requests.RequestSource()))
+    # A request's row shows at once on this process's streams (others read each second).
+    sandbox.on_request_logged = live.nudge
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -160,6 +164,7 @@ def create_app(
     mount_dashboard(
         app,
         (
+            dashboard_requests.PAGE,
             dashboard_objects.PAGE,
             dashboard_events.PAGE,
             dashboard_clock.PAGE,
@@ -217,5 +222,7 @@ def create_app(
     app.add_middleware(CanonicalPath)
     app.add_middleware(DocsHeaders)
     app.add_middleware(HostGuard, hosts=allowed_hosts(config.public_base_url, config.allowed_hosts))
+    if sandbox.request_queue is not None:  # the request log (`workbench.sandbox.requestlog`)
+        app.add_middleware(ExchangeLog, sink=sandbox.request_queue)
     app.add_middleware(RequestIdMiddleware)
     return app

@@ -110,6 +110,8 @@ class SandboxConfig:
             and resetting a built-in one need the admin token.
         admin_token: the admin token given (``--admin-token``), kept out of ``repr``;
             ``None``: the one the database keeps (made at the first start beyond loopback).
+        request_log_size: how many API requests each merchant's request log keeps (the
+            newest; the dashboard's Requests page); 0 turns the log off.
     """
 
     db_url: str = field(default_factory=default_db_url)
@@ -146,6 +148,7 @@ class SandboxConfig:
     replay_key: bytes | None = field(default=None, repr=False)
     listen_host: str = "127.0.0.1"
     admin_token: str | None = field(default=None, repr=False)
+    request_log_size: int = 1_000
 
     @property
     def serves_others(self) -> bool:

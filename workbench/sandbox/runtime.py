@@ -13,6 +13,7 @@ use.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -37,6 +38,7 @@ from workbench.sandbox.payments.expiry import AuthorizationExpiryWork
 from workbench.sandbox.payments.threeds import ThreeDSExpiryWork
 from workbench.sandbox.reconciler import DueWork, Reconciler
 from workbench.sandbox.refunds.service import RefundSettlementWork
+from workbench.sandbox.requestlog import RequestLogWork, RequestQueue
 from workbench.sandbox.schema import TABLES
 from workbench.sandbox.sealing import Sealer, process_key
 from workbench.sandbox.sessions.service import SessionExpiryWork
@@ -116,6 +118,15 @@ class SandboxRuntime:
         #: The admin token made by this start (the database had none), for the command
         #: that started the sandbox to show once; ``None`` otherwise.
         self.new_admin_token: str | None = None
+        #: Where the edge leaves each exchange for the request log (``None``: the log is
+        #: off, ``request_log_size`` 0); its writer is built when the database opens.
+        self.request_queue: RequestQueue | None = (
+            RequestQueue() if config.request_log_size > 0 else None
+        )
+        self._request_log: RequestLogWork | None = None
+        #: Told each merchant whose request log grew, after its rows are committed
+        #: (the dashboard's live list; set by the app before it starts).
+        self.on_request_logged: Callable[[str], None] | None = None
 
     def open(self) -> SandboxRuntime:
         """Open the database (once): tables created or migrated, fixtures, caches, work.
@@ -181,6 +192,14 @@ class SandboxRuntime:
             db, config.reconciler_interval_seconds, config.webhook_wait_seconds
         )
         self._webhooks = _webhook_work(db, config, self.sealer)
+        if self.request_queue is not None:
+            self._request_log = RequestLogWork(
+                db,
+                self.request_queue,
+                keep=config.request_log_size,
+                sealer=self.sealer,
+                on_written=self._request_logged,
+            )
         for work in _background_work(db, config, self._webhooks):
             self._reconciler.register(work)
         return self
@@ -203,6 +222,19 @@ class SandboxRuntime:
         if self._keys is None:
             raise RuntimeError(_NOT_OPEN)
         return self._keys
+
+    def _request_logged(self, merchant_ids: set[str]) -> None:
+        hook = self.on_request_logged
+        if hook is not None:
+            for merchant_id in merchant_ids:
+                hook(merchant_id)
+
+    @property
+    def request_log(self) -> RequestLogWork | None:
+        """The request log's writer (once open; ``None`` when the log is off)."""
+        if self._db is None:
+            raise RuntimeError(_NOT_OPEN)
+        return self._request_log
 
     @property
     def admin(self) -> AdminAccess:
@@ -255,6 +287,8 @@ class SandboxRuntime:
         """Open (if not yet), then start background work (WAL checkpoints; the reconciler)."""
         self.open()
         self.db.start_checkpoints()
+        if self._request_log is not None:
+            self._request_log.start()
         if self.config.run_reconciler_in_background:
             self.reconciler.start()
 
@@ -263,6 +297,8 @@ class SandboxRuntime:
         if self._db is None:
             return
         self.reconciler.stop()
+        if self._request_log is not None:
+            self._request_log.stop()  # what is queued is written first
         if self._webhooks is not None:
             self._webhooks.close()  # after the passes that start attempts have ended
         if not self._db.is_memory:

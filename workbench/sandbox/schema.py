@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from workbench.sandbox.accepted_signatures import accepted_signatures
 from workbench.sandbox.payments.tables import payments
 from workbench.sandbox.refunds.tables import refunds
+from workbench.sandbox.requestlog.tables import request_log
 from workbench.sandbox.sessions.tables import sessions, transaction_ids
 from workbench.sandbox.storage import metadata
 from workbench.sandbox.subscriptions.tables import subscription_charges, subscriptions
@@ -63,4 +64,5 @@ TABLES: tuple[sa.Table, ...] = (
     subscription_charges,
     address_buckets,
     transaction_ids,
+    request_log,
 )

@@ -6,6 +6,8 @@ feature, and no feature imports the edge (import contracts in ``pyproject.toml``
 `workbench.sandbox.app.create_app` stacks them, outermost first:
 
 1. `RequestIdMiddleware` (`requestid`): the request's id, taken or made, echoed.
+1a. `ExchangeLog` (`exchange_log`, unless the request log is off): each merchant's
+   exchange handed to the request log's queue once answered.
 2. `HostGuard` (`hosts`): only the hosts this sandbox serves.
 3. `DocsHeaders` (`docs_headers`): a Content-Security-Policy on Swagger UI's pages.
 4. `CanonicalPath` (`paths`): an API path loses its trailing slash.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from workbench.sandbox.edge.body import BodyLimits
 from workbench.sandbox.edge.docs_headers import DocsHeaders
+from workbench.sandbox.edge.exchange_log import ExchangeLog
 from workbench.sandbox.edge.hosts import HostGuard, allowed_hosts
 from workbench.sandbox.edge.jsonbody import DuplicateKeys
 from workbench.sandbox.edge.methods import MethodGate
@@ -45,6 +48,7 @@ __all__ = [
     "CanonicalPath",
     "DocsHeaders",
     "DuplicateKeys",
+    "ExchangeLog",
     "HostGuard",
     "KeyRateLimit",
     "MerchantSwitches",

@@ -115,6 +115,11 @@ def _v8_delivery_indexes(conn: sa.Connection) -> None:
             index.create(conn)
 
 
+def _v9_request_log(conn: sa.Connection) -> None:
+    """Version 9: each merchant's last API requests, for the dashboard (the request log)."""
+    metadata.tables["request_log"].create(conn)
+
+
 #: ``version -> step`` that brings a database from ``version - 1`` up to ``version``.
 #: Version 1 is the schema as the sandbox created it before versions were recorded.
 STEPS: Mapping[int, Step] = {
@@ -125,6 +130,7 @@ STEPS: Mapping[int, Step] = {
     6: _v6_merchant_creation_time,
     7: _v7_delivery_answers,
     8: _v8_delivery_indexes,
+    9: _v9_request_log,
 }
 
 #: The schema this code creates and serves.

@@ -1,8 +1,9 @@
 """Redaction: what must never leave the machine is cut out of an exchange before it is kept.
 
-A recording is meant to be shared (committed beside a team's tests, attached to a bug
-report), so the secret key, signatures, bearer tokens and card numbers are replaced by
-``[redacted]`` the moment an exchange is seen, before anything stores it.
+A parity recording is meant to be shared (committed beside a team's tests, attached to
+a bug report), and the sandbox's request log shows bodies on the dashboard, so both
+replace the secret key, signatures, bearer tokens and card numbers by ``[redacted]``
+before anything stores an exchange, by this one rule.
 """
 
 from __future__ import annotations
