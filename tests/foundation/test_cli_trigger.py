@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from workbench._client import Client
 from workbench.cli import main
-from workbench.cli._triggers import TRIGGERS
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
+from workbench.triggers import TRIGGERS
 from workbench.webhooks import WebhookListener
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,6 +9,7 @@ notebook that advances the clock 8 days (04) and the one that once reset the mer
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from workbench.cli.run import run
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import SandboxServer, tables
 from workbench.sandbox.fixtures import DEMO_MERCHANT_ID
+from workbench.sandbox.requestlog.tables import request_log
 from workbench.testing import running_sandbox
 
 #: The notebooks run: the signing one (which runs against a real service too), the one
@@ -52,6 +54,24 @@ def _demo_state(server: SandboxServer) -> dict[str, object]:
     return state
 
 
+def _logged(server: SandboxServer) -> None:
+    """Wait until the demo merchant's request log holds its charge: the log is written
+    after the answer has gone, and would otherwise land between the two snapshots."""
+    log = server.sandbox.request_log
+    assert log is not None, "the sandbox keeps no request log"
+    deadline = time.monotonic() + 60  # a guard only: the condition decides
+    while True:
+        log.drain()
+        with server.sandbox.db.read() as conn:
+            kept = conn.execute(
+                sa.select(sa.func.count()).where(request_log.c.merchant_id == DEMO_MERCHANT_ID)
+            ).scalar()
+        if kept:
+            return
+        assert time.monotonic() < deadline, "the demo merchant's charge was never logged"
+        time.sleep(0.02)
+
+
 def test_a_run_on_a_running_sandbox_leaves_the_demo_merchant_as_it_was(
     persistent: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -59,6 +79,7 @@ def test_a_run_on_a_running_sandbox_leaves_the_demo_merchant_as_it_was(
         demo.payments.charge_card(
             transaction_id="demo-before-the-run", amount=5_000, card_token="tok_test_success"
         )
+    _logged(persistent)
     before = _demo_state(persistent)
     folder = tmp_path / "notebooks"  # their executed copies are written beside them
     folder.mkdir()

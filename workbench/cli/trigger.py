@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from workbench.cli._sandbox_settings import sandbox_settings
-from workbench.cli._triggers import (
+from workbench.config import Environment
+from workbench.triggers import (
     TRIGGERS,
     TriggerError,
     TriggerValueError,
     check_values,
     trigger,
 )
-from workbench.config import Environment
 
 if TYPE_CHECKING:
-    from workbench.cli._triggers import Triggered
+    from workbench.triggers import Triggered
 
 __all__ = ["trigger_command"]
 

@@ -1,6 +1,6 @@
 """Every event the sandbox delivers matches the OpenAPI document's ``webhooks`` section.
 
-A realistic run makes every event type there is (each `workbench.cli._triggers` trigger, on
+A realistic run makes every event type there is (each `workbench.triggers` trigger, on
 one sandbox, one after another, the clock moving under earlier objects too); each
 delivery the receiver got is checked, body and headers, against the schema the served
 ``/openapi.json`` gives its type, closed: a field the document does not name fails. The
@@ -19,10 +19,10 @@ import jsonschema
 import pytest
 
 from workbench._client import Client
-from workbench.cli._triggers import TRIGGERS, trigger
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.spec.events import EVENT_TYPES
 from workbench.testing import running_sandbox
+from workbench.triggers import TRIGGERS, trigger
 from workbench.webhooks import EVENT_CLASSES, WebhookListener, parse_event
 
 #: Reconciler passes to let every pending delivery go out (one event of an object a
