@@ -298,3 +298,25 @@ def test_beyond_the_writers_rate_the_queued_entries_are_dropped_and_counted(
     assert len(work.queue) == 0
     assert work.queue.dropped == 3
     assert _logged(server, made["merchantId"]) == []
+
+
+def test_a_merchant_deleted_while_its_requests_wait_leaves_no_log_behind(
+    sandbox_with: Callable[..., SandboxServer],
+) -> None:
+    server = sandbox_with()
+    made = _merchant(server)
+    work = _writer(server)
+    with work._pass:  # its requests wait in the queue, unwritten, until it is gone
+        with signed_client(server.base_url, made["apiKey"], made["secretKey"]) as own:
+            charged = [own.post("/v1/payments/card", json=charge_body()) for _ in range(2)]
+            gone = own.delete(f"/sandbox/merchants/{made['merchantId']}")
+        assert [a.status_code for a in charged] == [201, 201]
+        assert gone.status_code == 200, gone.text
+        assert len(work.queue) == 3
+    work.drain()
+    with server.sandbox.db.read() as conn:
+        left = conn.execute(
+            sa.select(sa.func.count()).where(request_log.c.merchant_id == made["merchantId"])
+        ).scalar_one()
+    assert left == 0
+    assert len(work.queue) == 0

@@ -16,6 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from workbench.sandbox import tables
 from workbench.sandbox.requestlog.tables import request_log
 
 __all__ = [
@@ -122,10 +123,29 @@ class RequestFilter:
         return out
 
 
-def insert_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Insert a batch of rows (`workbench.sandbox.requestlog.records.row_of`)."""
-    if rows:
-        conn.execute(sa.insert(request_log), list(rows))
+def insert_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Insert a batch of rows (`workbench.sandbox.requestlog.records.row_of`), but those of
+    a merchant deleted since its request: its data is gone, its log with it. The number
+    inserted.
+
+    The merchants are read in the write's own transaction, with a share lock on
+    PostgreSQL: a deletion that comes first is seen (SQLite's writers take turns; on
+    PostgreSQL the read waits for the deletion's commit), and one that comes after
+    deletes these rows with the rest.
+    """
+    named = {str(row["merchant_id"]) for row in rows}
+    if not named:
+        return 0
+    m = tables.merchants
+    here = set(
+        conn.execute(
+            sa.select(m.c.id).where(m.c.id.in_(sorted(named))).with_for_update(read=True)
+        ).scalars()
+    )
+    kept = [row for row in rows if row["merchant_id"] in here]
+    if kept:
+        conn.execute(sa.insert(request_log), kept)
+    return len(kept)
 
 
 def trim(conn: sa.Connection, merchant_ids: Iterable[str], keep: int) -> int:

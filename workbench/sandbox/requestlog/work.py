@@ -208,7 +208,7 @@ class RequestLogWork:
                 counts[merchant] = counts.get(merchant, 0) + 1
             due = {m for m in merchants if counts[m] >= self.trim_every}
             with self.db.write() as conn:
-                insert_rows(conn, rows)
+                written = insert_rows(conn, rows)
                 trim(conn, due, self.keep)
             for merchant in due:
                 counts[merchant] = 0
@@ -218,7 +218,7 @@ class RequestLogWork:
             return 0
         if self.on_written is not None and merchants:
             self.on_written(merchants)
-        return len(rows)
+        return written
 
     def _rows(self, batch: list[Exchange]) -> list[dict[str, object]]:
         signers: dict[str, Signer | None] = {}
