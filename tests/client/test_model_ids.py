@@ -163,7 +163,7 @@ def test_the_notebooks_and_the_helpers_they_call_teach_id() -> None:
         *sorted((ROOT / "workbench" / "flows").glob("*.py")),
         *sorted((ROOT / "workbench" / "scenarios").glob("*.py")),
         ROOT / "workbench" / "tracking.py",
-        ROOT / "workbench" / "cli" / "_triggers.py",
+        ROOT / "workbench" / "triggers.py",
     ]:
         sources[str(path.relative_to(ROOT))] = path.read_text(encoding="utf-8")
     assert len(sources) > 100, "no notebook cells read"

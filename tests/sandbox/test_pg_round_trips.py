@@ -50,8 +50,14 @@ def test_a_signed_charge_takes_two_round_trips_on_postgres(
     # INSERTs and COMMIT). Now the kept key record is confirmed by a read that goes with
     # the charge's, unlocked, and the INSERTs are one statement. Rate limit off, as in
     # the benchmark.
+    # The request log off: its writer's batches are round trips of their own, after the
+    # answers.
     config = SandboxConfig(
-        db_url=pg_url, run_reconciler_in_background=False, rate_limit_per_second=0, workers=2
+        db_url=pg_url,
+        run_reconciler_in_background=False,
+        rate_limit_per_second=0,
+        workers=2,
+        request_log_size=0,
     )
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
         _charges(client, 3, key=key)
@@ -87,6 +93,7 @@ def test_a_rate_limited_charge_takes_one_more_round_trip_on_postgres(
         rate_limit_per_second=10_000,
         rate_limit_burst=10_000,
         workers=2,
+        request_log_size=0,
     )
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
         _charges(client, 3, key=False)
@@ -204,8 +211,14 @@ def test_a_charge_with_a_malformed_key_is_refused_before_its_transaction_on_post
     # The key is checked before any database work, as on every idempotent POST: what is
     # left is the caller's key confirmation (a kept record is a guess on PostgreSQL),
     # never the charge's transaction (before: BEGIN and its reads, then a ROLLBACK).
+    # The request log off: its writer's batches are round trips of their own, after the
+    # answers.
     config = SandboxConfig(
-        db_url=pg_url, run_reconciler_in_background=False, rate_limit_per_second=0, workers=2
+        db_url=pg_url,
+        run_reconciler_in_background=False,
+        rate_limit_per_second=0,
+        workers=2,
+        request_log_size=0,
     )
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
         _charges(client, 3, key=True)
@@ -226,8 +239,14 @@ def test_a_capture_confirms_its_key_on_the_door_s_read_plan_on_postgres(
     # Every idempotent POST goes through one door: the caller's kept key record is
     # confirmed by a read that travels with the transaction's first statement, as the
     # card charge's is, instead of a round trip of its own before the route.
+    # The request log off: its writer's batches are round trips of their own, after the
+    # answers.
     config = SandboxConfig(
-        db_url=pg_url, run_reconciler_in_background=False, rate_limit_per_second=0, workers=2
+        db_url=pg_url,
+        run_reconciler_in_background=False,
+        rate_limit_per_second=0,
+        workers=2,
+        request_log_size=0,
     )
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
         ids = []
