@@ -36,6 +36,7 @@ import httpx2
 import sqlalchemy as sa
 import uvicorn
 
+from workbench._auth import SigningAuth
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import DEMO_MERCHANT_ID, DEMO_STORE_ID, SandboxConfig, create_app, events
 from workbench.sandbox.clock import business_now
@@ -45,27 +46,14 @@ from workbench.sandbox.subscriptions import after, service, subscriptions
 from workbench.sandbox.subscriptions.cursor import decode, encode, ensure_secret
 from workbench.sandbox.subscriptions.service import hash_digest
 from workbench.sandbox.subscriptions.views import list_item
-from workbench.signing import sign_request
 from workbench.spec.events import PaymentCapturedData
 
 PAGE = 100
 
 
-class Signer(httpx2.Auth):
-    """Signs each request over its exact body."""
-
-    requires_request_body = True
-
-    def auth_flow(self, request: httpx2.Request) -> Iterator[httpx2.Request]:
-        headers = sign_request(
-            api_key=DEFAULT_API_KEY,
-            secret_key=DEFAULT_SECRET_KEY,
-            method=request.method,
-            url=str(request.url),
-            body=request.content,
-        )
-        request.headers.update(headers.as_dict())
-        yield request
+def _demo_auth() -> SigningAuth:
+    """Signs each request as the demo merchant, as the client does."""
+    return SigningAuth(DEFAULT_API_KEY, DEFAULT_SECRET_KEY)
 
 
 @contextlib.contextmanager
@@ -223,7 +211,7 @@ def main() -> None:
     with (
         tempfile.TemporaryDirectory() as tmp,
         serve(f"sqlite:///{Path(tmp) / 'bench.db'}") as (base, sandbox),
-        httpx2.Client(base_url=base, auth=Signer(), timeout=600) as client,
+        httpx2.Client(base_url=base, auth=_demo_auth(), timeout=600) as client,
     ):
         populate(sandbox, count)
         subs = list_subscriptions(client)

@@ -52,6 +52,7 @@ import httpx2
 import sqlalchemy as sa
 
 from benchmarks import _servers
+from workbench._auth import SigningAuth
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.sandbox import DEMO_MERCHANT_ID, DEMO_STORE_ID, SandboxConfig
 from workbench.sandbox.clock import business_now
@@ -64,7 +65,6 @@ from workbench.sandbox.subscriptions import subscription_charges, subscriptions
 from workbench.sandbox.subscriptions.models import SubscriptionRequest
 from workbench.sandbox.subscriptions.service import create_many
 from workbench.sandbox.tables import events
-from workbench.signing import sign_request
 
 MONTH_SECONDS = 31 * 86_400
 #: Subscriptions made per transaction when seeding.
@@ -79,23 +79,6 @@ BODY = {
     "intervalCount": 1,
     "intervalUnit": "month",
 }
-
-
-class Signer(httpx2.Auth):
-    """Signs each request over its exact body."""
-
-    requires_request_body = True
-
-    def auth_flow(self, request: httpx2.Request) -> Iterator[httpx2.Request]:
-        headers = sign_request(
-            api_key=DEFAULT_API_KEY,
-            secret_key=DEFAULT_SECRET_KEY,
-            method=request.method,
-            url=str(request.url),
-            body=request.content,
-        )
-        request.headers.update(headers.as_dict())
-        yield request
 
 
 @dataclass
@@ -234,7 +217,8 @@ def measure_sandbox(db_url: str, count: int, workers: int, listing: bool) -> Res
         started = time.perf_counter()
         seed(db_url, count)
         seed_s = time.perf_counter() - started
-        with httpx2.Client(base_url=base, auth=Signer(), timeout=3_600) as client:
+        auth = SigningAuth(DEFAULT_API_KEY, DEFAULT_SECRET_KEY)  # as the client signs
+        with httpx2.Client(base_url=base, auth=auth, timeout=3_600) as client:
             list_us = list_all(client, count) * 1e6 if listing else None
             # A request first, so each worker has built what it builds once.
             assert client.get("/sandbox/fixtures").status_code == 200
