@@ -41,6 +41,20 @@ def _charges(client: Any, count: int, *, key: bool) -> list[dict[str, Any]]:
     return answers
 
 
+def _counted(pg_url: str, **limits: float) -> SandboxConfig:
+    """Two workers whose round trips are counted: no reconciler, no rate limit unless
+    ``limits`` sets one, and the request log off (its writer's batches are round trips
+    of their own, after the answers)."""
+    settings: dict[str, Any] = {"rate_limit_per_second": 0, **limits}
+    return SandboxConfig(
+        db_url=pg_url,
+        run_reconciler_in_background=False,
+        workers=2,
+        request_log_size=0,
+        **settings,
+    )
+
+
 @pytest.mark.parametrize("key", [True, False], ids=["idempotency-key", "no-key"])
 def test_a_signed_charge_takes_two_round_trips_on_postgres(
     pg_url: str, tmp_path: Path, key: bool
@@ -50,15 +64,7 @@ def test_a_signed_charge_takes_two_round_trips_on_postgres(
     # INSERTs and COMMIT). Now the kept key record is confirmed by a read that goes with
     # the charge's, unlocked, and the INSERTs are one statement. Rate limit off, as in
     # the benchmark.
-    # The request log off: its writer's batches are round trips of their own, after the
-    # answers.
-    config = SandboxConfig(
-        db_url=pg_url,
-        run_reconciler_in_background=False,
-        rate_limit_per_second=0,
-        workers=2,
-        request_log_size=0,
-    )
+    config = _counted(pg_url)
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
         _charges(client, 3, key=key)
         trace = Trace(server.sandbox.db.engine, tmp_path / "libpq.trace")
@@ -87,14 +93,7 @@ def test_a_rate_limited_charge_takes_one_more_round_trip_on_postgres(
 ) -> None:
     # Before: 6.2 per charge (the bucket's own transaction: BEGIN with its locked read,
     # the UPDATE, COMMIT, besides the charge's two), now one statement in autocommit.
-    config = SandboxConfig(
-        db_url=pg_url,
-        run_reconciler_in_background=False,
-        rate_limit_per_second=10_000,
-        rate_limit_burst=10_000,
-        workers=2,
-        request_log_size=0,
-    )
+    config = _counted(pg_url, rate_limit_per_second=10_000, rate_limit_burst=10_000)
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
         _charges(client, 3, key=False)
         trace = Trace(server.sandbox.db.engine, tmp_path / "libpq.trace")
@@ -211,15 +210,7 @@ def test_a_charge_with_a_malformed_key_is_refused_before_its_transaction_on_post
     # The key is checked before any database work, as on every idempotent POST: what is
     # left is the caller's key confirmation (a kept record is a guess on PostgreSQL),
     # never the charge's transaction (before: BEGIN and its reads, then a ROLLBACK).
-    # The request log off: its writer's batches are round trips of their own, after the
-    # answers.
-    config = SandboxConfig(
-        db_url=pg_url,
-        run_reconciler_in_background=False,
-        rate_limit_per_second=0,
-        workers=2,
-        request_log_size=0,
-    )
+    config = _counted(pg_url)
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
         _charges(client, 3, key=True)
         trace = Trace(server.sandbox.db.engine, tmp_path / "libpq.trace")
@@ -239,15 +230,7 @@ def test_a_capture_confirms_its_key_on_the_door_s_read_plan_on_postgres(
     # Every idempotent POST goes through one door: the caller's kept key record is
     # confirmed by a read that travels with the transaction's first statement, as the
     # card charge's is, instead of a round trip of its own before the route.
-    # The request log off: its writer's batches are round trips of their own, after the
-    # answers.
-    config = SandboxConfig(
-        db_url=pg_url,
-        run_reconciler_in_background=False,
-        rate_limit_per_second=0,
-        workers=2,
-        request_log_size=0,
-    )
+    config = _counted(pg_url)
     with SandboxServer(config) as server, signed_client(server.base_url) as client:
         ids = []
         for _ in range(13):
