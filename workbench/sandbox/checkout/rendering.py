@@ -33,6 +33,7 @@ __all__ = [
     "PAGE_HEADERS",
     "PageLanguage",
     "here",
+    "page_environment",
     "page_language",
     "qr_svg",
     "render",
@@ -78,12 +79,19 @@ def page_language(request: Request) -> PageLanguage:
     return PageLanguage(code, chosen=query is not None and query.lower() == code)
 
 
-@cache
-def _environment(lang: str) -> jinja2.Environment:
+def page_environment(package: str, lang: str) -> jinja2.Environment:
+    """The templates of ``package`` (its ``templates`` folder) in language ``lang``, as
+    every page of the sandbox renders them: autoescaped, undefined names refused, the
+    language's catalogue, and the ``lira`` and ``with_lang`` filters.
+
+    Args:
+        package: the package holding the templates (the hosted pages', the dashboard's).
+        lang: a language code of `languages`.
+    """
     import jinja2  # with the first page: a sandbox that only answers the API never loads it
 
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("workbench.sandbox.checkout", "templates"),
+        loader=jinja2.PackageLoader(package, "templates"),
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -92,9 +100,15 @@ def _environment(lang: str) -> jinja2.Environment:
     )
     env.install_gettext_translations(languages.translations(lang), newstyle=True)  # type: ignore[attr-defined]
     env.filters["lira"] = partial(languages.amount, code=lang)
+    env.filters["with_lang"] = with_lang
+    return env
+
+
+@cache
+def _environment(lang: str) -> jinja2.Environment:
+    env = page_environment("workbench.sandbox.checkout", lang)
     env.filters["moment"] = partial(languages.moment, code=lang)
     env.filters["installments"] = split_installments
-    env.filters["with_lang"] = with_lang
     return env
 
 

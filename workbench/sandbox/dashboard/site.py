@@ -52,6 +52,7 @@ from workbench.sandbox.checkout.forms import FormError, parse_body
 from workbench.sandbox.checkout.rendering import (
     PAGE_HEADERS,
     PageLanguage,
+    page_environment,
     page_language,
     with_lang,
 )
@@ -350,20 +351,8 @@ def refused_page(request: Request) -> Response:
 
 @cache
 def _environment(lang: str) -> jinja2.Environment:
-    import jinja2  # with the first page, as the hosted pages
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("workbench.sandbox.dashboard", "templates"),
-        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        extensions=["jinja2.ext.i18n"],
-    )
-    env.install_gettext_translations(languages.translations(lang), newstyle=True)  # type: ignore[attr-defined]
-    env.filters["lira"] = partial(languages.amount, code=lang)
+    env = page_environment("workbench.sandbox.dashboard", lang)
     env.filters["moment"] = partial(_moment, code=lang)
-    env.filters["with_lang"] = with_lang
     return env
 
 
