@@ -21,7 +21,7 @@ from workbench.sandbox.ids import new_uuid
 from workbench.sandbox.replies import Reply, dumps
 from workbench.sandbox.sessions.models import SessionRequest
 from workbench.sandbox.sessions.tables import sessions, transaction_ids
-from workbench.sandbox.storage import AnyRow, insert_unread
+from workbench.sandbox.storage import AnyRow, insert_lock_row
 from workbench.sandbox.transitions import require
 from workbench.spec import SESSION, limits
 from workbench.spec.events import SessionCompletedData, SessionExpiredData
@@ -63,12 +63,7 @@ def take_transaction_id(conn: sa.Connection, merchant_id: str, transaction_id: s
         sqlalchemy.exc.IntegrityError: another transaction took it first (on PostgreSQL
             from the next statement or the commit).
     """
-    if conn.dialect.name == "sqlite":
-        # SQLite's writers take turns (BEGIN IMMEDIATE under the write lock, a group's
-        # transactions one after the other): the reads under the transactionId already
-        # saw every earlier taker, so the row would lock nothing (3.6% of a charge).
-        return
-    insert_unread(conn, _TAKE, {"merchant_id": merchant_id, "transaction_id": transaction_id})
+    insert_lock_row(conn, _TAKE, {"merchant_id": merchant_id, "transaction_id": transaction_id})
 
 
 def session_body(row: Row | dict[str, Any]) -> dict[str, Any]:

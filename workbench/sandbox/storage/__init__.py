@@ -39,7 +39,12 @@ from workbench.sandbox.storage.database import (
     is_memory_url,
     pool_settings,
 )
-from workbench.sandbox.storage.deferred import insert_later, insert_unread, row_like
+from workbench.sandbox.storage.deferred import (
+    insert_later,
+    insert_lock_row,
+    insert_unread,
+    row_like,
+)
 from workbench.sandbox.storage.groups import TransactionGroup
 from workbench.sandbox.storage.inserts import insert_if_absent
 from workbench.sandbox.storage.loopbatches import LoopBatches
@@ -65,6 +70,7 @@ __all__ = [
     "WriteLock",
     "insert_if_absent",
     "insert_later",
+    "insert_lock_row",
     "insert_unread",
     "is_memory_url",
     "meta",
