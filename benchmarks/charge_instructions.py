@@ -33,19 +33,13 @@ from pathlib import Path
 import httpx2
 
 from benchmarks import _servers
+from benchmarks._callgrind import totals
 from benchmarks.sandbox_charges import ROUTE, signed_charges
 
 #: Requests answered before counting starts (imports, caches, prepared statements).
 WARM_UP = 100
 #: Seconds the server's idle work is counted for, to take it off the requests' count.
 IDLE_SECONDS = 10.0
-
-
-def _totals(path: Path) -> int:
-    for line in path.read_text(errors="replace").splitlines():
-        if line.startswith(("totals:", "summary:")):
-            return int(line.split()[1])
-    raise SystemExit(f"{path}: callgrind wrote no totals")
 
 
 def count(
@@ -109,7 +103,7 @@ def count(
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=600)
     dumps = sorted(workdir.glob(f"{out.name}.*"), key=lambda p: int(p.suffix[1:]))
-    busy_total, idle_total = (_totals(dump) for dump in dumps[-2:])
+    busy_total, idle_total = (totals(dump) for dump in dumps[-2:])
     return (busy_total - idle_total * busy / IDLE_SECONDS) / (len(requests) - WARM_UP)
 
 

@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks._callgrind import totals
 from benchmarks._servers import free_port
 from workbench.config import DEFAULT_API_KEY, DEFAULT_SECRET_KEY
 from workbench.signing import sign_request
@@ -373,7 +374,7 @@ def count_instructions(label: str, start: Start, env: dict[str, str], cwd: Path)
             if start.port is None:
                 if process.wait() != 0:
                     raise RuntimeError(f"{label} failed: {process.communicate()[1]}")
-                return _totals(Path(out) / f"run.{process.pid}")
+                return totals(Path(out) / f"run.{process.pid}")
             while not _answers(start.port):
                 if process.poll() is not None:
                     raise RuntimeError(f"{label} stopped: {process.communicate()[1]}")
@@ -384,22 +385,10 @@ def count_instructions(label: str, start: Start, env: dict[str, str], cwd: Path)
             )
             if dumped.returncode != 0 or "OK" not in dumped.stdout:
                 raise RuntimeError(f"callgrind_control: {dumped.stdout}{dumped.stderr}")
-            return _totals(Path(out) / f"run.{process.pid}.1")
+            return totals(Path(out) / f"run.{process.pid}.1")
         finally:
             process.kill()
             process.wait()
-
-
-def _totals(dump: Path) -> int:
-    """The ``totals:`` line of a callgrind dump, waiting briefly for it to be written."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if dump.is_file():
-            for line in dump.read_text().splitlines():
-                if line.startswith("totals:"):
-                    return int(line.split()[1])
-        time.sleep(0.1)
-    raise RuntimeError(f"callgrind wrote no totals to {dump}")
 
 
 def sandbox_start_instructions(testing: Python, work: Path) -> None:
